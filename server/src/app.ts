@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import helmet from '@fastify/helmet';
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import fastifyStatic from '@fastify/static';
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from './context.js';
+import { authHooks } from './http/auth.js';
+import { AppError } from './http/errors.js';
+import { installErrorHandlers, sendError } from './http/errors-handler.js';
+import { ErrorEnvelope } from './http/schemas.js';
+import { apiModules } from './modules/index.js';
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type ApiModule = (app: App, ctx: AppContext) => Promise<void>;
+
+export const API_PREFIX = '/api/v1';
+
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    },
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.env.TRUST_PROXY === '1',
+    return503OnClosing: true,
+    ajv: {
+      // Extra fields are dropped rather than refused (older clients send more than we read);
+      // query strings arrive as text and are coerced; body types are still checked strictly
+      // enough that an object never passes as a string.
+      customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorEnvelope);
+  installErrorHandlers(app);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        'img-src': ["'self'", 'data:', 'blob:'],
+        'script-src': ["'self'"],
+        'style-src': ["'self'", "'unsafe-inline'"],
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+  });
+  if (ctx.config.corsOrigins.length > 0) {
+    await app.register(cors, { origin: ctx.config.corsOrigins, credentials: false });
+  }
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Content Production API',
+        version: '1.0.0',
+        description: 'Contract content-production-api-v1 with contract-decisions. All errors use {code, message}.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, uiConfig: { persistAuthorization: false } });
+
+  await app.register(authHooks, { ctx });
+  await app.register(rateLimit, {
+    global: true,
+    max: ctx.config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    // After authentication (onRequest), so the budget is per user rather than per address.
+    hook: 'preHandler',
+    keyGenerator: (request) => (request.authUser ? `u:${request.authUser.userId}` : `ip:${request.ip}`),
+    errorResponseBuilder: (_req, context) =>
+      new AppError('rateLimited', `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`, {
+        'retry-after': String(Math.ceil(context.ttl / 1000)),
+      }),
+  });
+
+  await app.register(
+    async (api) => {
+      const typed = api.withTypeProvider<TypeBoxTypeProvider>() as App;
+      typed.get(
+        '/openapi.json',
+        { schema: { hide: true }, config: { access: { auth: 'public' } } },
+        async () => app.swagger(),
+      );
+      for (const register of apiModules) await register(typed, ctx);
+    },
+    { prefix: API_PREFIX },
+  );
+
+  await serveWebClient(app, ctx.config.webDistDir);
+  return app;
+}
+
+/** The built web client at `/`, with client-side routes falling back to index.html. */
+async function serveWebClient(app: App, distDir: string) {
+  const hasClient = existsSync(path.join(distDir, 'index.html'));
+  if (hasClient) {
+    await app.register(fastifyStatic, { root: distDir, prefix: '/', wildcard: false, index: ['index.html'] });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const isApi = request.url.startsWith('/api/');
+    if (!isApi && hasClient && (request.method === 'GET' || request.method === 'HEAD')) {
+      return reply.type('text/html').sendFile('index.html');
+    }
+    return sendError(reply, 'notFound', `no route ${request.method} ${request.url.split('?')[0]}`);
+  });
+}

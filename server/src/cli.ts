@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import type { Config } from './config.js';
+import type { Role } from './db/schema.js';
+import { createRuntime } from './runtime.js';
+import { createUser, resetPasswordByUsername } from './modules/users/service.js';
+import { findWorkspaceBySlug } from './modules/workspaces/repository.js';
+import { generatePassword } from './security/passwords.js';
+
+const USAGE = `usage:
+  npm run cli -- create-user --username NAME --email EMAIL [--role admin|supervisor|operator] [--workspace SLUG] [--password PW]
+  npm run cli -- reset-password --username NAME [--password PW]
+A password that is not given is generated and printed; the user must change it at next login.`;
+
+export async function runCli(config: Config, argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      username: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string', default: 'operator' },
+      workspace: { type: 'string', default: 'default' },
+      password: { type: 'string' },
+    },
+    strict: true,
+  });
+  if (command !== 'create-user' && command !== 'reset-password') {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  if (!values.username) {
+    process.stderr.write(`--username is required\n${USAGE}\n`);
+    return 2;
+  }
+  const runtime = await createRuntime(config);
+  try {
+    const password = values.password ?? generatePassword();
+    if (password.length < 10) throw new Error('the password must have at least 10 characters');
+    if (command === 'create-user') {
+      if (!values.email) throw new Error('--email is required');
+      if (!['admin', 'supervisor', 'operator'].includes(values.role!)) throw new Error('--role must be admin, supervisor or operator');
+      const workspace = await findWorkspaceBySlug(runtime.ctx.db, values.workspace!);
+      if (!workspace) throw new Error(`no workspace with slug "${values.workspace}"`);
+      await createUser(runtime.ctx, {
+        username: values.username,
+        email: values.email,
+        password,
+        role: values.role as Role,
+        workspaceId: workspace.id,
+      });
+      process.stdout.write(`created ${values.role} "${values.username}" in workspace ${workspace.slug}\n`);
+    } else {
+      await resetPasswordByUsername(runtime.ctx, values.username, password);
+      process.stdout.write(`password of "${values.username}" reset; a change is required at next login\n`);
+    }
+    if (!values.password) process.stdout.write(`password: ${password}\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    await runtime.close();
+  }
+}

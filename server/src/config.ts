@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import path from 'node:path';
+
+export type ProcessRole = 'all' | 'api' | 'worker';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  secretKey: string;
+  production: boolean;
+  admin: { username: string; password: string | undefined; email: string };
+  demoData: boolean;
+  corsOrigins: string[];
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+  logLevel: string;
+  /** Where the built web client lives; absent directory means the API runs without it. */
+  webDistDir: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export class ConfigError extends Error {}
+
+/**
+ * Reads a secret from the environment, or from DATA_DIR where it was generated on the first
+ * start, so a restart keeps tokens and encrypted keys valid. Production refuses generated
+ * secrets: a secret that lives next to the data it protects is only fit for a single machine.
+ */
+function loadSecret(env: NodeJS.ProcessEnv, name: string, dataDir: string, production: boolean): string {
+  const fromEnv = env[name];
+  if (fromEnv) return fromEnv;
+  if (production) {
+    throw new ConfigError(`${name} must be set when NODE_ENV=production (refusing to generate one)`);
+  }
+  const file = path.join(dataDir, 'secrets', name.toLowerCase());
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const value = randomBytes(48).toString('base64url');
+  writeFileSync(file, value, { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return value;
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const production = env.NODE_ENV === 'production';
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  mkdirSync(dataDir, { recursive: true });
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (unset it to use SQLite in DATA_DIR)');
+  }
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: intFrom(env, 'PORT', 8080),
+    dataDir,
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    jwtSecret: loadSecret(env, 'JWT_SECRET', dataDir, production),
+    secretKey: loadSecret(env, 'SECRET_KEY', dataDir, production),
+    production,
+    admin: {
+      username: env.ADMIN_USERNAME || 'admin',
+      password: env.ADMIN_PASSWORD || undefined,
+      email: env.ADMIN_EMAIL || 'admin@example.com',
+    },
+    demoData: env.DEMO_DATA === '1',
+    corsOrigins: (env.CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
+    rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
+    logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
+    env,
+  };
+}

@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Db, Dialect } from './db/database.js';
+import type { SecretBox } from './security/secret-box.js';
+import type { AccessTokens } from './security/tokens.js';
+
+/**
+ * The services a process shares: built once in main.ts (or by a test), handed to every module.
+ * Modules never reach for globals; a test builds its own context with its own database.
+ */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  clock: Clock;
+  log: Logger;
+  tokens: AccessTokens;
+  secrets: SecretBox;
+}

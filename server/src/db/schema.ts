@@ -1,0 +1,418 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Row types as repositories see them on both dialects (see database.ts and codec.ts):
+ * timestamps are ISO-8601 UTC strings, booleans are booleans, JSON columns are parsed values
+ * on read and are written as JSON text (`json()` from codec.ts).
+ */
+type Timestamp = string;
+type Bool = ColumnType<boolean, boolean, boolean>;
+type Json<T> = ColumnType<T, string, string>;
+type Id = Generated<number>;
+
+export type Role = 'admin' | 'supervisor' | 'operator';
+
+export interface WorkspacesTable {
+  id: Id;
+  name: string;
+  slug: string;
+  created_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: Id;
+  username: string;
+  email: string;
+  password_hash: string;
+  must_change_password: Bool;
+  is_active: Bool;
+  /** Bumped on password change, role change, deactivation, membership removal: older JWTs die. */
+  token_version: number;
+  current_workspace_id: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MembershipsTable {
+  workspace_id: number;
+  user_id: number;
+  role: Role;
+  created_at: Timestamp;
+}
+
+export interface LoginThrottleTable {
+  username: string;
+  failures: number;
+  window_started_at: Timestamp;
+  locked_until: Timestamp | null;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  workspace_id: number;
+  provider: string;
+  /** AES-256-GCM: base64 of ciphertext, 12-byte IV and 16-byte tag; key_version names the SECRET_KEY derivation. */
+  ciphertext: string;
+  iv: string;
+  auth_tag: string;
+  key_version: number;
+  key_last4: string;
+  created_by: number;
+  created_at: Timestamp;
+}
+
+export interface ProductsTable {
+  id: Id;
+  workspace_id: number;
+  name: string;
+  category: string;
+  source: 'preset' | 'custom';
+  selling_points: Json<string[]>;
+  style_tone: string | null;
+  text_angles: Json<string[]>;
+  custom_prompt: string | null;
+  banned_word_ids: Json<number[]>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ProductImagesTable {
+  id: Id;
+  workspace_id: number;
+  product_id: number;
+  file_key: string;
+  thumb_key: string | null;
+  mime: string;
+  width: number;
+  height: number;
+  scene: string;
+  is_primary: Bool;
+  created_at: Timestamp;
+}
+
+export interface BenchmarksTable {
+  id: Id;
+  workspace_id: number;
+  product_id: number;
+  screenshot_url: string | null;
+  /** Storage key of an uploaded screenshot (the upload endpoint); screenshot_url is the legacy link. */
+  screenshot_key: string | null;
+  highlights: string;
+  link_url: string | null;
+  features: Json<Record<string, unknown> | null>;
+  analyze_status: 'pending' | 'analyzing' | 'done' | 'failed';
+  analysis_source: string | null;
+  analysis_warning: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type BannedLevel = 'auto_fix' | 'soft_warn' | 'hard_block';
+
+export interface BannedWordsTable {
+  id: Id;
+  workspace_id: number;
+  word: string;
+  level: BannedLevel;
+  replacement: string | null;
+  updatable: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type TaskStatus =
+  | 'pending'
+  | 'generating'
+  | 'pending_selection'
+  | 'pending_review'
+  | 'approved'
+  | 'rejected'
+  | 'archived'
+  | 'failed';
+
+export interface TasksTable {
+  id: Id;
+  workspace_id: number;
+  product_id: number;
+  operator_id: number;
+  theme: string;
+  text_count: number;
+  image_count: number;
+  track: 'ai' | 'import';
+  status: TaskStatus;
+  benchmark_ids: Json<number[]>;
+  need_product_image: Bool;
+  /** Service-drawn cover title and captions on images (image models garble Chinese text). */
+  overlay_text: Bool;
+  review_status: string | null;
+  reject_reason: string | null;
+  reviewed_at: Timestamp | null;
+  submitted_at: Timestamp | null;
+  submitted_by: number | null;
+  api_key_id: number | null;
+  provider: string | null;
+  /** Incremented per generation run (first run and every regenerate); candidates carry it. */
+  generation: number;
+  progress: Json<{ stage: string; done: number; total: number } | null>;
+  failure_reason: string | null;
+  idempotency_key: string | null;
+  /** Worker lease: a generating task whose lease lapsed is resumed or failed by the sweeper. */
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ScoreJson {
+  title: number;
+  emotion: number;
+  selling: number;
+  keyword: number;
+  compliance: number;
+  total: number;
+}
+
+export interface TextCandidatesTable {
+  id: Id;
+  workspace_id: number;
+  task_id: number;
+  generation: number;
+  /** Position inside the generation (0-based); with generation it makes writes idempotent. */
+  slot: number;
+  strategy: 'A' | 'B' | 'C' | null;
+  angle_label: string;
+  title: string;
+  content: string;
+  tags: Json<string[]>;
+  cover_title: string;
+  image_brief: string;
+  source: 'ai' | 'import';
+  score: Json<ScoreJson>;
+  score_total: number;
+  banned_word_status: 'pass' | 'auto_fixed' | 'soft_warn' | 'hard_block';
+  banned_hits: Json<Array<{ word: string; level: BannedLevel; start: number; end: number }>>;
+  is_selected: Bool;
+  verdict: string;
+  summary: string;
+  edited: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ImageCandidatesTable {
+  id: Id;
+  workspace_id: number;
+  task_id: number;
+  generation: number;
+  strategy: 'A' | 'B' | 'C';
+  role: 'hook' | 'pain' | 'proof' | 'quality' | 'credit' | 'convert' | 'main';
+  seq: number;
+  file_key: string;
+  mime: string;
+  prompt: string;
+  is_selected: Bool;
+  is_regen: Bool;
+  ai_visual_score: number | null;
+  ai_visual_note: string | null;
+  created_at: Timestamp;
+}
+
+export interface TaskEventsTable {
+  task_id: number;
+  seq: number;
+  name: string;
+  data: Json<unknown>;
+  created_at: Timestamp;
+}
+
+export interface OneTimeTokensTable {
+  /** SHA-256 of the token; the token itself is never stored. */
+  token_hash: string;
+  kind: 'sse' | 'download';
+  workspace_id: number;
+  user_id: number | null;
+  /** Task id for SSE tickets, package id for download tokens. */
+  subject_id: number;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface PreferenceSignalsTable {
+  id: Id;
+  workspace_id: number;
+  product_id: number;
+  task_id: number | null;
+  user_id: number | null;
+  candidate_id: number | null;
+  candidate_kind: 'text' | 'image' | null;
+  strategy: string | null;
+  angle_label: string | null;
+  signal_type: string;
+  weight: number;
+  reason: string | null;
+  excerpt: string | null;
+  created_at: Timestamp;
+}
+
+export interface PreferenceContext {
+  recent_preference: string;
+  reject_reasons: string[];
+  style_examples: string[];
+  injected_count: number;
+}
+
+export interface PreferenceSnapshotsTable {
+  task_id: number;
+  generation: number;
+  context: Json<PreferenceContext>;
+  created_at: Timestamp;
+}
+
+export interface ReviewsTable {
+  id: Id;
+  workspace_id: number;
+  task_id: number;
+  user_id: number;
+  action: 'submit' | 'approve' | 'reject';
+  reason: string | null;
+  final: Bool;
+  created_at: Timestamp;
+}
+
+export interface DeliveryPackagesTable {
+  id: Id;
+  workspace_id: number;
+  task_id: number;
+  created_by: number;
+  status: 'pending' | 'ready' | 'downloaded' | 'failed';
+  note_ids: Json<number[] | null>;
+  file_key: string | null;
+  file_name: string | null;
+  size_bytes: number | null;
+  error: string | null;
+  expires_at: Timestamp | null;
+  ready_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface FissionTasksTable {
+  id: Id;
+  workspace_id: number;
+  source_task_id: number;
+  operator_id: number;
+  reference_level: 'low' | 'mid' | 'high';
+  fanout_count: number;
+  status: 'generating' | 'completed' | 'failed';
+  api_key_id: number | null;
+  provider: string | null;
+  error: string | null;
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface FissionNotesTable {
+  id: Id;
+  workspace_id: number;
+  fission_id: number;
+  seq: number;
+  note: Json<Record<string, unknown>>;
+  images: Json<Array<Record<string, unknown>>>;
+  score: number;
+  passed: Bool;
+  needs_optimization: Bool;
+  dimension: string;
+  status: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Durable job records of the in-process queue (BullMQ keeps its own in Redis). */
+export interface JobsTable {
+  id: Id;
+  kind: string;
+  ref_id: number;
+  status: 'queued' | 'running' | 'done' | 'failed';
+  attempts: number;
+  run_after: Timestamp;
+  locked_until: Timestamp | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/**
+ * Results of paid provider calls keyed by what they were for (for example
+ * `task:12:gen:1:text:A`), so a job re-run after a crash reuses them instead of paying again.
+ */
+export interface ProviderCallsTable {
+  call_key: string;
+  workspace_id: number;
+  result: Json<unknown>;
+  created_at: Timestamp;
+}
+
+export interface DB {
+  workspaces: WorkspacesTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  login_throttle: LoginThrottleTable;
+  api_keys: ApiKeysTable;
+  products: ProductsTable;
+  product_images: ProductImagesTable;
+  benchmarks: BenchmarksTable;
+  banned_words: BannedWordsTable;
+  tasks: TasksTable;
+  text_candidates: TextCandidatesTable;
+  image_candidates: ImageCandidatesTable;
+  task_events: TaskEventsTable;
+  one_time_tokens: OneTimeTokensTable;
+  preference_signals: PreferenceSignalsTable;
+  preference_snapshots: PreferenceSnapshotsTable;
+  reviews: ReviewsTable;
+  delivery_packages: DeliveryPackagesTable;
+  fission_tasks: FissionTasksTable;
+  fission_notes: FissionNotesTable;
+  jobs: JobsTable;
+  provider_calls: ProviderCallsTable;
+}
+
+export type Row<T extends keyof DB> = Selectable<DB[T]>;
+export type NewRow<T extends keyof DB> = Insertable<DB[T]>;
+export type RowUpdate<T extends keyof DB> = Updateable<DB[T]>;
+
+/** Columns stored as INTEGER 0/1 on SQLite and BOOLEAN on PostgreSQL. */
+export const BOOLEAN_COLUMNS = new Set([
+  'must_change_password',
+  'is_active',
+  'is_primary',
+  'updatable',
+  'need_product_image',
+  'overlay_text',
+  'is_selected',
+  'edited',
+  'is_regen',
+  'final',
+  'passed',
+  'needs_optimization',
+]);
+
+/** Columns stored as TEXT on SQLite and JSONB on PostgreSQL. */
+export const JSON_COLUMNS = new Set([
+  'selling_points',
+  'text_angles',
+  'banned_word_ids',
+  'features',
+  'benchmark_ids',
+  'progress',
+  'tags',
+  'score',
+  'banned_hits',
+  'data',
+  'context',
+  'note_ids',
+  'note',
+  'images',
+  'result',
+]);

@@ -1,0 +1,62 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ErrorKinds, type ErrorKind } from './errors.js';
+
+/** Fastify's and its plugins' own error codes, mapped onto the contract's kinds. */
+const FRAMEWORK_ERRORS: Record<string, ErrorKind> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'validation',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'validation',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payloadTooLarge',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupportedMediaType',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupportedMediaType',
+  FST_REQ_FILE_TOO_LARGE: 'payloadTooLarge',
+  FST_PARTS_LIMIT: 'payloadTooLarge',
+  FST_FILES_LIMIT: 'payloadTooLarge',
+  FST_FIELDS_LIMIT: 'payloadTooLarge',
+  FST_PROTO_VIOLATION: 'validation',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupportedMediaType',
+  FST_ERR_VALIDATION: 'validation',
+  FST_ERR_BAD_URL: 'validation',
+};
+
+function describeFrameworkError(kind: ErrorKind, error: FastifyError): string {
+  switch (kind) {
+    case 'payloadTooLarge':
+      return 'request body too large';
+    case 'unsupportedMediaType':
+      return `unsupported content type: ${error.message}`;
+    default:
+      return error.message.replace(/^body\//, 'body.').slice(0, 500);
+  }
+}
+
+export function sendError(reply: FastifyReply, kind: ErrorKind, message: string, headers: Record<string, string> = {}) {
+  const { status, code } = ErrorKinds[kind];
+  return reply.code(status).headers(headers).send({ code, message });
+}
+
+export function installErrorHandlers(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) {
+      return reply.code(error.status).headers(error.headers).send({ code: error.code, message: error.message });
+    }
+    if ((error as FastifyError).validation) {
+      const context = (error as FastifyError).validationContext ?? 'request';
+      const first = (error as FastifyError).validation?.[0];
+      const field = first?.instancePath ? `${context}${first.instancePath.replaceAll('/', '.')}` : context;
+      const detail = first?.message ?? 'is invalid';
+      const extra = first?.params && 'missingProperty' in first.params ? ` '${String(first.params.missingProperty)}'` : '';
+      return sendError(reply, 'validation', `${field} ${detail}${extra}`);
+    }
+    const kind = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
+    if (kind) return sendError(reply, kind, describeFrameworkError(kind, error as FastifyError));
+    const status = (error as FastifyError).statusCode;
+    if (status && status >= 400 && status < 500) {
+      // Other client errors raised by Fastify or a plugin: keep the status, wrap it in the envelope.
+      const mapped = (Object.keys(ErrorKinds) as ErrorKind[]).find((k) => ErrorKinds[k].status === status);
+      return reply.code(status).send({ code: mapped ? ErrorKinds[mapped].code : status * 100, message: error.message });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 'internal', 'internal error; the request id is ' + request.id);
+  });
+}

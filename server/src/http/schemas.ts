@@ -1,0 +1,63 @@
+import { Type, type TSchema, type Static } from 'typebox';
+
+/** `{code: 0, data}`: the success envelope of every JSON route. */
+export function Ok<T extends TSchema>(data: T) {
+  return Type.Object({ code: Type.Literal(0), data });
+}
+
+export const ErrorEnvelope = Type.Object(
+  { code: Type.Integer(), message: Type.String() },
+  { $id: 'ErrorEnvelope', description: 'Error body: code (see contract-decisions §2) and a human-readable message' },
+);
+
+/** Success response for routes whose data shape the contract leaves open and that return nothing useful. */
+export const OkEmpty = Ok(Type.Object({}));
+
+export function ok<T>(data: T): { code: 0; data: T } {
+  return { code: 0, data };
+}
+
+export const DateTime = Type.String({ format: 'date-time' });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+export type IdParams = Static<typeof IdParams>;
+
+export const PageQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  page_size: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+});
+export type PageQuery = Static<typeof PageQuery>;
+
+export function Paged<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer(),
+    page: Type.Integer(),
+    page_size: Type.Integer(),
+  });
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+/** Error responses every authenticated route can give, for the OpenAPI document. */
+export const commonErrors = {
+  400: ErrorEnvelope,
+  401: ErrorEnvelope,
+  403: ErrorEnvelope,
+  404: ErrorEnvelope,
+  429: ErrorEnvelope,
+};
+
+export function pageWindow(query: PageQuery): { offset: number; limit: number } {
+  return { offset: (query.page - 1) * query.page_size, limit: query.page_size };
+}
+
+export function pageOf<T>(items: T[], total: number, query: PageQuery): Page<T> {
+  return { items, total, page: query.page, page_size: query.page_size };
+}

@@ -1,0 +1,132 @@
+import type { AppContext } from '../../context.js';
+import { forUpdate, type DbOrTx } from '../../db/database.js';
+import { nowIso } from '../../db/codec.js';
+import type { Role } from '../../db/schema.js';
+import { AppError, badRequest } from '../../http/errors.js';
+import type { AuthUser } from '../../http/auth.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../security/passwords.js';
+import { findUserById, findUserByUsername, updateUser, type UserRow } from '../users/repository.js';
+import { findMembership, findWorkspace, listMembershipsOfUser } from '../workspaces/repository.js';
+
+export const LOCKOUT_FAILURES = 5;
+export const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
+
+export interface UserView {
+  id: number;
+  username: string;
+  email: string;
+  current_workspace_id: number | null;
+  role: Role;
+  must_change_password: boolean;
+}
+
+export function userView(user: UserRow, workspaceId: number, role: Role): UserView {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    current_workspace_id: workspaceId,
+    role,
+    must_change_password: user.must_change_password,
+  };
+}
+
+export async function issueToken(ctx: AppContext, user: Pick<UserRow, 'id' | 'token_version'>, workspaceId: number, role: Role) {
+  return ctx.tokens.sign({ sub: user.id, ws: workspaceId, role, ver: user.token_version });
+}
+
+/** The workspace a login lands in: the last one used while still a member, else the first. */
+async function loginWorkspace(db: DbOrTx, user: UserRow) {
+  const memberships = await listMembershipsOfUser(db, user.id);
+  return memberships.find((m) => m.id === user.current_workspace_id) ?? memberships[0];
+}
+
+export async function login(ctx: AppContext, username: string, password: string) {
+  const now = ctx.clock.now();
+  await assertNotLocked(ctx, username, now);
+  const user = await findUserByUsername(ctx.db, username);
+  // Same work and same answer whether the user is unknown, inactive or the password wrong.
+  const passwordOk = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
+  if (!user || !user.is_active || !passwordOk) {
+    await recordFailure(ctx, username, now);
+    throw new AppError('wrongCredentials', 'wrong username or password');
+  }
+  const workspace = await loginWorkspace(ctx.db, user);
+  if (!workspace) throw new AppError('forbidden', 'this account is not a member of any workspace; ask an admin to add it');
+  await ctx.db.deleteFrom('login_throttle').where('username', '=', username).execute();
+  if (user.current_workspace_id !== workspace.id) {
+    await updateUser(ctx.db, user.id, { current_workspace_id: workspace.id, now: nowIso(now) });
+  }
+  const token = await issueToken(ctx, user, workspace.id, workspace.role);
+  return { token, user: userView(user, workspace.id, workspace.role) };
+}
+
+async function assertNotLocked(ctx: AppContext, username: string, now: Date) {
+  const row = await ctx.db.selectFrom('login_throttle').selectAll().where('username', '=', username).executeTakeFirst();
+  if (row?.locked_until && row.locked_until > now.toISOString()) {
+    const retryAfter = Math.max(1, Math.ceil((Date.parse(row.locked_until) - now.getTime()) / 1000));
+    throw new AppError('rateLimited', `too many failed logins for this username; try again in ${Math.ceil(retryAfter / 60)} min`, {
+      'retry-after': String(retryAfter),
+    });
+  }
+}
+
+/**
+ * Counts failures per username in a 15-minute window; the fifth locks the username for 15
+ * minutes. Unknown usernames are throttled the same way, so the lock reveals nothing.
+ */
+async function recordFailure(ctx: AppContext, username: string, now: Date) {
+  const nowText = now.toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await forUpdate(trx.selectFrom('login_throttle').selectAll().where('username', '=', username), ctx.dialect).executeTakeFirst();
+    const windowOpen = row && now.getTime() - Date.parse(row.window_started_at) < LOCKOUT_WINDOW_MS;
+    const failures = windowOpen ? row.failures + 1 : 1;
+    const lockedUntil = failures >= LOCKOUT_FAILURES ? new Date(now.getTime() + LOCKOUT_WINDOW_MS).toISOString() : null;
+    const values = {
+      failures: lockedUntil ? 0 : failures,
+      window_started_at: windowOpen ? row.window_started_at : nowText,
+      locked_until: lockedUntil,
+    };
+    await trx
+      .insertInto('login_throttle')
+      .values({ username, ...values })
+      .onConflict((oc) => oc.column('username').doUpdateSet(values))
+      .execute();
+  });
+}
+
+export async function changePassword(ctx: AppContext, auth: AuthUser, currentPassword: string, newPassword: string) {
+  const user = await findUserById(ctx.db, auth.userId);
+  if (!user) throw new AppError('tokenInvalid', 'token invalid or expired');
+  if (!(await verifyPassword(currentPassword, user.password_hash))) {
+    throw badRequest('current_password is wrong');
+  }
+  if (currentPassword === newPassword) throw badRequest('new_password must differ from the current password');
+  await updateUser(ctx.db, user.id, {
+    password_hash: await hashPassword(newPassword),
+    must_change_password: false,
+    bumpTokenVersion: true,
+    now: nowIso(ctx.clock.now()),
+  });
+  // Every older token stops working; hand back a fresh one so this client carries on.
+  const fresh = (await findUserById(ctx.db, user.id))!;
+  const token = await issueToken(ctx, fresh, auth.workspaceId, auth.role);
+  return { token, user: userView(fresh, auth.workspaceId, auth.role) };
+}
+
+export async function currentUserView(ctx: AppContext, auth: AuthUser) {
+  const [user, workspace] = await Promise.all([findUserById(ctx.db, auth.userId), findWorkspace(ctx.db, auth.workspaceId)]);
+  if (!user || !workspace) throw new AppError('tokenInvalid', 'token invalid or expired');
+  return {
+    ...userView(user, auth.workspaceId, auth.role),
+    workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
+  };
+}
+
+export async function switchWorkspace(ctx: AppContext, auth: AuthUser, workspaceId: number) {
+  const membership = await findMembership(ctx.db, workspaceId, auth.userId);
+  if (!membership) throw new AppError('forbidden', `you are not a member of workspace ${workspaceId}`);
+  await updateUser(ctx.db, auth.userId, { current_workspace_id: workspaceId, now: nowIso(ctx.clock.now()) });
+  const token = await ctx.tokens.sign({ sub: auth.userId, ws: workspaceId, role: membership.role, ver: auth.tokenVersion });
+  return { current_workspace_id: workspaceId, role: membership.role, token };
+}

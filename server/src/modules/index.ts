@@ -1,0 +1,8 @@
+import type { ApiModule } from '../app.js';
+import { apiKeyRoutes } from './api-keys/routes.js';
+import { authRoutes } from './auth/routes.js';
+import { userRoutes } from './users/routes.js';
+import { workspaceRoutes } from './workspaces/routes.js';
+
+/** Every resource module's routes, registered under /api/v1 in this order. */
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes];

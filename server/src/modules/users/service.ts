@@ -1,0 +1,80 @@
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/codec.js';
+import type { Role } from '../../db/schema.js';
+import { conflict, notFound } from '../../http/errors.js';
+import type { AuthUser } from '../../http/auth.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { hashPassword } from '../../security/passwords.js';
+import { countAdmins, upsertMembership } from '../workspaces/repository.js';
+import * as repo from './repository.js';
+
+export async function listUsers(ctx: AppContext, auth: AuthUser, query: PageQuery) {
+  const [items, total] = await repo.listWorkspaceUsers(ctx.db, auth.workspaceId, pageWindow(query));
+  return pageOf(items, total, query);
+}
+
+/** Creates an account in the caller's workspace; used by the API, the CLI and the bootstrap. */
+export async function createUser(
+  ctx: AppContext,
+  input: { username: string; email: string; password: string; role: Role; workspaceId: number; mustChangePassword?: boolean },
+) {
+  const now = nowIso(ctx.clock.now());
+  const passwordHash = await hashPassword(input.password);
+  const id = await ctx.db.transaction().execute(async (trx) => {
+    if (await repo.findUserByUsername(trx, input.username)) throw conflict(`username "${input.username}" is taken`);
+    const userId = await repo.insertUser(trx, {
+      username: input.username,
+      email: input.email,
+      passwordHash,
+      mustChangePassword: input.mustChangePassword ?? true,
+      workspaceId: input.workspaceId,
+      now,
+    });
+    await upsertMembership(trx, { workspaceId: input.workspaceId, userId, role: input.role, now });
+    return userId;
+  });
+  return (await repo.findWorkspaceUser(ctx.db, input.workspaceId, id))!;
+}
+
+export async function updateWorkspaceUser(
+  ctx: AppContext,
+  auth: AuthUser,
+  userId: number,
+  changes: { email?: string | undefined; role?: Role | undefined; is_active?: boolean | undefined; password?: string | undefined },
+) {
+  const target = await repo.findWorkspaceUser(ctx.db, auth.workspaceId, userId);
+  if (!target) throw notFound('user');
+  const now = nowIso(ctx.clock.now());
+  const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined;
+  await ctx.db.transaction().execute(async (trx) => {
+    const losesAdmin =
+      target.role === 'admin' && ((changes.role !== undefined && changes.role !== 'admin') || changes.is_active === false);
+    if (losesAdmin && (await countAdmins(trx, auth.workspaceId)) <= 1) {
+      throw conflict('the workspace must keep at least one active admin');
+    }
+    const roleChanged = changes.role !== undefined && changes.role !== target.role;
+    if (roleChanged) await upsertMembership(trx, { workspaceId: auth.workspaceId, userId, role: changes.role!, now });
+    await repo.updateUser(trx, userId, {
+      ...(changes.email !== undefined ? { email: changes.email } : {}),
+      ...(changes.is_active !== undefined ? { is_active: changes.is_active } : {}),
+      ...(passwordHash ? { password_hash: passwordHash, must_change_password: true } : {}),
+      bumpTokenVersion: roleChanged || changes.is_active === false || passwordHash !== undefined,
+      now,
+    });
+  });
+  return (await repo.findWorkspaceUser(ctx.db, auth.workspaceId, userId))!;
+}
+
+export async function resetPasswordByUsername(ctx: AppContext, username: string, password: string) {
+  const user = await repo.findUserByUsername(ctx.db, username);
+  if (!user) throw notFound(`user "${username}"`);
+  await repo.updateUser(ctx.db, user.id, {
+    password_hash: await hashPassword(password),
+    must_change_password: true,
+    is_active: true,
+    bumpTokenVersion: true,
+    now: nowIso(ctx.clock.now()),
+  });
+  await ctx.db.deleteFrom('login_throttle').where('username', '=', username).execute();
+}
+

@@ -1,0 +1,82 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { currentUser } from '../../http/auth.js';
+import { commonErrors, ErrorEnvelope, Ok, ok, OkEmpty, Paged } from '../../http/schemas.js';
+import { RoleSchema } from '../auth/schemas.js';
+import * as service from './service.js';
+
+const tags = ['workspaces'];
+const WorkspaceView = Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String(), role: RoleSchema });
+const MembershipView = Type.Object({
+  workspace_id: Type.Integer(),
+  user_id: Type.Integer(),
+  username: Type.String(),
+  role: RoleSchema,
+});
+const WorkspaceIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+
+export const workspaceRoutes: ApiModule = async (app, ctx) => {
+  app.get(
+    '/workspaces',
+    { schema: { tags, summary: 'Workspaces of the caller with the role held in each', response: { 200: Ok(Paged(WorkspaceView)), ...commonErrors } } },
+    async (request) => {
+      const items = await service.listMyWorkspaces(ctx, currentUser(request));
+      return ok({ items, total: items.length, page: 1, page_size: Math.max(items.length, 1) });
+    },
+  );
+
+  app.post(
+    '/workspaces',
+    {
+      config: { access: { minRole: 'admin' } },
+      schema: {
+        tags,
+        summary: 'Create a workspace; the caller becomes its admin',
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 100 }),
+          slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,39}$', description: 'lower-case letters, digits and dashes, 2-40' }),
+        }),
+        response: { 200: Ok(WorkspaceView), 409: ErrorEnvelope, ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.createWorkspace(ctx, currentUser(request), request.body.name.trim(), request.body.slug)),
+  );
+
+  app.post(
+    '/workspaces/:id/members',
+    {
+      schema: {
+        tags,
+        summary: 'Add a member (or change the role of one); needs the admin role in that workspace',
+        params: WorkspaceIdParams,
+        body: Type.Object({
+          user_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          username: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          role: RoleSchema,
+        }),
+        response: { 200: Ok(MembershipView), 409: ErrorEnvelope, ...commonErrors },
+      },
+    },
+    async (request) =>
+      ok(await service.addMember(ctx, currentUser(request), request.params.id, request.body, request.body.role)),
+  );
+
+  app.delete(
+    '/workspaces/:id/members/:user_id',
+    {
+      schema: {
+        tags,
+        summary: 'Remove a member; their tokens stop working at once',
+        params: Type.Object({
+          id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+          user_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+        }),
+        response: { 200: OkEmpty, 409: ErrorEnvelope, ...commonErrors },
+      },
+    },
+    async (request) => {
+      await service.removeMember(ctx, currentUser(request), request.params.id, request.params.user_id);
+      return ok({});
+    },
+  );
+};
