@@ -1,0 +1,54 @@
+import type { DbOrTx } from '../../db/database.js';
+import { nowIso } from '../../db/codec.js';
+
+/** Weights of the contract's preference table; `text_import` (not shown there) is 8 by decision. */
+export const SIGNAL_WEIGHTS = {
+  select_text: 3,
+  select_image: 3,
+  regenerate: -1,
+  approve: 5,
+  reject: -3,
+  text_edit: 5,
+  text_import: 8,
+} as const;
+
+export type SignalType = keyof typeof SIGNAL_WEIGHTS;
+
+export interface PreferenceSignal {
+  workspaceId: number;
+  productId: number;
+  taskId: number | null;
+  userId: number | null;
+  type: SignalType;
+  candidateId?: number | null;
+  candidateKind?: 'text' | 'image' | null;
+  strategy?: string | null;
+  angleLabel?: string | null;
+  /** Reject reasons are stored verbatim, never summarised. */
+  reason?: string | null;
+  /** Excerpt of an edited or imported text, used later as a style example. */
+  excerpt?: string | null;
+  at: Date;
+}
+
+/** Records one signal; call it inside the transaction of the action that caused it. */
+export async function recordSignal(db: DbOrTx, signal: PreferenceSignal): Promise<void> {
+  await db
+    .insertInto('preference_signals')
+    .values({
+      workspace_id: signal.workspaceId,
+      product_id: signal.productId,
+      task_id: signal.taskId,
+      user_id: signal.userId,
+      candidate_id: signal.candidateId ?? null,
+      candidate_kind: signal.candidateKind ?? null,
+      strategy: signal.strategy ?? null,
+      angle_label: signal.angleLabel ?? null,
+      signal_type: signal.type,
+      weight: SIGNAL_WEIGHTS[signal.type],
+      reason: signal.reason ?? null,
+      excerpt: signal.excerpt ?? null,
+      created_at: nowIso(signal.at),
+    })
+    .execute();
+}
