@@ -51,7 +51,7 @@ export interface TestServer {
   config: Config;
   dataDir: string;
   logs: string[];
-  request<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: BodyInit }): Promise<Response<T>>;
+  request<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: RequestInit['body'] }): Promise<Response<T>>;
   /** Logs in as the bootstrapped admin (changing the forced password on first use). */
   adminToken(): Promise<string>;
   close(): Promise<void>;
@@ -95,7 +95,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; data
     async request(method, p, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
-      let body: BodyInit | undefined = o.raw;
+      let body: RequestInit['body'] = o.raw;
       if (o.body !== undefined) {
         headers['content-type'] ??= 'application/json';
         body = JSON.stringify(o.body);
