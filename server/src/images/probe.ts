@@ -1,0 +1,49 @@
+import sharp from 'sharp';
+
+export type ImageMime = 'image/jpeg' | 'image/png' | 'image/webp';
+
+export interface ProbedImage {
+  mime: ImageMime;
+  /** File extension without the dot, for storage keys and package file names. */
+  extension: 'jpg' | 'png' | 'webp';
+  width: number;
+  height: number;
+}
+
+/** Decoding bombs (a tiny file claiming gigapixels) are refused before any pixel is allocated. */
+export const MAX_INPUT_PIXELS = 60_000_000;
+
+const FORMATS: Record<ImageMime, { extension: ProbedImage['extension']; sharpFormat: string }> = {
+  'image/jpeg': { extension: 'jpg', sharpFormat: 'jpeg' },
+  'image/png': { extension: 'png', sharpFormat: 'png' },
+  'image/webp': { extension: 'webp', sharpFormat: 'webp' },
+};
+
+/** The format by the file's leading bytes alone; names and Content-Type headers are not trusted. */
+export function sniffImageMime(buffer: Buffer): ImageMime | undefined {
+  if (buffer.length >= 3 && buffer[0] === 0xff && buffer[1] === 0xd8 && buffer[2] === 0xff) return 'image/jpeg';
+  if (buffer.length >= 8 && buffer.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (buffer.length >= 12 && buffer.toString('latin1', 0, 4) === 'RIFF' && buffer.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+/**
+ * A JPEG, PNG or WebP by its magic bytes that also decodes completely (a renamed or truncated
+ * file, or one whose body is another format, is refused); undefined otherwise. Used for uploads
+ * and for every image a provider returns.
+ */
+export async function probeImage(buffer: Buffer): Promise<ProbedImage | undefined> {
+  const mime = sniffImageMime(buffer);
+  if (!mime) return undefined;
+  try {
+    const image = sharp(buffer, { failOn: 'truncated', limitInputPixels: MAX_INPUT_PIXELS });
+    const meta = await image.metadata();
+    if (meta.format !== FORMATS[mime].sharpFormat || !meta.width || !meta.height) return undefined;
+    // metadata() reads headers only; stats() decodes every pixel, which is what catches a
+    // valid header in front of garbage.
+    await image.stats();
+    return { mime, extension: FORMATS[mime].extension, width: meta.width, height: meta.height };
+  } catch {
+    return undefined;
+  }
+}
