@@ -1,0 +1,125 @@
+import { Type, type Static } from 'typebox';
+import type { JsonSchemaSpec } from '../providers/types.js';
+
+/**
+ * The structured replies the generation pipeline asks providers for, and the inputs it hands
+ * them as the call's intent (remote models read the prompt; the offline `local` provider reads
+ * the intent). Shared with the provider layer: changing a shape here changes the contract with
+ * every provider, `local` included.
+ *
+ * Strings carry no length limits in the schemas because OpenAI's strict structured outputs do
+ * not accept `minLength`/`maxLength`; the pipeline trims and clips after validation instead.
+ */
+
+export const STRATEGIES = ['A', 'B', 'C'] as const;
+export type StrategyCode = (typeof STRATEGIES)[number];
+
+export const IMAGE_ROLES = ['hook', 'pain', 'proof', 'quality', 'credit', 'convert', 'main'] as const;
+export type ImageRole = (typeof IMAGE_ROLES)[number];
+
+/** One note as a provider writes it. */
+export const NoteSchema = Type.Object(
+  {
+    angle_label: Type.String({ description: 'short label of the angle this note takes, e.g. 熬夜党救星' }),
+    title: Type.String({ description: 'title, at most 20 characters, may contain emoji' }),
+    content: Type.String({ description: 'body with line breaks and emoji, 200-600 characters' }),
+    tags: Type.Array(Type.String({ description: 'topic tag without #' }), { minItems: 3, maxItems: 10 }),
+    cover_title: Type.String({ description: 'cover headline drawn on the first image, at most 12 characters' }),
+    image_brief: Type.String({ description: 'what the images of this note should show, without any text in the image' }),
+  },
+  { additionalProperties: false },
+);
+export type Note = Static<typeof NoteSchema>;
+
+/** Reply of a `notes` call: exactly `count` notes for one strategy set. */
+export function notesReplySchema(count: number): JsonSchemaSpec {
+  return {
+    name: 'notes',
+    schema: Type.Object(
+      { notes: Type.Array(NoteSchema, { minItems: count, maxItems: count }) },
+      { additionalProperties: false },
+    ) as unknown as Record<string, unknown>,
+  };
+}
+export interface NotesReply {
+  notes: Note[];
+}
+
+/** Input of a `notes` intent (generation of a set, or the rewrite of one blocked note). */
+export interface NotesIntentInput {
+  strategy: StrategyCode;
+  /** Human name of the strategy, e.g. 痛点共鸣. */
+  strategy_name: string;
+  count: number;
+  /** Stable per task, generation and set, so `local` answers the same on a re-run. */
+  seed: string;
+  product: {
+    name: string;
+    category: string;
+    selling_points: string[];
+    style_tone: string | null;
+    text_angles: string[];
+    custom_prompt: string | null;
+  };
+  theme: string;
+  benchmarks: Array<{ highlights: string; features: Record<string, unknown> | null }>;
+  preferences: {
+    recent_preference: string;
+    reject_reasons: string[];
+    style_examples: string[];
+  };
+  /** Words of the workspace's banned-word library the text must not contain. */
+  avoid_words: string[];
+  /** Present for the one automatic rewrite of a note that hit hard_block words. */
+  rewrite?: { note: Note; blocked_words: string[] };
+}
+
+const dimension = (max: number) => Type.Integer({ minimum: 0, maximum: max });
+
+/** Reply of a `score` call (the LLM judge): one entry per text of the set, by index. */
+export const ScoreReplySchema = Type.Object(
+  {
+    scores: Type.Array(
+      Type.Object(
+        {
+          index: Type.Integer({ minimum: 0 }),
+          title: dimension(25),
+          emotion: dimension(25),
+          selling: dimension(25),
+          keyword: dimension(20),
+          compliance: dimension(5),
+          verdict: Type.String({ description: 'one short phrase' }),
+          summary: Type.String({ description: 'one or two sentences: strengths and what to improve' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ScoreReply = Static<typeof ScoreReplySchema>;
+export const scoreReplySpec: JsonSchemaSpec = { name: 'text_scores', schema: ScoreReplySchema as unknown as Record<string, unknown> };
+
+export interface ScoreIntentInput {
+  product: { name: string; selling_points: string[] };
+  theme: string;
+  texts: Array<{ index: number; title: string; content: string; tags: string[] }>;
+}
+
+/**
+ * Input of an image call (`generateImage` with intent kind `free`): one storyboard frame. The
+ * prompt asks for a text-free picture; the service draws cover titles and captions itself.
+ */
+export interface StoryboardImageInput {
+  purpose: 'storyboard-image';
+  strategy: StrategyCode;
+  role: ImageRole;
+  seq: number;
+  seed: string;
+  product_name: string;
+  theme: string;
+  brief: string;
+  /** The cover title or caption the service will overlay (for layout only; never draw it twice). */
+  overlay: string | null;
+  has_reference_image: boolean;
+}
