@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Db, Dialect } from './db/database.js';
 import type { SecretBox } from './security/secret-box.js';
 import type { AccessTokens } from './security/tokens.js';
+import type { FileStorage } from './storage/types.js';
 
 /**
  * The services a process shares: built once in main.ts (or by a test), handed to every module.
@@ -17,4 +18,5 @@ export interface AppContext {
   log: Logger;
   tokens: AccessTokens;
   secrets: SecretBox;
+  storage: FileStorage;
 }

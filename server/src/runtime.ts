@@ -7,6 +7,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { createLogger } from './logging.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
+import { createFileStorage } from './storage/index.js';
 
 export interface Runtime {
   ctx: AppContext;
@@ -30,6 +31,7 @@ export async function createRuntime(
     log,
     tokens: new AccessTokens(config.jwtSecret, () => clock.now()),
     secrets: new SecretBox(config.secretKey),
+    storage: createFileStorage(config),
   };
   return {
     ctx,

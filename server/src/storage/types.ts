@@ -18,3 +18,38 @@ export interface FileStorage {
   stat(key: string): Promise<{ size: number } | undefined>;
   delete(key: string): Promise<void>;
 }
+
+/** Extensions a stored file may carry, with the media type it is served as. */
+export const FILE_TYPES = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
+  zip: 'application/zip',
+  json: 'application/json',
+  csv: 'text/csv; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+} as const;
+export type FileExtension = keyof typeof FILE_TYPES;
+
+const KEY_PATTERN = /^[a-f0-9]{64}\.(png|jpg|webp|zip|json|csv|txt)$/;
+
+export function isFileKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+/** Keys come from URLs and database rows: anything but `<sha256 hex>.<known ext>` is refused. */
+export function assertFileKey(key: string): void {
+  if (!isFileKey(key)) throw new Error(`invalid file key ${JSON.stringify(key.slice(0, 80))}`);
+}
+
+export function fileKeyFor(sha256Hex: string, extension: string): string {
+  const ext = extension.replace(/^\./, '').toLowerCase();
+  const key = `${sha256Hex}.${ext === 'jpeg' ? 'jpg' : ext}`;
+  assertFileKey(key);
+  return key;
+}
+
+export function contentTypeOfKey(key: string): string {
+  const ext = key.slice(key.lastIndexOf('.') + 1) as FileExtension;
+  return FILE_TYPES[ext] ?? 'application/octet-stream';
+}
