@@ -76,7 +76,10 @@ export interface NotesIntentInput {
 
 const dimension = (max: number) => Type.Integer({ minimum: 0, maximum: max });
 
-/** Reply of a `score` call (the LLM judge): one entry per text of the set, by index. */
+/**
+ * Reply of a `score` call (the LLM judge): one entry per text of the set, by index. The verdict
+ * is not asked for: it follows from the total and the pass line, so it always agrees with it.
+ */
 export const ScoreReplySchema = Type.Object(
   {
     scores: Type.Array(
@@ -88,7 +91,6 @@ export const ScoreReplySchema = Type.Object(
           selling: dimension(25),
           keyword: dimension(20),
           compliance: dimension(5),
-          verdict: Type.String({ description: 'one short phrase' }),
           summary: Type.String({ description: 'one or two sentences: strengths and what to improve' }),
         },
         { additionalProperties: false },

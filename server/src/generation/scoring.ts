@@ -1,0 +1,135 @@
+import type { BannedLevel, ScoreJson } from '../db/schema.js';
+import type { ScoreReply } from './schemas.js';
+import { countEmoji, countOccurrences, coverage, length } from './text.js';
+
+/** Maxima of the contract's score object; the total is their sum (100). */
+export const SCORE_MAX = { title: 25, emotion: 25, selling: 25, keyword: 20, compliance: 5 } as const;
+export type ScoreDimension = keyof typeof SCORE_MAX;
+const DIMENSIONS = Object.keys(SCORE_MAX) as ScoreDimension[];
+export const PASS_LINE = 80;
+
+export interface ScoredText {
+  score: ScoreJson;
+  verdict: string;
+  summary: string;
+}
+
+export interface ScoreInput {
+  title: string;
+  content: string;
+  tags: string[];
+  productName: string;
+  sellingPoints: string[];
+  theme: string;
+  /** Banned-word hits still in the text after auto-fix (soft_warn and hard_block). */
+  bannedHits: Array<{ level: BannedLevel }>;
+}
+
+const HOOK_WORDS = ['绝了', '必看', '救命', '终于', '谁懂', '宝藏', '亲测', '避坑', '天花板', '一定要', '别再', '原来', '后悔', '私藏', '秘诀', '手把手', '真香', '建议收藏'];
+const EMOTION_WORDS = ['喜欢', '爱了', '惊喜', '开心', '幸福', '治愈', '安心', '心动', '感动', '满足', '舒服', '崩溃', '焦虑', '烦恼', '尴尬', '救星', '太好', '超级', '真的', '终于', '好看', '快乐', '放松', '温柔', '踏实'];
+/** Absolute claims advertising rules forbid; each one costs a compliance point. */
+const ABSOLUTE_CLAIMS = ['最好', '最佳', '第一', '100%', '百分百', '绝对', '根治', '永久', '国家级', '全网最', '万能', '无副作用', '立刻见效', '零风险'];
+const NUMBER = /\d|[一二三四五六七八九十两][个天步招款种周次年月]/u;
+const TITLE_PUNCTUATION = /[!！?？|｜]/u;
+const EXCLAIM = /[!！?？~～]/gu;
+
+const clampInt = (value: number, max: number) => Math.min(max, Math.max(0, Math.round(Number.isFinite(value) ? value : 0)));
+
+function titleScore(title: string): number {
+  const n = length(title.trim());
+  if (n === 0) return 0;
+  return (
+    (n >= 8 && n <= 20 ? 10 : n >= 5 && n <= 25 ? 6 : 2) +
+    (HOOK_WORDS.some((w) => title.includes(w)) ? 5 : 0) +
+    (NUMBER.test(title) ? 5 : 0) +
+    (countEmoji(title) > 0 ? 3 : 0) +
+    (TITLE_PUNCTUATION.test(title) ? 2 : 0)
+  );
+}
+
+function emotionScore(text: string): number {
+  const words = Math.min(12, 3 * countOccurrences(text, EMOTION_WORDS));
+  const emoji = Math.min(8, 2 * countEmoji(text));
+  const marks = Math.min(5, text.match(EXCLAIM)?.length ?? 0);
+  return words + emoji + marks;
+}
+
+function sellingScore(content: string, input: ScoreInput): number {
+  const points = input.sellingPoints.map((p) => p.trim()).filter(Boolean);
+  if (points.length > 0) {
+    const mean = points.reduce((sum, p) => sum + Math.min(1, coverage(content, p) / 0.6), 0) / points.length;
+    return 25 * mean;
+  }
+  // Without stated selling points, reward naming the product and giving the reader some substance.
+  const lines = content.split('\n').filter((l) => l.trim()).length;
+  return 15 * coverage(content, input.productName) + (length(content) >= 150 ? 5 : 0) + (lines >= 3 ? 5 : 0);
+}
+
+function keywordScore(text: string, input: ScoreInput): number {
+  const tags = input.tags.map((t) => t.replace(/^#/, '').trim()).filter(Boolean);
+  const tagCount = tags.length >= 5 && tags.length <= 10 ? 3 : tags.length >= 3 ? 2 : 0;
+  const context = `${input.theme}${input.productName}${text}`;
+  const tagRelevance = tags.some((t) => coverage(context, t) >= 0.5) ? 3 : 0;
+  return 8 * coverage(text, input.theme) + 6 * coverage(text, input.productName) + tagCount + tagRelevance;
+}
+
+function complianceScore(text: string, hits: ScoreInput['bannedHits']): number {
+  const hard = hits.filter((h) => h.level === 'hard_block').length;
+  const soft = hits.filter((h) => h.level === 'soft_warn').length;
+  return 5 - 3 * hard - soft - countOccurrences(text, ABSOLUTE_CLAIMS);
+}
+
+const LABELS: Record<ScoreDimension, string> = { title: '标题', emotion: '情绪', selling: '卖点', keyword: '关键词', compliance: '合规' };
+
+/** The verdict follows from the total alone, so it never contradicts the pass line. */
+export function verdictFor(total: number): string {
+  if (total >= PASS_LINE) return '通过';
+  return total >= 60 ? '待优化' : '不推荐';
+}
+
+/** Names the strongest and weakest dimension relative to their maxima. */
+function summaryFor(score: ScoreJson): string {
+  const ratios = DIMENSIONS.map((d) => ({ d, r: score[d] / SCORE_MAX[d] }));
+  const best = ratios.reduce((a, b) => (b.r > a.r ? b : a));
+  const worst = ratios.reduce((a, b) => (b.r < a.r ? b : a));
+  const line = score.total >= PASS_LINE ? `${score.total} 分，达到 ${PASS_LINE} 分及格线` : `${score.total} 分，低于 ${PASS_LINE} 分及格线`;
+  return `${line}；${LABELS[best.d]}最强（${score[best.d]}/${SCORE_MAX[best.d]}），${LABELS[worst.d]}待加强（${score[worst.d]}/${SCORE_MAX[worst.d]}）。`;
+}
+
+/** Integers within each maximum, total = their sum: the invariant every score we store keeps. */
+export function normaliseScore(raw: Partial<Record<ScoreDimension, number>>): ScoreJson {
+  const parts = Object.fromEntries(DIMENSIONS.map((d) => [d, clampInt(raw[d] ?? 0, SCORE_MAX[d])])) as Record<ScoreDimension, number>;
+  return { ...parts, total: DIMENSIONS.reduce((sum, d) => sum + parts[d], 0) };
+}
+
+/**
+ * The deterministic scorer: `local` uses it, and every provider falls back to it when the judge
+ * fails. It reads only the text and the task's inputs, so a re-score of the same text agrees.
+ */
+export function heuristicScore(input: ScoreInput): ScoredText {
+  const text = `${input.title}\n${input.content}`;
+  const score = normaliseScore({
+    title: titleScore(input.title),
+    emotion: emotionScore(text),
+    selling: sellingScore(text, input),
+    keyword: keywordScore(text, input),
+    compliance: complianceScore(text, input.bannedHits),
+  });
+  return { score, verdict: verdictFor(score.total), summary: summaryFor(score) };
+}
+
+/**
+ * A judge's entry, made safe: clamped to the maxima, the total recomputed, and compliance never
+ * above what the deterministic check finds (the judge does not see the banned-word library).
+ */
+export function fromJudge(entry: ScoreReply['scores'][number], heuristic: ScoredText): ScoredText {
+  const score = normaliseScore({
+    title: entry.title,
+    emotion: entry.emotion,
+    selling: entry.selling,
+    keyword: entry.keyword,
+    compliance: Math.min(entry.compliance, heuristic.score.compliance),
+  });
+  const summary = entry.summary.trim().slice(0, 400) || summaryFor(score);
+  return { score, verdict: verdictFor(score.total), summary };
+}
