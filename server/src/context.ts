@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db, Dialect } from './db/database.js';
+import type { TaskEventBus } from './events/types.js';
 import type { SecretBox } from './security/secret-box.js';
 import type { AccessTokens } from './security/tokens.js';
 import type { FileStorage } from './storage/types.js';
@@ -19,4 +20,6 @@ export interface AppContext {
   tokens: AccessTokens;
   secrets: SecretBox;
   storage: FileStorage;
+  /** Task events: stored with a gap-free seq, fanned out to live streams (events/bus.ts). */
+  events: TaskEventBus;
 }

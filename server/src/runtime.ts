@@ -4,6 +4,8 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { DbTaskEventBus } from './events/bus.js';
+import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
@@ -11,6 +13,12 @@ import { createFileStorage } from './storage/index.js';
 
 export interface Runtime {
   ctx: AppContext;
+  /**
+   * The shutdown hook point of a process (workers, queues, connections): `close()` runs the
+   * closers last-registered first, each after the HTTP server has drained, then closes the
+   * shared services and the database. A failing closer is logged and does not stop the others.
+   */
+  onClose(closer: () => Promise<void> | void): void;
   close(): Promise<void>;
 }
 
@@ -23,6 +31,11 @@ export async function createRuntime(
   const log = createLogger(config.logLevel, opts.logDestination);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (opts.migrate !== false) await migrateToLatest(database.db);
+  const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, log) : undefined);
+  await events.start().catch(async (err: unknown) => {
+    await database.close();
+    throw err;
+  });
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -32,10 +45,21 @@ export async function createRuntime(
     tokens: new AccessTokens(config.jwtSecret, () => clock.now()),
     secrets: new SecretBox(config.secretKey),
     storage: createFileStorage(config),
+    events,
   };
+  const closers: Array<() => Promise<void> | void> = [];
   return {
     ctx,
+    onClose: (closer) => {
+      closers.push(closer);
+    },
     close: async () => {
+      for (const closer of closers.splice(0).reverse()) {
+        await Promise.resolve()
+          .then(closer)
+          .catch((err: unknown) => log.error({ err }, 'error while shutting down'));
+      }
+      await events.close();
       await database.close();
     },
   };

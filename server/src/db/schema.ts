@@ -158,6 +158,8 @@ export interface TasksTable {
   idempotency_key: string | null;
   /** Worker lease: a generating task whose lease lapsed is resumed or failed by the sweeper. */
   lease_until: Timestamp | null;
+  /** Last task-event seq handed out (events/bus.ts); bumped in the transaction that writes events. */
+  event_seq: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -23,7 +23,8 @@ export interface TaskEventBus {
   commit<T>(taskId: number, work: (trx: Transaction<DB>) => Promise<{ result: T; events: NewTaskEvent[] }>): Promise<T>;
   /** Appends events that describe no other stored state (progress, text deltas). */
   append(taskId: number, events: NewTaskEvent[]): Promise<void>;
-  replay(taskId: number, afterSeq: number): Promise<StoredTaskEvent[]>;
+  /** Stored events with seq > afterSeq in seq order; at most `limit` of them when given. */
+  replay(taskId: number, afterSeq: number, limit?: number): Promise<StoredTaskEvent[]>;
   /** Live events of one task; returns the unsubscribe function. */
   subscribe(taskId: number, listener: (event: StoredTaskEvent) => void): () => void;
 }

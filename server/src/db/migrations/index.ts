@@ -1,5 +1,7 @@
 import type { Migration } from 'kysely';
 import * as initial from './20261122_0001_initial.js';
+import * as workConfiguration from './20261122_0300_work_configuration.js';
+import * as taskEvents from './20261122_0600_task_events.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -7,4 +9,6 @@ import * as initial from './20261122_0001_initial.js';
  */
 export const migrations: Record<string, Migration> = {
   '20261122_0001_initial': initial,
+  '20261122_0300_work_configuration': workConfiguration,
+  '20261122_0600_task_events': taskEvents,
 };
