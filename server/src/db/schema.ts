@@ -344,6 +344,14 @@ export interface JobsTable {
   updated_at: Timestamp;
 }
 
+/** Stale-work sweeper bookkeeping: resumes per record of one job kind. */
+export interface JobResumesTable {
+  kind: string;
+  ref_id: number;
+  resumes: number;
+  swept_at: Timestamp;
+}
+
 /**
  * Results of paid provider calls keyed by what they were for (for example
  * `task:12:gen:1:text:A`), so a job re-run after a crash reuses them instead of paying again.
@@ -377,6 +385,7 @@ export interface DB {
   fission_tasks: FissionTasksTable;
   fission_notes: FissionNotesTable;
   jobs: JobsTable;
+  job_resumes: JobResumesTable;
   provider_calls: ProviderCallsTable;
 }
 

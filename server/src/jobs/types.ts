@@ -1,3 +1,5 @@
+import type { AppContext } from '../context.js';
+
 /**
  * Jobs carry only an id (the contract: creating a task only places the task id on a work queue;
  * the package build job receives only the package id). Everything else is read from the database.
@@ -5,5 +7,57 @@
 export type JobKind = 'task.generate' | 'package.build' | 'fission.generate' | 'fission.retry-images';
 
 export interface JobQueue {
+  /**
+   * Makes sure a run of this work starts after the call. Delivery is at least once: a second
+   * enqueue while one is still waiting is merged into it; one made while a run is active queues
+   * exactly one follow-up run. Handlers must therefore tolerate being run on finished work.
+   */
   enqueue(kind: JobKind, refId: number): Promise<void>;
+}
+
+export interface JobRun {
+  /** 1 on the first attempt. */
+  attempt: number;
+  /**
+   * Aborted when the worker shuts down or loses the job's lease: stop between steps (the job is
+   * released and resumed elsewhere, so persisted steps are not lost).
+   */
+  signal: AbortSignal;
+}
+
+/**
+ * What the worker runs for one kind. `run` persists each step before the next, so a run after a
+ * crash resumes where the last one stopped. `onFailed` is called once the job has failed for
+ * good (attempts exhausted, a PermanentJobError, or stale-work resumes exhausted): the owner marks
+ * its record failed with `reason`, conditionally, since it may already have moved on.
+ */
+export interface JobHandler {
+  run(ctx: AppContext, refId: number, job: JobRun): Promise<void>;
+  onFailed(ctx: AppContext, refId: number, reason: string): Promise<void>;
+}
+
+export type JobHandlers = Partial<Record<JobKind, JobHandler>>;
+
+/** A failure that another attempt cannot fix (record gone, key deleted): no retry. */
+export class PermanentJobError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermanentJobError';
+  }
+}
+
+/** The queue as a process owns it: the port plus what workers and the stale-work sweeper need. */
+export interface JobBackend extends JobQueue {
+  /**
+   * True while a job of this work is waiting, delayed for a retry or running, including one whose
+   * worker died and that the queue itself will recover.
+   */
+  hasLiveJob(kind: JobKind, refId: number): Promise<boolean>;
+  startWorker(ctx: AppContext, handlers: JobHandlers): JobWorker;
+  close(): Promise<void>;
+}
+
+export interface JobWorker {
+  /** Stops taking jobs, lets running ones finish within the grace period, releases the rest. */
+  close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as initial from './20261122_0001_initial.js';
 import * as workConfiguration from './20261122_0300_work_configuration.js';
+import * as jobResumes from './20261122_0400_job_resumes.js';
 import * as taskEvents from './20261122_0600_task_events.js';
 
 /**
@@ -10,5 +11,6 @@ import * as taskEvents from './20261122_0600_task_events.js';
 export const migrations: Record<string, Migration> = {
   '20261122_0001_initial': initial,
   '20261122_0300_work_configuration': workConfiguration,
+  '20261122_0400_job_resumes': jobResumes,
   '20261122_0600_task_events': taskEvents,
 };
