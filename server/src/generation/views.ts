@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Row } from '../db/schema.js';
 import { Nullable } from '../http/schemas.js';
 import { fileUrl } from '../storage/signed-url.js';
+import { IMAGE_ROLES } from './schemas.js';
 
 /**
  * The contract's Text and Image candidate shapes, used alike by task detail, the review queue
@@ -40,7 +41,7 @@ export const ImageCandidateSchema = Type.Object({
   candidate_id: Type.Integer(),
   strategy: Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C')]),
   url: Type.String(),
-  role: Type.Union(['hook', 'pain', 'proof', 'quality', 'credit', 'convert', 'main'].map((r) => Type.Literal(r))),
+  role: Type.Enum(IMAGE_ROLES),
   seq: Type.Integer(),
   is_selected: Type.Boolean(),
   is_regen: Type.Boolean(),
