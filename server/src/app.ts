@@ -5,16 +5,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import helmet from '@fastify/helmet';
 import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fastifyStatic from '@fastify/static';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.js';
 import { authHooks } from './http/auth.js';
-import { AppError } from './http/errors.js';
 import { installErrorHandlers, sendError } from './http/errors-handler.js';
+import { registerRateLimit } from './http/rate-limit.js';
 import { ErrorEnvelope } from './http/schemas.js';
+import { strictBodyValidators } from './http/validation.js';
 import { apiModules } from './modules/index.js';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
@@ -34,14 +34,17 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     return503OnClosing: true,
     ajv: {
       // Extra fields are dropped rather than refused (older clients send more than we read);
-      // query strings arrive as text and are coerced; body types are still checked strictly
-      // enough that an object never passes as a string.
+      // query strings and path parameters arrive as text and are coerced; bodies are not
+      // (strictBodyValidators).
       customOptions: { removeAdditional: true, coerceTypes: 'array', useDefaults: true, allErrors: false },
     },
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorEnvelope);
   installErrorHandlers(app);
+  // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
+  app.removeContentTypeParser('text/plain');
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -74,18 +77,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, uiConfig: { persistAuthorization: false } });
 
   await app.register(authHooks, { ctx });
-  await app.register(rateLimit, {
-    global: true,
-    max: ctx.config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    // After authentication (onRequest), so the budget is per user rather than per address.
-    hook: 'preHandler',
-    keyGenerator: (request) => (request.authUser ? `u:${request.authUser.userId}` : `ip:${request.ip}`),
-    errorResponseBuilder: (_req, context) =>
-      new AppError('rateLimited', `rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`, {
-        'retry-after': String(Math.ceil(context.ttl / 1000)),
-      }),
-  });
+  await registerRateLimit(app, ctx);
 
   await app.register(
     async (api) => {
@@ -111,10 +103,14 @@ async function serveWebClient(app: App, distDir: string) {
     await app.register(fastifyStatic, { root: distDir, prefix: '/', wildcard: false, index: ['index.html'] });
   }
   app.setNotFoundHandler((request, reply) => {
-    const isApi = request.url.startsWith('/api/');
-    if (!isApi && hasClient && (request.method === 'GET' || request.method === 'HEAD')) {
+    const pathname = request.url.split('?')[0]!;
+    const isApi = pathname === '/api' || pathname.startsWith('/api/');
+    // A missing file (a name with an extension) stays a 404: answering a script or image
+    // request with index.html only hides the broken link.
+    const isClientRoute = !/\.[^/]*$/.test(pathname);
+    if (!isApi && isClientRoute && hasClient && (request.method === 'GET' || request.method === 'HEAD')) {
       return reply.type('text/html').sendFile('index.html');
     }
-    return sendError(reply, 'notFound', `no route ${request.method} ${request.url.split('?')[0]}`);
+    return sendError(reply, 'notFound', `no route ${request.method} ${pathname}`);
   });
 }

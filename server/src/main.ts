@@ -6,6 +6,8 @@ import { createRuntime } from './runtime.js';
 
 type Role = 'all' | 'api' | 'worker' | 'migrate' | 'cli';
 
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
 function parseRole(argv: string[]): { role: Role; rest: string[] } {
   const index = argv.indexOf('--role');
   const role = (index >= 0 ? argv[index + 1] : 'all') as Role;
@@ -21,7 +23,8 @@ async function main() {
     process.exitCode = await runCli(config, rest);
     return;
   }
-  const runtime = await createRuntime(config);
+  // Roles `all` and `worker` run jobs here; `api` only enqueues them (for worker processes).
+  const runtime = await createRuntime(config, { worker: role === 'all' || role === 'worker' });
   const { ctx } = runtime;
   if (role === 'migrate') {
     ctx.log.info('database migrated');
@@ -41,16 +44,27 @@ async function main() {
   const app = role === 'worker' ? undefined : await buildApp(ctx);
   if (app) await app.listen({ host: config.host, port: config.port });
 
+  // SIGTERM: stop accepting connections, let in-flight requests finish (new ones get 503),
+  // then run the runtime's closers (workers, queues) and close the database. Long-lived
+  // responses (event streams) end themselves in an app `preClose` hook.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     ctx.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => {
+      ctx.log.error(`shutdown did not finish within ${SHUTDOWN_TIMEOUT_MS / 1000} s; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
     force.unref();
-    await app?.close();
-    await runtime.close();
-    process.exit(0);
+    try {
+      await app?.close();
+      await runtime.close();
+      process.exit(0);
+    } catch (err) {
+      ctx.log.error({ err }, 'error while shutting down');
+      process.exit(1);
+    }
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

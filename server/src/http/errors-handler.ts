@@ -19,12 +19,14 @@ const FRAMEWORK_ERRORS: Record<string, ErrorKind> = {
   FST_ERR_BAD_URL: 'validation',
 };
 
-function describeFrameworkError(kind: ErrorKind, error: FastifyError): string {
+function describeFrameworkError(kind: ErrorKind, error: FastifyError, request: FastifyRequest): string {
   switch (kind) {
     case 'payloadTooLarge':
       return 'request body too large';
-    case 'unsupportedMediaType':
-      return `unsupported content type: ${error.message}`;
+    case 'unsupportedMediaType': {
+      const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().slice(0, 100);
+      return `unsupported content type "${type}" for this route`;
+    }
     default:
       return error.message.replace(/^body\//, 'body.').slice(0, 500);
   }
@@ -49,7 +51,7 @@ export function installErrorHandlers(app: FastifyInstance) {
       return sendError(reply, 'validation', `${field} ${detail}${extra}`);
     }
     const kind = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
-    if (kind) return sendError(reply, kind, describeFrameworkError(kind, error as FastifyError));
+    if (kind) return sendError(reply, kind, describeFrameworkError(kind, error as FastifyError, request));
     const status = (error as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
       // Other client errors raised by Fastify or a plugin: keep the status, wrap it in the envelope.

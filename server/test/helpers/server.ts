@@ -17,7 +17,7 @@ export const ADMIN_NEW_PASSWORD = 'changed-admin-pass-1';
 export const usingPostgres = /^postgres/.test(process.env.DATABASE_URL ?? '');
 
 /** A fresh PostgreSQL database per test server, created on the server DATABASE_URL names. */
-async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `cps_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
@@ -57,7 +57,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(opts: { env?: Record<string, string>; dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  // `worker: false`: enqueued jobs stay queued (nothing runs them in this server).
+  opts: { env?: Record<string, string>; dataDir?: string; keepData?: boolean; worker?: boolean } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'cps-test-'));
   const pgDb = usingPostgres && !opts.env?.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
   const config = loadConfig({
@@ -76,7 +79,7 @@ export async function startTestServer(opts: { env?: Record<string, string>; data
     },
   });
   const clock = new AdjustableClock();
-  const runtime = await createRuntime(config, { clock, logDestination });
+  const runtime = await createRuntime(config, { clock, logDestination, worker: opts.worker ?? true });
   await bootstrap(runtime.ctx);
   const app = await buildApp(runtime.ctx);
   await app.listen({ host: '127.0.0.1', port: 0 });
