@@ -1,0 +1,210 @@
+import type { BannedLevel } from '../db/schema.js';
+
+/**
+ * The banned-word matcher every check uses (task creation, candidates, edits, imports, fission).
+ *
+ * One Aho-Corasick automaton over all words of a workspace: a single pass over the text finds
+ * every occurrence of every word, so the cost grows with the text, not with the word count.
+ * Matching ignores ASCII case and full-width/half-width differences (`１００％` is `100%`);
+ * the folding maps one UTF-16 unit to one unit, so positions refer to the original text.
+ *
+ * Overlaps resolve leftmost-longest: among occurrences starting at the same place the longest
+ * wins, and an occurrence overlapping one already taken to its left is dropped. So with
+ * `最` and `最好` both listed, `最好的` is one hit on `最好`.
+ */
+
+export interface BannedWordEntry {
+  id?: number;
+  word: string;
+  level: BannedLevel;
+  /** Used by `auto_fix`; null removes the word. */
+  replacement: string | null;
+}
+
+export interface BannedHit {
+  id?: number;
+  word: string;
+  level: BannedLevel;
+  /** UTF-16 offsets into the checked text, end exclusive (String.prototype.slice semantics). */
+  start: number;
+  end: number;
+  /** The text as it appears (may differ from `word` in case or width). */
+  matched: string;
+}
+
+export type BannedStatus = 'pass' | 'auto_fixed' | 'soft_warn' | 'hard_block';
+
+export interface BannedCheck {
+  status: BannedStatus;
+  /** The text after auto-fix replacements. */
+  text: string;
+  /** `auto_fix` occurrences that were replaced, positions in the original text. */
+  fixed: BannedHit[];
+  /** `soft_warn` and `hard_block` occurrences, positions in `text` (after replacement). */
+  hits: BannedHit[];
+}
+
+function fold(code: number): number {
+  if (code >= 0x41 && code <= 0x5a) return code + 0x20;
+  if (code >= 0xff01 && code <= 0xff5e) return fold(code - 0xfee0);
+  if (code === 0x3000) return 0x20;
+  return code;
+}
+
+function foldString(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) out += String.fromCharCode(fold(s.charCodeAt(i)));
+  return out;
+}
+
+interface Node {
+  next: Map<number, number>;
+  fail: number;
+  /** Index into entries of the longest word ending here, or -1. */
+  output: number;
+  /** Nearest node along the fail chain that ends a word (for the other, shorter words). */
+  dictLink: number;
+}
+
+export class BannedWordMatcher {
+  private readonly nodes: Node[] = [{ next: new Map(), fail: 0, output: -1, dictLink: -1 }];
+  private readonly entries: Array<BannedWordEntry & { length: number }> = [];
+
+  constructor(words: Iterable<BannedWordEntry>) {
+    for (const entry of words) {
+      const folded = foldString(entry.word.trim());
+      if (folded.length === 0) continue;
+      let node = 0;
+      for (let i = 0; i < folded.length; i++) {
+        const c = folded.charCodeAt(i);
+        let child = this.nodes[node]!.next.get(c);
+        if (child === undefined) {
+          child = this.nodes.length;
+          this.nodes.push({ next: new Map(), fail: 0, output: -1, dictLink: -1 });
+          this.nodes[node]!.next.set(c, child);
+        }
+        node = child;
+      }
+      // The same word twice (after folding) keeps the first entry.
+      if (this.nodes[node]!.output === -1) {
+        this.nodes[node]!.output = this.entries.length;
+        this.entries.push({ ...entry, length: folded.length });
+      }
+    }
+    this.link();
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Breadth-first failure and dictionary links (the classic construction). */
+  private link(): void {
+    const queue: number[] = [];
+    for (const child of this.nodes[0]!.next.values()) queue.push(child);
+    for (let head = 0; head < queue.length; head++) {
+      const id = queue[head]!;
+      const node = this.nodes[id]!;
+      for (const [c, child] of node.next) {
+        let f = node.fail;
+        while (f !== 0 && !this.nodes[f]!.next.has(c)) f = this.nodes[f]!.fail;
+        const target = this.nodes[f]!.next.get(c);
+        const fail = target !== undefined && target !== child ? target : 0;
+        const childNode = this.nodes[child]!;
+        childNode.fail = fail;
+        const failNode = this.nodes[fail]!;
+        childNode.dictLink = failNode.output !== -1 ? fail : failNode.dictLink;
+        queue.push(child);
+      }
+    }
+  }
+
+  /** Every occurrence of every word, overlaps included, in order of their end position. */
+  private allOccurrences(text: string): Array<{ entry: number; start: number; end: number }> {
+    const found: Array<{ entry: number; start: number; end: number }> = [];
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = fold(text.charCodeAt(i));
+      while (state !== 0 && !this.nodes[state]!.next.has(c)) state = this.nodes[state]!.fail;
+      state = this.nodes[state]!.next.get(c) ?? 0;
+      for (let n = this.nodes[state]!.output !== -1 ? state : this.nodes[state]!.dictLink; n !== -1; n = this.nodes[n]!.dictLink) {
+        const entry = this.nodes[n]!.output;
+        found.push({ entry, start: i + 1 - this.entries[entry]!.length, end: i + 1 });
+      }
+    }
+    return found;
+  }
+
+  /** Non-overlapping occurrences, leftmost-longest, in text order. */
+  private select(text: string): Array<{ entry: number; start: number; end: number }> {
+    if (this.entries.length === 0 || text.length === 0) return [];
+    const all = this.allOccurrences(text);
+    all.sort((a, b) => a.start - b.start || b.end - a.end);
+    const chosen: typeof all = [];
+    let taken = 0;
+    for (const o of all) {
+      if (o.start < taken) continue;
+      chosen.push(o);
+      taken = o.end;
+    }
+    return chosen;
+  }
+
+  private hit(text: string, o: { entry: number; start: number; end: number }): BannedHit {
+    const entry = this.entries[o.entry]!;
+    return {
+      ...(entry.id !== undefined ? { id: entry.id } : {}),
+      word: entry.word,
+      level: entry.level,
+      start: o.start,
+      end: o.end,
+      matched: text.slice(o.start, o.end),
+    };
+  }
+
+  /** Non-overlapping hits, leftmost-longest, in text order. */
+  scan(text: string): BannedHit[] {
+    return this.select(text).map((o) => this.hit(text, o));
+  }
+
+  /** Replaces every `auto_fix` occurrence by its replacement (removes it when there is none). */
+  applyAutoFix(text: string): { text: string; fixed: BannedHit[] } {
+    const occurrences = this.select(text).filter((o) => this.entries[o.entry]!.level === 'auto_fix');
+    if (occurrences.length === 0) return { text, fixed: [] };
+    let out = '';
+    let from = 0;
+    for (const o of occurrences) {
+      out += text.slice(from, o.start) + (this.entries[o.entry]!.replacement ?? '');
+      from = o.end;
+    }
+    return { text: out + text.slice(from), fixed: occurrences.map((o) => this.hit(text, o)) };
+  }
+
+  /**
+   * Auto-fix, then look for what is left: the status a candidate carries. A replacement that
+   * itself contains a listed word is reported, not fixed again (no loops).
+   */
+  check(text: string): BannedCheck {
+    const { text: fixedText, fixed } = this.applyAutoFix(text);
+    const hits = this.scan(fixedText).filter((h) => h.level !== 'auto_fix');
+    const status: BannedStatus = hits.some((h) => h.level === 'hard_block')
+      ? 'hard_block'
+      : hits.some((h) => h.level === 'soft_warn')
+        ? 'soft_warn'
+        : fixed.length > 0
+          ? 'auto_fixed'
+          : 'pass';
+    return { status, text: fixedText, fixed, hits };
+  }
+
+  /** The distinct `hard_block` words found in any of the texts (for a 422 message). */
+  hardBlocks(texts: Iterable<string>): string[] {
+    const words = new Set<string>();
+    for (const t of texts) for (const h of this.scan(t)) if (h.level === 'hard_block') words.add(h.word);
+    return [...words];
+  }
+}
+
+export function compileBannedWords(words: Iterable<BannedWordEntry>): BannedWordMatcher {
+  return new BannedWordMatcher(words);
+}
