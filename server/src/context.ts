@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db, Dialect } from './db/database.js';
 import type { TaskEventBus } from './events/types.js';
+import type { JobQueue } from './jobs/types.js';
 import type { SecretBox } from './security/secret-box.js';
 import type { AccessTokens } from './security/tokens.js';
 import type { FileStorage } from './storage/types.js';
@@ -22,4 +23,6 @@ export interface AppContext {
   storage: FileStorage;
   /** Task events: stored with a gap-free seq, fanned out to live streams (events/bus.ts). */
   events: TaskEventBus;
+  /** Background work by id (jobs/): BullMQ with REDIS_URL, else the durable `jobs` table. */
+  queue: JobQueue;
 }

@@ -5,6 +5,9 @@ import type { AppContext } from './context.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { DbTaskEventBus } from './events/bus.js';
+import { jobHandlers } from './jobs/handlers.js';
+import { createJobBackend, startJobWorker } from './jobs/index.js';
+import type { JobHandlers } from './jobs/types.js';
 import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
 import { SecretBox } from './security/secret-box.js';
@@ -25,7 +28,15 @@ export interface Runtime {
 /** Opens the database (migrated) and builds the shared services of one process. */
 export async function createRuntime(
   config: Config,
-  opts: { clock?: Clock; logDestination?: DestinationStream; migrate?: boolean } = {},
+  opts: {
+    clock?: Clock;
+    logDestination?: DestinationStream;
+    migrate?: boolean;
+    /** Run the job worker and the stale-work sweeper in this process (roles `all`, `worker`). */
+    worker?: boolean;
+    /** Tests replace the job handlers. */
+    jobHandlers?: JobHandlers;
+  } = {},
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel, opts.logDestination);
@@ -36,6 +47,7 @@ export async function createRuntime(
     await database.close();
     throw err;
   });
+  const jobs = createJobBackend(config, database);
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -46,8 +58,15 @@ export async function createRuntime(
     secrets: new SecretBox(config.secretKey),
     storage: createFileStorage(config),
     events,
+    queue: jobs,
   };
-  const closers: Array<() => Promise<void> | void> = [];
+  // Closed in reverse: the worker stops taking jobs (and lets running ones finish) before the
+  // queue's connections close.
+  const closers: Array<() => Promise<void> | void> = [() => jobs.close()];
+  if (opts.worker) {
+    const worker = startJobWorker(ctx, jobs, opts.jobHandlers ?? jobHandlers);
+    closers.push(() => worker.close());
+  }
   return {
     ctx,
     onClose: (closer) => {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import type { JobOptions } from './options.js';
 
 /**
  * Jobs carry only an id (the contract: creating a task only places the task id on a work queue;
@@ -48,6 +49,7 @@ export class PermanentJobError extends Error {
 
 /** The queue as a process owns it: the port plus what workers and the stale-work sweeper need. */
 export interface JobBackend extends JobQueue {
+  readonly options: JobOptions;
   /**
    * True while a job of this work is waiting, delayed for a retry or running, including one whose
    * worker died and that the queue itself will recover.

@@ -1,0 +1,146 @@
+import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { AppContext } from '../context.js';
+import type { JobOptions } from './options.js';
+import { runJob } from './runner.js';
+import type { JobBackend, JobHandlers, JobKind, JobWorker } from './types.js';
+
+const QUEUE_NAME = 'jobs';
+const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+interface JobData {
+  kind: JobKind;
+  refId: number;
+}
+
+const dedupId = (kind: string, refId: number) => `${kind}:${refId}`;
+
+/**
+ * BullMQ on Redis (REDIS_URL): any number of worker processes share one queue. Job data is only
+ * {kind, refId}; the deduplication id merges enqueues of the same work while one waits and keeps
+ * one follow-up while one runs (keepLastIfActive), so the same record never runs twice at once.
+ * Retries use BullMQ's attempts with exponential backoff; a worker killed mid-job loses its lock
+ * and the stalled-job check of any live worker puts the job back.
+ */
+export class BullJobBackend implements JobBackend {
+  private readonly connection: Redis;
+  private readonly queue: Queue<JobData>;
+  private readonly workers = new Set<BullWorker>();
+
+  constructor(
+    private readonly redisUrl: string,
+    readonly options: JobOptions,
+  ) {
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    this.queue = new Queue<JobData>(QUEUE_NAME, { connection: this.connection, prefix: options.prefix });
+  }
+
+  async enqueue(kind: JobKind, refId: number): Promise<void> {
+    await this.queue.add(kind, { kind, refId }, {
+      deduplication: { id: dedupId(kind, refId), keepLastIfActive: true },
+      attempts: this.options.maxAttempts,
+      backoff: { type: 'exponential', delay: this.options.backoffMs },
+      removeOnComplete: true,
+      removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+    });
+  }
+
+  async hasLiveJob(kind: JobKind, refId: number): Promise<boolean> {
+    const jobId = await this.queue.getDeduplicationJobId(dedupId(kind, refId));
+    if (!jobId) return false;
+    return LIVE_STATES.has(await this.queue.getJobState(jobId));
+  }
+
+  startWorker(ctx: AppContext, handlers: JobHandlers): JobWorker {
+    const worker = new BullWorker(ctx, handlers, this.options, this.redisUrl, () => this.workers.delete(worker));
+    this.workers.add(worker);
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.workers].map((w) => w.close()));
+    await this.queue.close();
+    await this.connection.quit().catch(() => undefined);
+  }
+
+  /** Removes every key of this queue: tests only (each uses its own prefix). */
+  async obliterate(): Promise<void> {
+    await this.queue.obliterate({ force: true });
+  }
+}
+
+class BullWorker implements JobWorker {
+  private readonly connection: Redis;
+  private readonly worker: Worker<JobData>;
+  private readonly stop = new AbortController();
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    handlers: JobHandlers,
+    private readonly options: JobOptions,
+    redisUrl: string,
+    private readonly onClosed: () => void,
+  ) {
+    this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+    const env = { ctx, handlers, options };
+    this.worker = new Worker<JobData>(
+      QUEUE_NAME,
+      async (job: Job<JobData>, token?: string) => {
+        const { kind, refId } = job.data;
+        // A run cut short by a dead worker counts as an attempt, as in the in-process queue; a
+        // run released at shutdown (moveToWait) does not.
+        const attempt = job.attemptsMade + job.stalledCounter + 1;
+        const outcome = await runJob(env, { kind, refId, attempt }, { stop: this.stop.signal });
+        switch (outcome.status) {
+          case 'done':
+          case 'lost':
+            return;
+          case 'retry':
+            throw new Error(outcome.reason);
+          case 'failed':
+            // Final: onFailed already ran; no further attempt whatever attempts remain.
+            throw new UnrecoverableError(outcome.reason);
+          case 'released':
+            await job.moveToWait(token);
+            throw new WaitingError();
+        }
+      },
+      {
+        connection: this.connection,
+        prefix: options.prefix,
+        concurrency: options.concurrency,
+        lockDuration: options.leaseMs,
+        stalledInterval: options.leaseMs,
+        // Dead workers count as attempts in the runner, which gives up first and calls onFailed.
+        maxStalledCount: options.maxAttempts,
+        autorun: true,
+      },
+    );
+    this.worker.on('error', (err) => ctx.log.error({ err: err.message }, 'job worker error'));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const closed = this.worker.close();
+    const inTime = await Promise.race([closed.then(() => true), sleep(this.options.shutdownGraceMs).then(() => false)]);
+    if (!inTime) {
+      this.ctx.log.warn('releasing jobs still running at shutdown');
+      this.stop.abort();
+      // Released jobs go back to waiting; a handler that ignores the signal leaves its job to
+      // the stalled-job check once its lock expires.
+      const released = await Promise.race([closed.then(() => true), sleep(1_000).then(() => false)]);
+      if (!released) await this.worker.close(true);
+    }
+    await this.connection.quit().catch(() => undefined);
+    this.onClosed();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

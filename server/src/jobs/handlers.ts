@@ -1,0 +1,7 @@
+import type { JobHandlers } from './types.js';
+
+/**
+ * What worker processes run, per job kind: each owning module adds one line here. A kind with
+ * no entry still fails its jobs visibly (job row `failed`, error logged), never silently.
+ */
+export const jobHandlers: JobHandlers = {};

@@ -1,0 +1,32 @@
+import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import { BullJobBackend } from './bullmq.js';
+import { InProcessJobBackend } from './in-process.js';
+import { jobOptionsFrom, type JobOptions } from './options.js';
+import { StaleWorkSweeper } from './sweeper.js';
+import type { JobBackend, JobHandlers, JobWorker } from './types.js';
+
+/** BullMQ when REDIS_URL is set, else the durable queue in the database. */
+export function createJobBackend(
+  config: Config,
+  database: Pick<Database, 'db' | 'dialect'>,
+  options: JobOptions = jobOptionsFrom(config.env),
+): JobBackend {
+  return config.redisUrl
+    ? new BullJobBackend(config.redisUrl, options)
+    : new InProcessJobBackend(database.db, database.dialect, options);
+}
+
+/** The worker role of a process: runs jobs and sweeps stale work until closed. */
+export function startJobWorker(ctx: AppContext, backend: JobBackend, handlers: JobHandlers): JobWorker {
+  const worker = backend.startWorker(ctx, handlers);
+  const sweeper = new StaleWorkSweeper(ctx, backend, handlers, backend.options);
+  sweeper.start();
+  return {
+    async close() {
+      await sweeper.stop();
+      await worker.close();
+    },
+  };
+}

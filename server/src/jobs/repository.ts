@@ -1,0 +1,211 @@
+import type { Db, Dialect } from '../db/database.js';
+import type { JobKind } from './types.js';
+
+/**
+ * The durable queue of the in-process backend (`jobs` table) and the records the worker leases
+ * and the stale-work sweeper watches. Job rows are identified by (id, attempts): every claim
+ * bumps `attempts`, so a worker that lost its lease can no longer renew, finish or fail the row.
+ */
+
+export interface ClaimedJob {
+  id: number;
+  kind: string;
+  ref_id: number;
+  attempts: number;
+}
+
+const LIVE = ['queued', 'running'] as const;
+
+/** Adds a job unless one for the same work is already waiting (a running one gets a follow-up). */
+export async function insertJob(db: Db, kind: JobKind, refId: number, nowIso: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const waiting = await trx
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', kind)
+      .where('ref_id', '=', refId)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    if (waiting) return;
+    await trx
+      .insertInto('jobs')
+      .values({ kind, ref_id: refId, status: 'queued', attempts: 0, run_after: nowIso, created_at: nowIso, updated_at: nowIso })
+      .execute();
+  });
+}
+
+/**
+ * Takes the next due job: a queued one whose time has come, or a running one whose worker let
+ * its lease lapse (crashed). A job whose work already runs elsewhere under a live lease waits,
+ * so one record is never worked on by two runs at once. PostgreSQL workers skip rows another
+ * worker is claiming; SQLite's single writer makes the statement atomic by itself.
+ */
+export async function claimNextJob(db: Db, dialect: Dialect, nowIso: string, lockedUntilIso: string): Promise<ClaimedJob | undefined> {
+  const due = db
+    .selectFrom('jobs as j')
+    .select('j.id')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('j.status', '=', 'queued'), eb('j.run_after', '<=', nowIso)]),
+        eb.and([eb('j.status', '=', 'running'), eb('j.locked_until', '<', nowIso)]),
+      ]),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('jobs as r')
+            .select('r.id')
+            .whereRef('r.kind', '=', 'j.kind')
+            .whereRef('r.ref_id', '=', 'j.ref_id')
+            .whereRef('r.id', '<>', 'j.id')
+            .where('r.status', '=', 'running')
+            .where('r.locked_until', '>=', nowIso),
+        ),
+      ),
+    )
+    .orderBy('j.run_after')
+    .orderBy('j.id')
+    .limit(1)
+    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+  return db
+    .updateTable('jobs')
+    .set((eb) => ({ status: 'running', attempts: eb('attempts', '+', 1), locked_until: lockedUntilIso, updated_at: nowIso }))
+    .where('id', '=', due)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('run_after', '<=', nowIso)]),
+        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', nowIso)]),
+      ]),
+    )
+    .returning(['id', 'kind', 'ref_id', 'attempts'])
+    .executeTakeFirst();
+}
+
+function ownRow(db: Db, job: ClaimedJob) {
+  return db.updateTable('jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).where('status', '=', 'running');
+}
+
+/** False when the lease was lost (another worker re-claimed the job). */
+export async function renewJobLease(db: Db, job: ClaimedJob, lockedUntilIso: string, nowIso: string): Promise<boolean> {
+  const result = await ownRow(db, job).set({ locked_until: lockedUntilIso, updated_at: nowIso }).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Finished jobs leave the table: it is a queue, not a history (failed ones stay, with their error). */
+export async function deleteFinishedJob(db: Db, job: ClaimedJob): Promise<void> {
+  await db.deleteFrom('jobs').where('id', '=', job.id).where('attempts', '=', job.attempts).where('status', '=', 'running').execute();
+}
+
+export async function scheduleJobRetry(db: Db, job: ClaimedJob, runAfterIso: string, error: string, nowIso: string): Promise<void> {
+  await ownRow(db, job).set({ status: 'queued', run_after: runAfterIso, locked_until: null, last_error: error, updated_at: nowIso }).execute();
+}
+
+export async function markJobFailed(db: Db, job: ClaimedJob, error: string, nowIso: string): Promise<void> {
+  await ownRow(db, job).set({ status: 'failed', locked_until: null, last_error: error, updated_at: nowIso }).execute();
+}
+
+/** Hands a job back at shutdown without counting the interrupted run as an attempt. */
+export async function releaseJob(db: Db, job: ClaimedJob, nowIso: string): Promise<void> {
+  await ownRow(db, job)
+    .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), run_after: nowIso, locked_until: null, updated_at: nowIso }))
+    .execute();
+}
+
+export async function hasLiveJobRow(db: Db, kind: JobKind, refId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('ref_id', '=', refId)
+    .where('status', 'in', LIVE)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Records whose background work carries a lease: the worker keeps `lease_until` ahead while it
+ * runs, so the sweeper can tell live work from work whose worker vanished.
+ */
+const LEASED_TABLES = { 'task.generate': 'tasks', 'fission.generate': 'fission_tasks' } as const;
+
+export async function setRecordLease(db: Db, kind: string, refId: number, leaseUntilIso: string | null): Promise<void> {
+  const table = LEASED_TABLES[kind as keyof typeof LEASED_TABLES];
+  if (!table) return;
+  await db.updateTable(table).set({ lease_until: leaseUntilIso }).where('id', '=', refId).execute();
+}
+
+/**
+ * Records that should have background work going but show no sign of it: generation whose
+ * lease lapsed, and records still waiting for their first run, untouched since `staleBeforeIso`.
+ */
+export async function findStaleRecords(db: Db, kind: JobKind, nowIso: string, staleBeforeIso: string, limit: number): Promise<number[]> {
+  let rows: Array<{ id: number }>;
+  switch (kind) {
+    case 'task.generate':
+      rows = await db
+        .selectFrom('tasks')
+        .select('id')
+        .where('updated_at', '<', staleBeforeIso)
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', 'pending'),
+            eb.and([eb('status', '=', 'generating'), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)])]),
+          ]),
+        )
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      break;
+    case 'fission.generate':
+      rows = await db
+        .selectFrom('fission_tasks')
+        .select('id')
+        .where('updated_at', '<', staleBeforeIso)
+        .where('status', '=', 'generating')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      break;
+    case 'package.build':
+      rows = await db
+        .selectFrom('delivery_packages')
+        .select('id')
+        .where('updated_at', '<', staleBeforeIso)
+        .where('status', '=', 'pending')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      break;
+    default:
+      // Image retries of a fission note leave no state to watch: the note keeps its error markers.
+      rows = [];
+  }
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Counts one resume of a record's work, unless another sweeper did so within `staleAfter`
+ * (then undefined: leave it to that one). Returns the number of resumes including this one.
+ */
+export async function countResume(db: Db, kind: JobKind, refId: number, nowIso: string, sweptBeforeIso: string): Promise<number | undefined> {
+  await db
+    .insertInto('job_resumes')
+    .values({ kind, ref_id: refId, resumes: 0, swept_at: new Date(0).toISOString() })
+    .onConflict((oc) => oc.columns(['kind', 'ref_id']).doNothing())
+    .execute();
+  const row = await db
+    .updateTable('job_resumes')
+    .set((eb) => ({ resumes: eb('resumes', '+', 1), swept_at: nowIso }))
+    .where('kind', '=', kind)
+    .where('ref_id', '=', refId)
+    .where('swept_at', '<', sweptBeforeIso)
+    .returning('resumes')
+    .executeTakeFirst();
+  return row?.resumes;
+}
+
+/** Work that finished clears its resume count, so a later regeneration starts afresh. */
+export async function clearResumes(db: Db, kind: string, refId: number): Promise<void> {
+  await db.deleteFrom('job_resumes').where('kind', '=', kind).where('ref_id', '=', refId).execute();
+}
