@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Db, Dialect } from './db/database.js';
 import type { TaskEventBus } from './events/types.js';
 import type { JobQueue } from './jobs/types.js';
+import type { ProviderFactory } from './providers/factory.js';
 import type { SecretBox } from './security/secret-box.js';
 import type { AccessTokens } from './security/tokens.js';
 import type { FileStorage } from './storage/types.js';
@@ -25,4 +26,6 @@ export interface AppContext {
   events: TaskEventBus;
   /** Background work by id (jobs/): BullMQ with REDIS_URL, else the durable `jobs` table. */
   queue: JobQueue;
+  /** Provider for a key's credentials: OpenAI-compatible presets or the offline `local` (providers/). */
+  providers: ProviderFactory;
 }

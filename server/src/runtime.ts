@@ -10,6 +10,7 @@ import { createJobBackend, startJobWorker } from './jobs/index.js';
 import type { JobHandlers } from './jobs/types.js';
 import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
+import { createProviderFactory } from './providers/factory.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
 import { createFileStorage } from './storage/index.js';
@@ -40,6 +41,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel, opts.logDestination);
+  const providers = createProviderFactory(config.env);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (opts.migrate !== false) await migrateToLatest(database.db);
   const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, log) : undefined);
@@ -59,6 +61,7 @@ export async function createRuntime(
     storage: createFileStorage(config),
     events,
     queue: jobs,
+    providers,
   };
   // Closed in reverse: the worker stops taking jobs (and lets running ones finish) before the
   // queue's connections close.

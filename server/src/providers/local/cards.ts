@@ -1,0 +1,90 @@
+import sharp from 'sharp';
+import { escapeXml, FONT_FAMILY, renderSvg, wrapText } from '../../images/fonts.js';
+import type { ImageInput } from '../types.js';
+import type { Random } from './random.js';
+
+const W = 1080;
+const H = 1440;
+
+const ROLE_NAMES: Record<string, string> = {
+  main: '主图',
+  hook: '封面',
+  pain: '痛点',
+  proof: '实测',
+  quality: '细节',
+  credit: '口碑',
+  convert: '入手',
+};
+
+/** Base hue per strategy (A warm, B cool, C fresh), varied a little per image. */
+const STRATEGY_HUES: Record<string, number> = { A: 350, B: 210, C: 140 };
+
+export interface CardSpec {
+  role: string;
+  strategy: string;
+  seq: number;
+  productName: string;
+  theme: string;
+  reference?: ImageInput;
+}
+
+const hsl = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 360) % 360)},${s}%,${l}%)`;
+
+/** The product frame: where the reference photo (or a drawn stand-in) goes. */
+const FRAME = { x: 150, y: 440, w: 780, h: 620, strip: 130, radius: 36 };
+
+/**
+ * A 1080×1440 storyboard card: a soft gradient in the strategy's colours, the product photo
+ * in a rounded frame (or an illustrated stand-in), and the product name and role in Chinese.
+ * The top third and the bottom band stay calm for the cover title and captions the service
+ * overlays afterwards.
+ */
+export async function renderCard(spec: CardSpec, rng: Random): Promise<Buffer> {
+  const hue = (STRATEGY_HUES[spec.strategy] ?? 30) + rng.int(-18, 18);
+  const bubbles = Array.from({ length: 6 }, () => {
+    const r = rng.int(60, 220);
+    return `<circle cx="${rng.int(0, W)}" cy="${rng.int(0, H)}" r="${r}" fill="${hsl(hue + rng.int(-40, 40), 70, 92)}" fill-opacity="${(0.35 + rng.next() * 0.4).toFixed(2)}"/>`;
+  }).join('');
+  const { x, y, w, h, strip, radius } = FRAME;
+  const nameLines = wrapText(spec.productName || '好物推荐', w - 80, 46, 1);
+  const subtitle = wrapText(`${ROLE_NAMES[spec.role] ?? '配图'} · ${spec.theme || '日常分享'} · 第${spec.seq}张`, w - 80, 30, 1);
+  const standIn = spec.reference
+    ? ''
+    : `<g transform="translate(${x + w / 2} ${y + (h - strip) / 2 + 20})">
+         <rect x="-95" y="-150" width="190" height="300" rx="48" fill="${hsl(hue, 45, 62)}"/>
+         <rect x="-55" y="-205" width="110" height="70" rx="18" fill="${hsl(hue, 35, 40)}"/>
+         <rect x="-70" y="-40" width="140" height="90" rx="14" fill="#ffffff" fill-opacity="0.85"/>
+         <text y="18" font-family="${FONT_FAMILY}" font-size="34" font-weight="700" fill="${hsl(hue, 40, 35)}" text-anchor="middle">${escapeXml([...(spec.productName || '好物')].slice(0, 4).join(''))}</text>
+       </g>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">
+    <defs>
+      <linearGradient id="bg" x1="0" y1="0" x2="0.4" y2="1">
+        <stop offset="0" stop-color="${hsl(hue, 65, 88)}"/>
+        <stop offset="1" stop-color="${hsl(hue + 30, 55, 96)}"/>
+      </linearGradient>
+      <filter id="shadow" x="-10%" y="-10%" width="120%" height="130%"><feDropShadow dx="0" dy="18" stdDeviation="22" flood-color="#000" flood-opacity="0.18"/></filter>
+    </defs>
+    <rect width="${W}" height="${H}" fill="url(#bg)"/>
+    ${bubbles}
+    <rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${radius}" fill="#ffffff" filter="url(#shadow)"/>
+    <rect x="${x + 20}" y="${y + 20}" width="${w - 40}" height="${h - strip - 30}" rx="${radius - 12}" fill="${hsl(hue, 50, 94)}"/>
+    ${standIn}
+    <text x="${x + 40}" y="${y + h - strip + 62}" font-family="${FONT_FAMILY}" font-size="46" font-weight="700" fill="#2b2b2b">${escapeXml(nameLines[0] ?? '')}</text>
+    <text x="${x + 40}" y="${y + h - 28}" font-family="${FONT_FAMILY}" font-size="30" font-weight="400" fill="#7a7a7a">${escapeXml(subtitle[0] ?? '')}</text>
+  </svg>`;
+  const card = renderSvg(svg);
+  if (!spec.reference) return card;
+
+  // The reference photo fills the frame's picture area with rounded corners.
+  const pw = w - 40;
+  const ph = h - strip - 30;
+  const mask = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${pw}" height="${ph}"><rect width="${pw}" height="${ph}" rx="${radius - 12}" fill="#fff"/></svg>`);
+  const photo = await sharp(spec.reference.data, { failOn: 'truncated' })
+    .rotate()
+    .resize(pw, ph, { fit: 'cover', position: sharp.strategy.attention })
+    .ensureAlpha()
+    .composite([{ input: mask, blend: 'dest-in' }])
+    .png()
+    .toBuffer();
+  return sharp(card).composite([{ input: photo, left: x + 20, top: y + 20 }]).png().toBuffer();
+}

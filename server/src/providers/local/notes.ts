@@ -1,0 +1,208 @@
+import type { Note, NotesIntentInput, StrategyCode } from '../../generation/schemas.js';
+import { Random } from './random.js';
+
+/**
+ * The offline provider's writer: fluent Xiaohongshu-style notes assembled from phrase banks
+ * per strategy, filled with the product profile, the theme, benchmark highlights and the
+ * preference context. Deterministic for a seed; no network.
+ */
+
+const cp = (text: string) => [...text].length;
+const clipCp = (text: string, max: number) => [...text].slice(0, max).join('');
+
+/** The first title template that fits in `max` code points (and UTF-16 units), else a clipped one. */
+function fitting(candidates: string[], max: number): string {
+  const fits = candidates.find((t) => cp(t) <= max && t.length <= max);
+  if (fits) return fits;
+  let title = clipCp(candidates[0] ?? '', max);
+  while (title.length > max) title = [...title].slice(0, -1).join('');
+  return title;
+}
+
+/** A short product name for titles: the part before a space or bracket, at most 8 characters. */
+function shortName(name: string): string {
+  const head = name.trim().split(/[\s（(【[｜|,，]/u)[0] || name.trim();
+  return clipCp(head, 8);
+}
+
+function clean(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+interface Voice {
+  emoji: string[];
+  hooks: string[];
+  intro: string[];
+  point: string[];
+  closing: string[];
+  titles: string[];
+  covers: string[];
+  tags: string[];
+  brief: string;
+}
+
+/** Placeholders: {name} {short} {theme} {angle} {days} {n} {point} {category} {scene} */
+const VOICES: Record<StrategyCode, Voice> = {
+  A: {
+    emoji: ['😭', '🥲', '💔', '😮‍💨', '🙋‍♀️'],
+    hooks: [
+      '说真的，{angle}这件事困扰了我好久{e}',
+      '谁懂啊！{angle}真的会让人很崩溃{e}',
+      '姐妹们，{angle}的烦恼我太懂了{e}',
+      '以前每次{theme}，我都被{angle}折磨得不行{e}',
+    ],
+    intro: [
+      '试过好多办法都不太理想，直到遇见了{name}，才发现原来问题可以这么简单地解决。',
+      '踩过不少坑以后，朋友把{name}推荐给我，用了一段时间，终于可以放心地说：它真的懂我。',
+      '一开始我也半信半疑，结果{name}用下来，{angle}的情况明显好了很多，心情都跟着变好了。',
+    ],
+    point: ['✅ {point}，再也不用为{angle}发愁', '✅ {point}，这一点真的戳中我', '✅ {point}，用起来特别安心'],
+    closing: ['有同样困扰的姐妹，评论区一起聊聊吧👇', '如果你也被{angle}困扰，真心建议试试看💗', '希望这篇能帮到正在烦恼的你🫶'],
+    titles: ['{angle}？{short}救了我{e}', '{theme}｜{short}是我的救星', '被{angle}困扰？试试{short}', '终于不再{angle}了{e}', '{short}｜告别{angle}'],
+    covers: ['{angle}救星', '{short}救了我', '告别{angle}'],
+    tags: ['痛点解决', '真实分享', '亲测有效'],
+    brief: '情绪化的前后对比氛围，柔和自然光，真实生活中的人物瞬间',
+  },
+  B: {
+    emoji: ['📝', '🔍', '📊', '🧪', '✍️'],
+    hooks: [
+      '连续用了{days}天{short}，来交作业啦{e}',
+      '不吹不黑，{short}的真实测评来了{e}',
+      '花了{days}天认真测试{short}，结论先放这里{e}',
+    ],
+    intro: [
+      '这次测试是在日常{theme}的场景下进行的，每天固定时间使用，记录下了最真实的感受。',
+      '为了给大家最客观的参考，我把{name}和之前用过的同类产品放在一起对比了{days}天。',
+      '先说结论：{name}整体表现超出预期，下面是我实测下来的{n}个重点。',
+    ],
+    point: ['{i}️⃣ {point}：实测下来表现稳定', '{i}️⃣ {point}：对比之下优势明显', '{i}️⃣ {point}：细节处理得很用心'],
+    closing: ['小缺点是需要坚持使用才能看到变化，理性种草～还想看哪款测评，留言告诉我📮', '以上都是个人真实体验，仅供参考，有问题评论区问我🙋', '测评不易，觉得有用记得收藏，下次选购不踩坑📌'],
+    titles: ['实测{days}天｜{short}真实反馈', '{short}深度测评｜{n}个真相', '用了{days}天{short}值不值？', '{short}实测｜{n}个变化太明显', '{category}测评｜{short}'],
+    covers: ['实测{days}天', '{short}真实测评', '{n}个真相'],
+    tags: ['真实测评', '好物测评', '测评'],
+    brief: '干净的测评风格，产品质感与细节特写，中性背景，对比式构图',
+  },
+  C: {
+    emoji: ['☀️', '🌿', '✨', '☕️', '🌸'],
+    hooks: [
+      '{scene}，阳光刚刚好{e}',
+      '最近的{scene}，总少不了它{e}',
+      '记录一下我的{scene}日常{e}',
+    ],
+    intro: [
+      '{theme}的节奏里，{name}就这样自然地成为了生活的一部分，不张扬，却很让人安心。',
+      '把{name}放进日常以后，连普通的一天都变得有仪式感了。',
+      '原来生活里的小确幸，有时候就藏在一件称手的好物里，比如{name}。',
+    ],
+    point: ['{e} {point}，随手就能用上', '{e} {point}，让每个瞬间都更舒服', '{e} {point}，是生活里的小惊喜'],
+    closing: ['你的{theme}会带上它吗？评论区告诉我💬', '愿你也能找到属于自己的生活节奏🌿', '把日子过成自己喜欢的样子吧✨'],
+    titles: ['{theme}｜{short}的氛围感', '{scene}必备｜{short}太懂我', '{short}｜我的{theme}日常{e}', '和{short}一起的{theme}', '{theme}好物｜{short}'],
+    covers: ['{theme}日常', '{scene}必备', '氛围感拉满'],
+    tags: ['生活方式', '氛围感', '日常分享'],
+    brief: '生活方式摄影，产品在真实精致的生活场景中被使用，温暖向往的氛围',
+  },
+};
+
+const SCENES = ['周末早晨', '通勤路上', '下班回家后', '出门旅行', '午后时光', '睡前放松'];
+
+function fill(template: string, vars: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => vars[key] ?? '');
+}
+
+function scrub(text: string, words: string[]): string {
+  let out = text;
+  for (const word of words) if (word) out = out.split(word).join('');
+  return out;
+}
+
+function tagOf(text: string): string {
+  return clipCp(text.replace(/[#\s，,。.！!？?｜|]/gu, ''), 12);
+}
+
+export interface ComposeOptions {
+  /** 0-based position of the note inside its set. */
+  index: number;
+}
+
+/** One note for the set described by `input`. */
+export function composeNote(input: NotesIntentInput, { index }: ComposeOptions): Note {
+  const voice = VOICES[input.strategy] ?? VOICES.A;
+  const rng = new Random(`${input.seed}/note/${index}`);
+  const product = input.product;
+  const name = clean(product.name) || '这款好物';
+  const short = shortName(name);
+  const theme = clipCp(clean(input.theme) || '日常', 10);
+  const angles = product.text_angles.map(clean).filter(Boolean);
+  // A recent preference naming one of the angles puts that angle first.
+  const preferred = angles.find((a) => input.preferences.recent_preference.includes(a));
+  const ordered = preferred ? [preferred, ...angles.filter((a) => a !== preferred)] : angles;
+  const angle = clipCp(ordered.length > 0 ? ordered[index % ordered.length]! : `${theme}的小烦恼`, 8);
+  const points = product.selling_points.map(clean).filter(Boolean);
+  const days = String(rng.pick([7, 14, 21, 28, 30]));
+  const n = String(Math.max(3, Math.min(5, points.length || 3)));
+  const scene = rng.pick(SCENES);
+  const vars = { name, short, theme, angle, days, n, scene, category: clipCp(clean(product.category) || '好物', 6) };
+  const e = () => rng.pick(voice.emoji);
+  const say = (template: string, extra: Record<string, string> = {}) => fill(template, { ...vars, e: e(), ...extra });
+
+  const title = fitting(
+    [...voice.titles.slice(index % voice.titles.length), ...voice.titles.slice(0, index % voice.titles.length)].map((t) => say(t)),
+    20,
+  );
+  const cover = fitting(voice.covers.map((t) => say(t)), 12);
+
+  // Rejected before: a calmer, evidence-first voice and an explicit note against overclaiming.
+  const cautious = input.preferences.reject_reasons.length > 0;
+  const body: string[] = [say(rng.pick(voice.hooks)), '', say(rng.pick(voice.intro))];
+  if (points.length > 0) {
+    body.push('');
+    points.slice(0, 5).forEach((point, i) => body.push(say(rng.pick(voice.point), { point, i: String(i + 1) })));
+  }
+  const highlight = input.benchmarks.map((b) => clean(b.highlights)).find(Boolean);
+  if (highlight) body.push('', `📌 划重点：${clipCp(highlight, 40)}`);
+  if (product.style_tone?.trim()) body.push('', `整体是${clipCp(clean(product.style_tone), 12)}的感觉，${theme}的时候用起来刚刚好～`);
+  else body.push('', `${theme}的时候，真的很需要这样一件称手的好物～`);
+  if (cautious) body.push('', '每个人情况不同，效果因人而异，按需入手就好🙏');
+  body.push('', say(rng.pick(voice.closing)));
+
+  const tags = [
+    short,
+    tagOf(product.category),
+    tagOf(theme),
+    tagOf(angle),
+    ...voice.tags,
+    '好物分享',
+    '小红书种草',
+  ].filter((t, i, all) => t && all.indexOf(t) === i);
+
+  const avoid = input.avoid_words.filter(Boolean);
+  return {
+    angle_label: scrub(angle, avoid) || voice.tags[0]!,
+    title: scrub(title, avoid) || voice.tags[0]!,
+    content: scrub(body.join('\n'), avoid),
+    tags: tags.filter((t) => !avoid.some((w) => t.includes(w))).slice(0, 8),
+    cover_title: scrub(cover, avoid) || clipCp(short, 12),
+    image_brief: `${name}的产品展示与使用场景，${voice.brief}，画面中不出现任何文字或水印`,
+  };
+}
+
+/** The reply to a `notes` intent: `count` notes, or the rewrite of one blocked note. */
+export function composeNotes(input: NotesIntentInput): { notes: Note[] } {
+  if (input.rewrite) {
+    const avoid = [...input.rewrite.blocked_words, ...input.avoid_words].filter(Boolean);
+    const note = input.rewrite.note;
+    return {
+      notes: [
+        {
+          ...note,
+          title: scrub(note.title, avoid),
+          content: scrub(note.content, avoid),
+          cover_title: scrub(note.cover_title, avoid),
+          angle_label: scrub(note.angle_label, avoid),
+          tags: note.tags.filter((t) => !avoid.some((w) => t.includes(w))),
+        },
+      ],
+    };
+  }
+  return { notes: Array.from({ length: Math.max(1, input.count) }, (_, index) => composeNote(input, { index })) };
+}

@@ -1,0 +1,234 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { ProviderError, type ProviderErrorKind } from './types.js';
+
+export interface ReliabilityOptions {
+  /** Budget of one attempt, stream included. */
+  timeoutMs: number;
+  /** Further attempts after the first on 429, 5xx and network errors. */
+  maxRetries: number;
+  /** First backoff step; doubles per retry, with jitter. */
+  retryBaseMs: number;
+  /** Longest wait between attempts, whatever Retry-After asks for. */
+  retryMaxWaitMs: number;
+}
+
+export function reliabilityFromEnv(env: NodeJS.ProcessEnv, prefix: string): ReliabilityOptions & { concurrency: number } {
+  const read = (name: string, fallback: number) => {
+    const raw = env[prefix + name] ?? env[`PROVIDER_${name}`];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`${prefix}${name} / PROVIDER_${name} must be a non-negative number, got "${raw}"`);
+    return value;
+  };
+  return {
+    timeoutMs: read('TIMEOUT_MS', 120_000),
+    maxRetries: Math.floor(read('MAX_RETRIES', 3)),
+    retryBaseMs: read('RETRY_BASE_MS', 500),
+    retryMaxWaitMs: read('RETRY_MAX_WAIT_MS', 30_000),
+    concurrency: Math.max(1, Math.floor(read('CONCURRENCY', 4))),
+  };
+}
+
+/** A counting semaphore: at most `limit` calls of one provider in flight in this process. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {}
+
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+
+  get inFlight() {
+    return this.active;
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active++;
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(grant);
+    });
+  }
+
+  private release() {
+    this.active--;
+    this.waiting.shift()?.();
+  }
+}
+
+/** An HTTP failure of a call made without the SDK (DashScope's native API, image downloads). */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Our own per-attempt deadline fired (as opposed to the caller cancelling). */
+class AttemptTimeout extends Error {}
+
+interface Classified {
+  kind: ProviderErrorKind;
+  retryable: boolean;
+  status?: number;
+  retryAfterMs?: number;
+  detail: string;
+}
+
+function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const raw = headers.get('retry-after');
+  if (!raw) return undefined;
+  if (/^\d+(\.\d+)?$/.test(raw.trim())) return Number(raw) * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function classifyStatus(status: number): Pick<Classified, 'kind' | 'retryable'> {
+  if (status === 401 || status === 403) return { kind: 'auth', retryable: false };
+  if (status === 429) return { kind: 'rate_limit', retryable: true };
+  if (status === 408) return { kind: 'timeout', retryable: true };
+  if (status >= 500) return { kind: 'provider_down', retryable: true };
+  return { kind: 'bad_request', retryable: false };
+}
+
+/** A short reason from the provider's error body, never echoing request headers or the key. */
+function providerDetail(error: unknown): string {
+  if (error instanceof APIError) {
+    const body = error.error as { message?: unknown } | undefined;
+    const message = typeof body?.message === 'string' ? body.message : error.message;
+    return message.slice(0, 300);
+  }
+  if (error instanceof Error) return error.message.slice(0, 300);
+  return String(error).slice(0, 300);
+}
+
+function classify(error: unknown): Classified {
+  if (error instanceof AttemptTimeout || error instanceof APIConnectionTimeoutError) {
+    return { kind: 'timeout', retryable: false, detail: 'no complete answer within the time limit' };
+  }
+  if (error instanceof APIConnectionError) return { kind: 'provider_down', retryable: true, detail: providerDetail(error.cause ?? error) };
+  if (error instanceof APIError && typeof error.status === 'number') {
+    return { ...classifyStatus(error.status), status: error.status, retryAfterMs: retryAfterMs(error.headers, Date.now()), detail: providerDetail(error) };
+  }
+  if (error instanceof HttpStatusError) {
+    return { ...classifyStatus(error.status), status: error.status, retryAfterMs: retryAfterMs(error.headers, Date.now()), detail: error.message };
+  }
+  // fetch's network failures (refused, reset, DNS) surface as TypeError('fetch failed').
+  return { kind: 'provider_down', retryable: true, detail: providerDetail(error) };
+}
+
+const advice: Record<ProviderErrorKind, string> = {
+  auth: 'the API key was refused: check or replace the key under API keys',
+  rate_limit: "the provider's rate limit or quota was hit: wait, raise the quota, or lower PROVIDER_CONCURRENCY",
+  bad_request: 'the provider rejected the request: check the model names (PROVIDER_<LABEL>_*_MODEL) and the account’s access to them',
+  provider_down: 'the provider is unreachable or failing: try again later or check PROVIDER_<LABEL>_BASE_URL',
+  timeout: 'the provider did not answer in time: try again, or raise PROVIDER_TIMEOUT_MS',
+  invalid_output: 'the model did not return the requested structure',
+};
+
+function redact(text: string, secret: string): string {
+  if (secret.length < 4) return text;
+  return text.split(secret).join('[redacted]');
+}
+
+export interface CallContext {
+  provider: string;
+  what: string;
+  apiKey: string;
+  options: ReliabilityOptions;
+  semaphore: Semaphore;
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Exponential backoff with equal jitter, or the provider's Retry-After, both capped. */
+export function backoffMs(attempt: number, options: ReliabilityOptions, retryAfter?: number): number {
+  if (retryAfter !== undefined) return Math.min(retryAfter, options.retryMaxWaitMs);
+  const step = options.retryBaseMs * 2 ** attempt;
+  return Math.min(options.retryMaxWaitMs, step / 2 + Math.random() * (step / 2));
+}
+
+/**
+ * Runs one provider call with a per-attempt timeout, a concurrency slot held only while the
+ * attempt runs (not while backing off), retries on 429/5xx/network errors, and a classified
+ * ProviderError at the end whose message names the provider, the operation and what to do.
+ */
+export async function reliably<T>(call: CallContext, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const { options } = call;
+  const wait = call.sleep ?? sleep;
+  for (let n = 0; ; n++) {
+    let outcome: Classified;
+    try {
+      return await call.semaphore.run(async () => {
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(new AttemptTimeout()), options.timeoutMs);
+        const onCallerAbort = () => controller.abort(call.signal!.reason);
+        call.signal?.addEventListener('abort', onCallerAbort, { once: true });
+        try {
+          return await attempt(controller.signal);
+        } catch (error) {
+          // The SDK reports our abort as a user abort; tell our deadline from the caller's cancel.
+          if (controller.signal.reason instanceof AttemptTimeout && (error instanceof APIUserAbortError || controller.signal.aborted)) {
+            throw controller.signal.reason;
+          }
+          throw error;
+        } finally {
+          clearTimeout(timer);
+          call.signal?.removeEventListener('abort', onCallerAbort);
+        }
+      }, call.signal);
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      if (error instanceof ProviderError) throw error;
+      outcome = classify(error);
+    }
+    if (!outcome.retryable || n >= options.maxRetries) {
+      const tries = n + 1;
+      const status = outcome.status ? ` (HTTP ${outcome.status})` : '';
+      const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${advice[outcome.kind]}. Provider said: ${outcome.detail}`;
+      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status);
+    }
+    await wait(backoffMs(n, options, outcome.retryAfterMs), call.signal);
+  }
+}
