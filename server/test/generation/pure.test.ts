@@ -1,0 +1,173 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { NotesDeltaExtractor } from '../../src/generation/deltas.js';
+import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, SCORE_MAX, verdictFor } from '../../src/generation/scoring.js';
+import { buildStoryboard, storyboardRoles } from '../../src/generation/storyboard.js';
+import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/generation/strategies.js';
+import { STRATEGIES } from '../../src/generation/schemas.js';
+
+const DIMENSIONS = ['title', 'emotion', 'selling', 'keyword', 'compliance'] as const;
+
+function expectValidScore(score: Record<string, number>) {
+  for (const d of DIMENSIONS) {
+    expect(Number.isInteger(score[d])).toBe(true);
+    expect(score[d]).toBeGreaterThanOrEqual(0);
+    expect(score[d]).toBeLessThanOrEqual(SCORE_MAX[d]);
+  }
+  expect(score.total).toBe(DIMENSIONS.reduce((sum, d) => sum + score[d]!, 0));
+  expect(score.total).toBeLessThanOrEqual(100);
+}
+
+describe('round-robin spread (contract-decisions §6)', () => {
+  it('spreads text_count over A, B, C by slot', () => {
+    const counts = (n: number) => Object.fromEntries(slotsByStrategy(n).map((s) => [s.strategy, s.slots.length]));
+    expect(counts(1)).toEqual({ A: 1 });
+    expect(counts(2)).toEqual({ A: 1, B: 1 });
+    expect(counts(3)).toEqual({ A: 1, B: 1, C: 1 });
+    expect(counts(7)).toEqual({ A: 3, B: 2, C: 2 });
+    expect(slotsByStrategy(7).find((s) => s.strategy === 'A')!.slots).toEqual([0, 3, 6]);
+    expect([0, 1, 2, 3, 4].map(strategyOfSlot)).toEqual(['A', 'B', 'C', 'A', 'B']);
+  });
+
+  it('gives images to min(3, text_count) sets', () => {
+    expect(imageStrategies(1)).toEqual(['A']);
+    expect(imageStrategies(2)).toEqual(['A', 'B']);
+    expect(imageStrategies(30)).toEqual(['A', 'B', 'C']);
+  });
+});
+
+describe('storyboard roles for image_count 0..9', () => {
+  const ORDER = ['hook', 'pain', 'proof', 'quality', 'credit', 'convert'];
+  for (const strategy of STRATEGIES) {
+    it(`strategy ${strategy}`, () => {
+      expect(storyboardRoles(strategy, 0)).toEqual([]);
+      expect(storyboardRoles(strategy, 1)).toEqual(['main']);
+      for (let n = 2; n <= 9; n++) {
+        const roles = storyboardRoles(strategy, n);
+        expect(roles).toHaveLength(n);
+        expect(roles[0]).toBe('hook');
+        expect(roles[n - 1]).toBe('convert');
+        expect(roles).not.toContain('main');
+        // Narrative order is kept, and every one of the six roles appears from six images on.
+        const positions = roles.map((r) => ORDER.indexOf(r));
+        expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+        if (n >= 6) expect(new Set(roles)).toEqual(new Set(ORDER));
+      }
+    });
+  }
+
+  it('differs by strategy emphasis', () => {
+    expect(storyboardRoles('A', 3)).toEqual(['hook', 'pain', 'convert']);
+    expect(storyboardRoles('B', 3)).toEqual(['hook', 'proof', 'convert']);
+    expect(storyboardRoles('C', 3)).toEqual(['hook', 'quality', 'convert']);
+    expect(storyboardRoles('B', 6)).toEqual(['hook', 'pain', 'proof', 'quality', 'credit', 'convert']);
+  });
+
+  it('frames carry seq from 1, the cover title on hook and captions elsewhere', () => {
+    const frames = buildStoryboard({
+      strategy: 'A',
+      imageCount: 4,
+      note: { title: '熬夜党的救星', cover_title: '熬夜脸救星', image_brief: '深夜书桌前的女生', angle_label: '熬夜急救' },
+      productName: '晚安面膜',
+      sellingPoints: ['玻尿酸深层补水'],
+      theme: '换季护肤',
+    });
+    expect(frames.map((f) => [f.seq, f.role])).toEqual([[1, 'hook'], [2, 'pain'], [3, 'proof'], [4, 'convert']]);
+    expect(frames[0]!.overlay).toEqual({ kind: 'cover', text: '熬夜脸救星' });
+    expect(frames[1]!.overlay).toEqual({ kind: 'caption', text: '熬夜急救' });
+    expect(frames[2]!.overlay).toEqual({ kind: 'caption', text: '玻尿酸深层补水' });
+    expect(frames[3]!.overlay).toEqual({ kind: 'caption', text: '晚安面膜' });
+    for (const f of frames) expect(f.brief).toContain('深夜书桌前的女生');
+    expect(buildStoryboard({ strategy: 'C', imageCount: 1, note: null, productName: 'P', sellingPoints: [], theme: '露营' })[0]).toMatchObject({ seq: 1, role: 'main', overlay: { kind: 'cover', text: '露营' } });
+  });
+});
+
+describe('scoring', () => {
+  const scoreInput = fc.record({
+    title: fc.string({ maxLength: 40 }),
+    content: fc.string({ maxLength: 800 }),
+    tags: fc.array(fc.string({ maxLength: 12 }), { maxLength: 12 }),
+    productName: fc.string({ maxLength: 20 }),
+    sellingPoints: fc.array(fc.string({ maxLength: 20 }), { maxLength: 6 }),
+    theme: fc.string({ maxLength: 20 }),
+    bannedHits: fc.array(fc.record({ level: fc.constantFrom('soft_warn' as const, 'hard_block' as const) }), { maxLength: 5 }),
+  });
+
+  it('heuristic scores are integers within their maxima and the total is their sum', () => {
+    fc.assert(
+      fc.property(scoreInput, (input) => {
+        const { score, verdict } = heuristicScore(input);
+        expectValidScore(score as unknown as Record<string, number>);
+        expect(verdict).toBe(verdictFor(score.total));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('holds on Chinese-looking texts too', () => {
+    const zh = fc.string({ unit: fc.constantFrom(...'我爱这款面膜真的绝了补水熬夜救星！？😀✨1234 \n#'.split('')), maxLength: 600 });
+    fc.assert(
+      fc.property(zh, zh, fc.array(zh, { maxLength: 4 }), (title, content, points) => {
+        expectValidScore(heuristicScore({ title, content, tags: [], productName: '面膜', sellingPoints: points, theme: '补水', bannedHits: [] }).score as unknown as Record<string, number>);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('judge replies are clamped, summed, and never exceed the checked compliance', () => {
+    const anyNumber = fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.double({ noNaN: false }));
+    fc.assert(
+      fc.property(scoreInput, fc.record({ title: anyNumber, emotion: anyNumber, selling: anyNumber, keyword: anyNumber, compliance: anyNumber }), (input, raw) => {
+        const heuristic = heuristicScore(input);
+        const judged = fromJudge({ index: 0, summary: ' ok ', ...raw }, heuristic);
+        expectValidScore(judged.score as unknown as Record<string, number>);
+        expect(judged.score.compliance).toBeLessThanOrEqual(heuristic.score.compliance);
+        expect(judged.verdict).toBe(verdictFor(judged.score.total));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('rewards a well-made note over an empty one, and the pass line is 80', () => {
+    const good = heuristicScore({
+      title: '熬夜党救星｜7天补水绝了✨',
+      content:
+        '换季皮肤干到起皮真的崩溃😭\n试了晚安面膜，玻尿酸深层补水，第二天起来脸超级舒服！\n质地清爽不黏腻，敷完直接睡，懒人也能坚持💧\n温和无刺激，敏感肌也安心～\n你们换季护肤有什么烦恼？评论区聊聊🥰',
+      tags: ['换季护肤', '补水面膜', '晚安面膜', '熬夜急救', '敏感肌'],
+      productName: '晚安面膜',
+      sellingPoints: ['玻尿酸深层补水', '质地清爽不黏腻', '温和无刺激'],
+      theme: '换季护肤',
+      bannedHits: [],
+    });
+    const empty = heuristicScore({ title: '', content: '', tags: [], productName: '晚安面膜', sellingPoints: ['补水'], theme: '换季', bannedHits: [] });
+    expect(good.score.total).toBeGreaterThanOrEqual(PASS_LINE);
+    expect(good.verdict).toBe('通过');
+    expect(empty.score.total).toBeLessThan(20);
+    expect(normaliseScore({ title: 30, emotion: -2, selling: 12.6 })).toEqual({ title: 25, emotion: 0, selling: 13, keyword: 0, compliance: 0, total: 38 });
+  });
+});
+
+describe('streamed note text', () => {
+  it('extracts each note content however the JSON is chunked', () => {
+    const notes = fc.array(
+      fc.record({ angle_label: fc.string(), title: fc.string(), content: fc.string({ unit: 'grapheme', maxLength: 80 }), tags: fc.array(fc.string(), { maxLength: 3 }), cover_title: fc.string(), image_brief: fc.string() }),
+      { minLength: 1, maxLength: 3 },
+    );
+    fc.assert(
+      fc.property(notes, fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 20 }), fc.boolean(), (list, cuts, pretty) => {
+        const text = JSON.stringify({ notes: list }, null, pretty ? 2 : undefined);
+        const got = new Map<number, string>();
+        const extractor = new NotesDeltaExtractor((i, d) => got.set(i, (got.get(i) ?? '') + d));
+        let at = 0;
+        for (let k = 0; at < text.length; k++) {
+          const size = cuts[k % cuts.length]!;
+          extractor.push(text.slice(at, at + size));
+          at += size;
+        }
+        list.forEach((note, i) => expect(got.get(i) ?? '').toBe(note.content));
+        expect([...got.keys()].every((i) => i < list.length)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
