@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshPostgresDatabase, startTestServer, userWithRole, usingPostgres, type TestServer } from '../helpers/server.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function redisReachable(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+describe('general rate limit (RATE_LIMIT_PER_MINUTE per user)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
+  });
+  afterAll(async () => server?.close());
+
+  it('answers 429 / 42900 with Retry-After once a user spent the budget; others keep theirs', async () => {
+    // userWithRole spends requests of its own (admin: login + change-password + create; user: login + change-password).
+    const alice = await userWithRole(server, 'alice', 'operator');
+    const bob = await userWithRole(server, 'bob', 'operator');
+    const statuses: number[] = [];
+    let limited;
+    for (let i = 0; i < 8; i++) {
+      const res = await server.request('GET', '/api/v1/auth/me', { token: alice.token });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        limited = res;
+        break;
+      }
+    }
+    // alice's change-password counted once; five more fit the budget of six.
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(limited!.body).toEqual({ code: 42900, message: expect.stringMatching(/retry in \d+ s/) });
+    const retryAfter = Number(limited!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // Malformed requests count too (the limit runs before body parsing).
+    const bad = await server.request('POST', '/api/v1/workspaces/switch', {
+      token: alice.token,
+      headers: { 'content-type': 'application/json' },
+      raw: '{not json',
+    });
+    expect(bad.status).toBe(429);
+    expect((await server.request('GET', '/api/v1/auth/me', { token: bob.token })).status).toBe(200);
+  });
+});
+
+describe('with REDIS_URL the budget is shared by every API process', () => {
+  let available = false;
+  let a: TestServer | undefined;
+  let b: TestServer | undefined;
+  let dataDir: string;
+  let dropDb: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    available = await redisReachable(REDIS_URL);
+    if (!available) {
+      if (process.env.CI === 'true') throw new Error(`Redis is required in CI but ${REDIS_URL} is not reachable`);
+      console.warn(`skipping the shared rate-limit test: Redis not reachable at ${REDIS_URL}`);
+      return;
+    }
+    // Two API servers of one deployment: same database, same secrets, same Redis.
+    dataDir = mkdtempSync(path.join(tmpdir(), 'cps-rl-'));
+    const env: Record<string, string> = { RATE_LIMIT_PER_MINUTE: '5', REDIS_URL };
+    if (usingPostgres) {
+      const db = await freshPostgresDatabase(process.env.DATABASE_URL!);
+      env.DATABASE_URL = db.url;
+      dropDb = db.drop;
+    }
+    a = await startTestServer({ env, dataDir });
+    b = await startTestServer({ env, dataDir });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await dropDb?.();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('counts requests to either process against one budget', async (ctx) => {
+    if (!available) return ctx.skip();
+    const token = await a!.adminToken(); // change-password counts 1 for the admin
+    const statuses = [
+      (await a!.request('GET', '/api/v1/auth/me', { token })).status,
+      (await a!.request('GET', '/api/v1/auth/me', { token })).status,
+      (await b!.request('GET', '/api/v1/auth/me', { token })).status,
+      (await b!.request('GET', '/api/v1/auth/me', { token })).status,
+    ];
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    // Each process alone has seen at most 3 requests; together 5 — the sixth is over.
+    const over = await b!.request('GET', '/api/v1/auth/me', { token });
+    expect(over.status).toBe(429);
+    expect(over.body.code).toBe(42900);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await a!.request('GET', '/api/v1/auth/me', { token })).status).toBe(429);
+  });
+});
