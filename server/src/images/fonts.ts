@@ -29,12 +29,11 @@ export function escapeXml(text: string): string {
  * Emoji and other pictographs have no glyph in the bundled font and would render as boxes; XML
  * control characters would break the SVG. Both are dropped from drawn text (notes keep them).
  */
+const PICTOGRAPHS = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\u{FE0E}|\u{FE0F}|\u{200D}|\u{20E3}/gu;
+
 export function drawableText(text: string): string {
-  return text
-    .replace(/[\p{Extended_Pictographic}\p{Regional_Indicator}\u{FE0E}\u{FE0F}\u{200D}\u{20E3}]/gu, '')
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
-    .replace(/[ \t]+/g, ' ')
-    .trim();
+  const withoutControls = [...text.replace(PICTOGRAPHS, '')].filter((ch) => ch >= ' ' || ch === '\n' || ch === '\t').join('');
+  return withoutControls.replace(/[ \t]+/g, ' ').trim();
 }
 
 /** Advance width in em: CJK and full-width forms are square; Latin is roughly half. */
@@ -84,6 +83,22 @@ export function wrapText(text: string, maxWidth: number, fontSize: number, maxLi
   while (last && textWidth(`${last}…`, fontSize) > maxWidth) last = [...last].slice(0, -1).join('');
   kept[maxLines - 1] = `${last}…`;
   return kept;
+}
+
+/**
+ * Like wrapText, but with the lines evened out (no single character left on the last line of a
+ * headline): the narrowest width that still needs no more lines.
+ */
+export function wrapBalanced(text: string, maxWidth: number, fontSize: number, maxLines: number): string[] {
+  const lines = wrapText(text, maxWidth, fontSize, maxLines);
+  if (lines.length < 2 || lines[lines.length - 1]!.endsWith('…')) return lines;
+  let best = lines;
+  for (let width = maxWidth - fontSize / 2; width >= fontSize * 2; width -= fontSize / 2) {
+    const next = wrapText(text, width, fontSize, maxLines);
+    if (next.length !== lines.length || next[next.length - 1]!.endsWith('…')) break;
+    best = next;
+  }
+  return best;
 }
 
 /** `<text>` with one `<tspan>` per line, for SVGs rendered by renderSvg. */

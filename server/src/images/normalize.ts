@@ -27,14 +27,16 @@ export interface NormalizeOptions {
 export async function normalizeImage(input: Buffer, opts: NormalizeOptions = {}): Promise<NormalizedImage> {
   const width = opts.width ?? DEFAULT_WIDTH;
   const height = opts.height ?? DEFAULT_HEIGHT;
-  const pipeline = sharp(input, { failOn: 'truncated', limitInputPixels: MAX_INPUT_PIXELS })
-    .rotate()
-    .resize(width, height, { fit: 'cover', position: sharp.strategy.attention })
-    .toColourspace('srgb')
-    .flatten({ background: '#ffffff' });
+  const source = sharp(input, { failOn: 'truncated', limitInputPixels: MAX_INPUT_PIXELS });
+  const meta = await source.metadata();
+  // EXIF orientations 5-8 swap width and height once applied.
+  const [w, h] = (meta.orientation ?? 1) >= 5 ? [meta.height, meta.width] : [meta.width, meta.height];
+  const pipeline = source.rotate().toColourspace('srgb').flatten({ background: '#ffffff' });
+  // Salient-region cropping costs a saliency pass: only when there is something to crop.
+  if (w !== width || h !== height) pipeline.resize(width, height, { fit: 'cover', position: sharp.strategy.attention });
   const data =
     opts.format === 'png'
-      ? await pipeline.png({ compressionLevel: 8 }).toBuffer()
-      : await pipeline.jpeg({ quality: 90, mozjpeg: true, chromaSubsampling: '4:4:4' }).toBuffer();
+      ? await pipeline.png({ compressionLevel: 6 }).toBuffer()
+      : await pipeline.jpeg({ quality: 90, chromaSubsampling: '4:4:4' }).toBuffer();
   return { data, mime: opts.format === 'png' ? 'image/png' : 'image/jpeg', width, height };
 }

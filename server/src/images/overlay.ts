@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { renderSvg, svgTextBlock, wrapText } from './fonts.js';
+import { renderSvg, svgTextBlock, wrapBalanced, wrapText } from './fonts.js';
 import { normalizeImage, type NormalizedImage } from './normalize.js';
 
 export interface OverlayText {
@@ -34,7 +34,7 @@ export function overlaySvg(width: number, height: number, text: OverlayText): st
   const parts: string[] = [];
 
   const titleSize = Math.round(88 * unit);
-  const titleLines = text.title ? wrapText(text.title, width - margin * 2, titleSize, 3) : [];
+  const titleLines = text.title ? wrapBalanced(text.title, width - margin * 2, titleSize, 3) : [];
   if (titleLines.length > 0) {
     const lineHeight = Math.round(titleSize * 1.25);
     const top = Math.round(96 * unit);

@@ -52,7 +52,7 @@ export class OpenAICompatibleProvider implements Provider {
     return this.preset.label;
   }
 
-  generateText(request: TextRequest): Promise<TextResult> {
+  async generateText(request: TextRequest): Promise<TextResult> {
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: request.system },
       { role: 'user', content: this.userPrompt(request) },
@@ -60,7 +60,7 @@ export class OpenAICompatibleProvider implements Provider {
     return this.structuredChat(request, this.preset.textModel, messages, 'text generation');
   }
 
-  analyzeImage(request: VisionRequest): Promise<TextResult> {
+  async analyzeImage(request: VisionRequest): Promise<TextResult> {
     const model = this.preset.visionModel;
     if (!model) {
       throw new ProviderError(

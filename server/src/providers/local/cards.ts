@@ -62,18 +62,18 @@ export async function renderCard(spec: CardSpec, rng: Random): Promise<Buffer> {
         <stop offset="0" stop-color="${hsl(hue, 65, 88)}"/>
         <stop offset="1" stop-color="${hsl(hue + 30, 55, 96)}"/>
       </linearGradient>
-      <filter id="shadow" x="-10%" y="-10%" width="120%" height="130%"><feDropShadow dx="0" dy="18" stdDeviation="22" flood-color="#000" flood-opacity="0.18"/></filter>
     </defs>
     <rect width="${W}" height="${H}" fill="url(#bg)"/>
     ${bubbles}
-    <rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${radius}" fill="#ffffff" filter="url(#shadow)"/>
+    <rect x="${x + 6}" y="${y + 18}" width="${w}" height="${h}" rx="${radius}" fill="#000000" fill-opacity="0.07"/>
+    <rect x="${x}" y="${y}" width="${w}" height="${h}" rx="${radius}" fill="#ffffff"/>
     <rect x="${x + 20}" y="${y + 20}" width="${w - 40}" height="${h - strip - 30}" rx="${radius - 12}" fill="${hsl(hue, 50, 94)}"/>
     ${standIn}
     <text x="${x + 40}" y="${y + h - strip + 62}" font-family="${FONT_FAMILY}" font-size="46" font-weight="700" fill="#2b2b2b">${escapeXml(nameLines[0] ?? '')}</text>
     <text x="${x + 40}" y="${y + h - 28}" font-family="${FONT_FAMILY}" font-size="30" font-weight="400" fill="#7a7a7a">${escapeXml(subtitle[0] ?? '')}</text>
   </svg>`;
   const card = renderSvg(svg);
-  if (!spec.reference) return card;
+  if (!spec.reference) return sharp(card).jpeg({ quality: 92 }).toBuffer();
 
   // The reference photo fills the frame's picture area with rounded corners.
   const pw = w - 40;
@@ -81,10 +81,10 @@ export async function renderCard(spec: CardSpec, rng: Random): Promise<Buffer> {
   const mask = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${pw}" height="${ph}"><rect width="${pw}" height="${ph}" rx="${radius - 12}" fill="#fff"/></svg>`);
   const photo = await sharp(spec.reference.data, { failOn: 'truncated' })
     .rotate()
-    .resize(pw, ph, { fit: 'cover', position: sharp.strategy.attention })
+    .resize(pw, ph, { fit: 'cover' })
     .ensureAlpha()
     .composite([{ input: mask, blend: 'dest-in' }])
     .png()
     .toBuffer();
-  return sharp(card).composite([{ input: photo, left: x + 20, top: y + 20 }]).png().toBuffer();
+  return sharp(card).composite([{ input: photo, left: x + 20, top: y + 20 }]).jpeg({ quality: 92 }).toBuffer();
 }

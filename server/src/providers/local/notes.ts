@@ -103,7 +103,7 @@ const VOICES: Record<StrategyCode, Voice> = {
   },
 };
 
-const SCENES = ['周末早晨', '通勤路上', '下班回家后', '出门旅行', '午后时光', '睡前放松'];
+const SCENES = ['周末早晨', '通勤路上', '出门旅行', '午后时光', '周末出游', '日常出门'];
 
 function fill(template: string, vars: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => vars[key] ?? '');
@@ -156,10 +156,12 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
   const body: string[] = [say(rng.pick(voice.hooks)), '', say(rng.pick(voice.intro))];
   if (points.length > 0) {
     body.push('');
-    points.slice(0, 5).forEach((point, i) => body.push(say(rng.pick(voice.point), { point, i: String(i + 1) })));
+    // Rotate through the templates so no two points of a note read the same.
+    const offset = rng.int(0, voice.point.length - 1);
+    points.slice(0, 5).forEach((point, i) => body.push(say(voice.point[(offset + i) % voice.point.length]!, { point, i: String(i + 1) })));
   }
-  const highlight = input.benchmarks.map((b) => clean(b.highlights)).find(Boolean);
-  if (highlight) body.push('', `📌 划重点：${clipCp(highlight, 40)}`);
+  // Popular benchmark notes close with a one-line recap; follow that structure when there are any.
+  if (input.benchmarks.length > 0 && points.length > 0) body.push('', `📌 一句话总结：${points.slice(0, 2).join('、')}，${theme}很省心`);
   if (product.style_tone?.trim()) body.push('', `整体是${clipCp(clean(product.style_tone), 12)}的感觉，${theme}的时候用起来刚刚好～`);
   else body.push('', `${theme}的时候，真的很需要这样一件称手的好物～`);
   if (cautious) body.push('', '每个人情况不同，效果因人而异，按需入手就好🙏');
