@@ -67,7 +67,7 @@ export class LocalFileStorage implements FileStorage {
     }
   }
 
-  read(key: string): Promise<Buffer> {
+  async read(key: string): Promise<Buffer> {
     return readFile(this.pathOf(key));
   }
 

@@ -1,0 +1,112 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { currentUser } from '../../http/auth.js';
+import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
+import * as service from './service.js';
+
+const tags = ['banned-words'];
+const Level = Type.Union([Type.Literal('auto_fix'), Type.Literal('soft_warn'), Type.Literal('hard_block')]);
+const BannedWordView = Type.Object({
+  id: Type.Integer(),
+  word: Type.String(),
+  level: Level,
+  replacement: Nullable(Type.String()),
+  updatable: Type.Boolean(),
+  workspace_id: Type.Integer(),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+const BannedWordBody = Type.Object({
+  word: Type.String({ minLength: 1, maxLength: 100 }),
+  level: Level,
+  replacement: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'used by auto_fix; null or empty removes the word' }))),
+  updatable: Type.Optional(Type.Boolean({ default: true, description: 'false: only an admin may change or delete the word' })),
+});
+const PresetView = Type.Object({
+  name: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  word_count: Type.Integer(),
+  words: Type.Array(Type.Object({ word: Type.String(), level: Level, replacement: Nullable(Type.String()) })),
+});
+const writers = { access: { minRole: 'supervisor' as const } };
+
+export const bannedWordRoutes: ApiModule = async (app, ctx) => {
+  app.get(
+    '/banned-words',
+    {
+      schema: {
+        tags,
+        summary: 'Banned words of the workspace (optional text search and level filter)',
+        querystring: Type.Intersect([
+          PageQuery,
+          Type.Object({ q: Type.Optional(Type.String({ maxLength: 100 })), level: Type.Optional(Level) }),
+        ]),
+        response: { 200: Ok(Paged(BannedWordView)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listBannedWords(ctx, currentUser(request), request.query)),
+  );
+
+  app.post(
+    '/banned-words',
+    {
+      config: writers,
+      schema: { tags, summary: 'Add a banned word (supervisor or admin)', body: BannedWordBody, response: { 200: Ok(BannedWordView), 409: ErrorEnvelope, ...commonErrors } },
+    },
+    async (request) => ok(await service.createBannedWord(ctx, currentUser(request), request.body)),
+  );
+
+  app.get(
+    '/banned-words/presets',
+    { schema: { tags, summary: 'Built-in word lists that can be imported', response: { 200: Ok(Type.Object({ items: Type.Array(PresetView) })), ...commonErrors } } },
+    async () => ok({ items: service.listPresets() }),
+  );
+
+  app.post(
+    '/banned-words/presets/:name/import',
+    {
+      config: writers,
+      schema: {
+        tags,
+        summary: 'Import a built-in list (idempotent: words already present stay as they are); imported words are updatable: false',
+        params: Type.Object({ name: Type.String({ pattern: '^[a-z0-9-]{1,40}$' }) }),
+        response: { 200: Ok(Type.Object({ preset: Type.String(), imported: Type.Integer(), skipped: Type.Integer() })), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.importPreset(ctx, currentUser(request), request.params.name)),
+  );
+
+  app.get(
+    '/banned-words/:id',
+    { schema: { tags, summary: 'One banned word', params: IdParams, response: { 200: Ok(BannedWordView), ...commonErrors } } },
+    async (request) => ok(await service.getBannedWord(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.put(
+    '/banned-words/:id',
+    {
+      config: writers,
+      schema: {
+        tags,
+        summary: 'Change a banned word (supervisor or admin; updatable: false words admin only)',
+        params: IdParams,
+        body: BannedWordBody,
+        response: { 200: Ok(BannedWordView), 409: ErrorEnvelope, ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.updateBannedWord(ctx, currentUser(request), request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/banned-words/:id',
+    {
+      config: writers,
+      schema: { tags, summary: 'Delete a banned word (updatable: false words admin only)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } },
+    },
+    async (request) => {
+      await service.deleteBannedWord(ctx, currentUser(request), request.params.id);
+      return ok({});
+    },
+  );
+};

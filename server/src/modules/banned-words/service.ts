@@ -1,0 +1,142 @@
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/codec.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { BannedLevel } from '../../db/schema.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import type { AuthUser } from '../../http/auth.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { BannedWordMatcher } from '../../generation/banned-words.js';
+import { removeBannedWordFromProducts } from '../products/repository.js';
+import { BANNED_PRESETS, findPreset } from './presets.js';
+import * as repo from './repository.js';
+
+export interface BannedWordInput {
+  word: string;
+  level: BannedLevel;
+  replacement?: string | null | undefined;
+  updatable?: boolean | undefined;
+}
+
+function normalise(input: BannedWordInput) {
+  const word = input.word.trim();
+  if (word.length === 0) throw badRequest('body.word must not be blank');
+  const replacement = input.replacement?.trim() ? input.replacement.trim() : null;
+  return { word, level: input.level, replacement, updatable: input.updatable ?? true };
+}
+
+export async function listBannedWords(ctx: AppContext, auth: AuthUser, query: PageQuery & { q?: string | undefined; level?: BannedLevel | undefined }) {
+  const [items, total] = await repo.listWords(ctx.db, auth.workspaceId, { q: query.q, level: query.level }, pageWindow(query));
+  return pageOf(items, total, query);
+}
+
+export async function getBannedWord(ctx: AppContext, auth: AuthUser, id: number) {
+  const row = await repo.findWord(ctx.db, auth.workspaceId, id);
+  if (!row) throw notFound('banned word');
+  return row;
+}
+
+function duplicate(word: string) {
+  return conflict(`banned word "${word}" already exists in this workspace`);
+}
+
+export async function createBannedWord(ctx: AppContext, auth: AuthUser, input: BannedWordInput) {
+  const values = normalise(input);
+  if (await repo.findByWord(ctx.db, auth.workspaceId, values.word)) throw duplicate(values.word);
+  const now = nowIso(ctx.clock.now());
+  try {
+    return await repo.insertWord(ctx.db, { workspace_id: auth.workspaceId, ...values, created_at: now, updated_at: now });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicate(values.word);
+    throw err;
+  }
+}
+
+/** `updatable: false` words are the legal baseline: only an admin may change or remove them. */
+function assertMayChange(auth: AuthUser, row: { updatable: boolean; word: string }) {
+  if (!row.updatable && auth.role !== 'admin') {
+    throw forbidden(`banned word "${row.word}" is locked (updatable: false): only an admin may change or delete it`);
+  }
+}
+
+export async function updateBannedWord(ctx: AppContext, auth: AuthUser, id: number, input: BannedWordInput) {
+  const values = normalise(input);
+  const existing = await getBannedWord(ctx, auth, id);
+  assertMayChange(auth, existing);
+  const other = await repo.findByWord(ctx.db, auth.workspaceId, values.word);
+  if (other && other.id !== id) throw duplicate(values.word);
+  try {
+    const row = await repo.updateWord(ctx.db, auth.workspaceId, id, { ...values, updated_at: nowIso(ctx.clock.now()) });
+    if (!row) throw notFound('banned word');
+    return row;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw duplicate(values.word);
+    throw err;
+  }
+}
+
+export async function deleteBannedWord(ctx: AppContext, auth: AuthUser, id: number) {
+  const existing = await getBannedWord(ctx, auth, id);
+  assertMayChange(auth, existing);
+  // Products list the words attached to them; a deleted word leaves no dangling id behind.
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.deleteWord(trx, auth.workspaceId, id);
+    await removeBannedWordFromProducts(trx, auth.workspaceId, id, nowIso(ctx.clock.now()));
+  });
+}
+
+export function listPresets() {
+  return BANNED_PRESETS.map((p) => ({ name: p.name, title: p.title, description: p.description, word_count: p.words.length, words: p.words.map((w) => ({ word: w.word, level: w.level, replacement: w.replacement ?? null })) }));
+}
+
+/** Idempotent: words already in the workspace (by exact text) are left as they are. */
+export async function importPreset(ctx: AppContext, auth: AuthUser, name: string) {
+  const preset = findPreset(name);
+  if (!preset) throw notFound(`banned-word preset "${name}"`);
+  const now = nowIso(ctx.clock.now());
+  const imported = await ctx.db.transaction().execute((trx) =>
+    repo.insertMissingWords(
+      trx,
+      preset.words.map((w) => ({
+        workspace_id: auth.workspaceId,
+        word: w.word,
+        level: w.level,
+        replacement: w.replacement ?? null,
+        updatable: false,
+        created_at: now,
+        updated_at: now,
+      })),
+    ),
+  );
+  return { preset: preset.name, imported, skipped: preset.words.length - imported };
+}
+
+export function validateBannedWordIds(ctx: AppContext, workspaceId: number, ids: number[]) {
+  return repo.existingIds(ctx.db, workspaceId, ids);
+}
+
+const matcherCache = new Map<number, { version: string; matcher: BannedWordMatcher }>();
+const MATCHER_CACHE_LIMIT = 256;
+
+/**
+ * The compiled matcher of a workspace's words. Compiling thousands of words costs a few
+ * milliseconds; the cache is keyed by a cheap version query (count, max id, max updated_at), so
+ * a change made by any process is seen on the next check.
+ */
+export async function bannedWordMatcherFor(ctx: AppContext, workspaceId: number): Promise<BannedWordMatcher> {
+  const version = await repo.wordsVersion(ctx.db, workspaceId);
+  const cached = matcherCache.get(workspaceId);
+  if (cached?.version === version) return cached.matcher;
+  const matcher = new BannedWordMatcher(await repo.allWords(ctx.db, workspaceId));
+  if (matcherCache.size >= MATCHER_CACHE_LIMIT) matcherCache.delete(matcherCache.keys().next().value!);
+  matcherCache.set(workspaceId, { version, matcher });
+  return matcher;
+}
+
+/** 422 / 42202 naming every hard-blocked word found in the texts (task creation, imports). */
+export async function assertNoHardBlock(ctx: AppContext, workspaceId: number, texts: Array<string | null | undefined>) {
+  const matcher = await bannedWordMatcherFor(ctx, workspaceId);
+  const words = matcher.hardBlocks(texts.filter((t): t is string => typeof t === 'string'));
+  if (words.length > 0) {
+    throw new AppError('bannedWordBlock', `banned words (hard_block) found: ${words.join(', ')}`);
+  }
+}

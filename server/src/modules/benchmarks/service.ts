@@ -1,0 +1,174 @@
+import { stringify } from 'csv-stringify/sync';
+import type { AppContext } from '../../context.js';
+import { json, nowIso } from '../../db/codec.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import type { AuthUser } from '../../http/auth.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { fileUrl } from '../../storage/signed-url.js';
+import { deleteUnreferencedFiles } from '../files/service.js';
+import { cleanUploadedImage } from '../products/image-processing.js';
+import { getProduct } from '../products/service.js';
+import { FEATURE_KEYS } from './features.js';
+import * as repo from './repository.js';
+
+type BenchmarkRow = NonNullable<Awaited<ReturnType<typeof repo.findBenchmark>>>;
+
+/**
+ * `screenshot_url` is the legacy link when one was given; for an uploaded screenshot it is a
+ * signed link to the stored file, so clients show either the same way.
+ */
+export function benchmarkView(ctx: AppContext, row: BenchmarkRow) {
+  return {
+    id: row.id,
+    product_id: row.product_id,
+    screenshot_url: row.screenshot_key ? fileUrl(ctx, row.screenshot_key) : row.screenshot_url,
+    has_uploaded_screenshot: row.screenshot_key !== null,
+    highlights: row.highlights,
+    link_url: row.link_url,
+    features: row.features,
+    analyze_status: row.analyze_status,
+    analysis_source: row.analysis_source,
+    analysis_warning: row.analysis_warning,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** http(s) URLs only; anything else (javascript:, file:, data:, ftp:) is refused with the field named. */
+export function httpUrlOrNull(field: string, value: string | null | undefined): string | null {
+  const trimmed = value?.trim();
+  if (!trimmed) return null;
+  let url: URL;
+  try {
+    url = new URL(trimmed);
+  } catch {
+    throw badRequest(`${field} must be an http or https URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${field} must be an http or https URL`);
+  if (url.username || url.password) throw badRequest(`${field} must not contain credentials`);
+  return url.toString();
+}
+
+export async function listBenchmarks(ctx: AppContext, auth: AuthUser, productId: number, query: PageQuery) {
+  await getProduct(ctx, auth, productId);
+  const [rows, total] = await repo.listBenchmarks(ctx.db, auth.workspaceId, productId, pageWindow(query));
+  return pageOf(rows.map((r) => benchmarkView(ctx, r)), total, query);
+}
+
+export async function findBenchmarkOr404(ctx: AppContext, auth: AuthUser, id: number): Promise<BenchmarkRow> {
+  const row = await repo.findBenchmark(ctx.db, auth.workspaceId, id);
+  if (!row) throw notFound('benchmark');
+  return row;
+}
+
+export async function getBenchmark(ctx: AppContext, auth: AuthUser, id: number) {
+  return benchmarkView(ctx, await findBenchmarkOr404(ctx, auth, id));
+}
+
+export interface BenchmarkInput {
+  screenshot_url?: string | null | undefined;
+  highlights?: string | undefined;
+  link_url?: string | null | undefined;
+}
+
+export async function createBenchmark(
+  ctx: AppContext,
+  auth: AuthUser,
+  productId: number,
+  input: BenchmarkInput,
+  screenshot?: Buffer,
+) {
+  await getProduct(ctx, auth, productId);
+  const values = {
+    screenshot_url: httpUrlOrNull('screenshot_url', input.screenshot_url),
+    link_url: httpUrlOrNull('link_url', input.link_url),
+    highlights: (input.highlights ?? '').trim(),
+  };
+  let screenshotKey: string | null = null;
+  if (screenshot) {
+    // Stored re-encoded: screenshots often carry the phone's EXIF, GPS position included.
+    const clean = await cleanUploadedImage(screenshot);
+    screenshotKey = (await ctx.storage.put(clean.data, { contentType: clean.mime, extension: clean.extension })).key;
+  }
+  const now = nowIso(ctx.clock.now());
+  try {
+    const id = await repo.insertBenchmark(ctx.db, {
+      workspace_id: auth.workspaceId,
+      product_id: productId,
+      ...values,
+      screenshot_key: screenshotKey,
+      features: json(null),
+      analyze_status: 'pending',
+      analysis_source: null,
+      analysis_warning: null,
+      created_at: now,
+      updated_at: now,
+    });
+    return getBenchmark(ctx, auth, id);
+  } catch (err) {
+    await deleteUnreferencedFiles(ctx, [screenshotKey]);
+    throw err;
+  }
+}
+
+export async function deleteBenchmark(ctx: AppContext, auth: AuthUser, id: number) {
+  const row = await findBenchmarkOr404(ctx, auth, id);
+  await repo.deleteBenchmark(ctx.db, auth.workspaceId, id);
+  await deleteUnreferencedFiles(ctx, [row.screenshot_key]);
+}
+
+/** Benchmarks of the given products (all products when omitted), for the product export. */
+export async function benchmarksForExport(ctx: AppContext, workspaceId: number, productIds?: number[]) {
+  const rows = await repo.benchmarksWithProduct(ctx.db, workspaceId, productIds);
+  // The legacy link as stored, not a signed link that would expire inside the file.
+  return rows.map((r) => ({ ...benchmarkView(ctx, r), screenshot_url: r.screenshot_url }));
+}
+
+/**
+ * Spreadsheets run cells starting with = + - @ (or a tab/CR) as formulas; an exported
+ * highlight must stay text, so such cells get a leading apostrophe (the OWASP advice).
+ */
+function csvSafe(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+const CSV_COLUMNS = [
+  'id',
+  'product_id',
+  'product_name',
+  'highlights',
+  'link_url',
+  'screenshot_url',
+  'analyze_status',
+  'analysis_source',
+  'analysis_warning',
+  ...FEATURE_KEYS,
+  'created_at',
+] as const;
+
+/** UTF-8 with a byte-order mark, so Excel opens Chinese text correctly; RFC 4180 quoting. */
+export async function benchmarksCsv(ctx: AppContext, auth: AuthUser, productId?: number): Promise<string> {
+  if (productId !== undefined) await getProduct(ctx, auth, productId);
+  const rows = await repo.benchmarksWithProduct(ctx.db, auth.workspaceId, productId === undefined ? undefined : [productId]);
+  const records = rows.map((r) => {
+    const features = (r.features ?? {}) as Record<string, unknown>;
+    const cells: Record<string, unknown> = {
+      id: r.id,
+      product_id: r.product_id,
+      product_name: r.product_name,
+      highlights: r.highlights,
+      link_url: r.link_url ?? '',
+      screenshot_url: r.screenshot_key ? '(uploaded)' : (r.screenshot_url ?? ''),
+      analyze_status: r.analyze_status,
+      analysis_source: r.analysis_source ?? '',
+      analysis_warning: r.analysis_warning ?? '',
+      created_at: r.created_at,
+    };
+    for (const key of FEATURE_KEYS) {
+      const v = features[key];
+      cells[key] = Array.isArray(v) ? v.join(' ') : typeof v === 'string' ? v : '';
+    }
+    return CSV_COLUMNS.map((c) => (typeof cells[c] === 'string' ? csvSafe(cells[c] as string) : String(cells[c])));
+  });
+  return '\uFEFF' + stringify([[...CSV_COLUMNS], ...records], { record_delimiter: '\r\n', quoted_match: /[",\r\n]/ });
+}

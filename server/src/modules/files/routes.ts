@@ -1,0 +1,47 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { ErrorEnvelope } from '../../http/schemas.js';
+import { BinaryFile } from './schemas.js';
+import { verifyFileLink } from '../../storage/signed-url.js';
+import { contentTypeOfKey, isFileKey } from '../../storage/types.js';
+
+/**
+ * Stored files behind signed links (storage/signed-url.ts). Public on purpose: an `<img src>`
+ * sends no bearer header, and a JWT must never travel in a URL. The signature is the credential.
+ */
+export const fileRoutes: ApiModule = async (app, ctx) => {
+  app.get(
+    '/files/:key',
+    {
+      config: { access: { auth: 'public' } },
+      schema: {
+        tags: ['files'],
+        summary: 'A stored file by its signed, short-lived link (no bearer token)',
+        security: [],
+        params: Type.Object({ key: Type.String({ maxLength: 100 }) }),
+        querystring: Type.Object({
+          exp: Type.Integer({ minimum: 0, maximum: 99_999_999_999 }),
+          sig: Type.String({ minLength: 1, maxLength: 100 }),
+        }),
+        response: { 200: BinaryFile, 403: ErrorEnvelope, 404: ErrorEnvelope },
+      },
+    },
+    async (request, reply) => {
+      const { key } = request.params;
+      if (!isFileKey(key)) throw notFound('file');
+      const check = verifyFileLink(ctx, key, request.query.exp, request.query.sig);
+      if (check !== 'ok') throw new AppError('forbidden', check === 'expired' ? 'file link expired' : 'file link signature invalid');
+      const size = await ctx.storage.stat(key);
+      if (!size) throw notFound('file');
+      const maxAge = Math.max(0, request.query.exp - Math.floor(ctx.clock.now().getTime() / 1000));
+      return reply
+        .header('content-type', contentTypeOfKey(key))
+        .header('content-length', String(size.size))
+        // Content-addressed: the bytes behind a key never change, only the link expires.
+        .header('cache-control', `private, max-age=${maxAge}, immutable`)
+        .header('content-disposition', 'inline')
+        .send(await ctx.storage.createReadStream(key));
+    },
+  );
+};

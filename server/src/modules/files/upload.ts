@@ -1,0 +1,41 @@
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../app.js';
+import { badRequest } from '../../http/errors.js';
+
+/** 10 MB as contract-decisions §6 defines it. */
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Registers upload routes in a scope of their own, with multipart parsing limited to one file
+ * of at most 10 MB and a few small fields; a larger file is a 413 before it is buffered whole.
+ * The rest of the API keeps refusing multipart bodies.
+ */
+export async function uploadScope(app: App, routes: (scope: App) => Promise<void> | void): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 8, fieldSize: 20_000, parts: 10, headerPairs: 100 },
+    });
+    await routes(scope as App);
+  });
+}
+
+export interface Upload {
+  file: Buffer | undefined;
+  fields: Record<string, string>;
+}
+
+/** Reads a multipart body: the one file under `fileField` and the text fields, in any order. */
+export async function readUpload(request: FastifyRequest, fileField: string): Promise<Upload> {
+  const fields: Record<string, string> = {};
+  let file: Buffer | undefined;
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      if (part.fieldname !== fileField) throw badRequest(`unexpected file field "${part.fieldname}"; send the file as "${fileField}"`);
+      file = await part.toBuffer();
+    } else {
+      fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+    }
+  }
+  return { file, fields };
+}

@@ -1,0 +1,174 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { currentUser } from '../../http/auth.js';
+import { badRequest } from '../../http/errors.js';
+import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
+import { BinaryFile } from '../files/schemas.js';
+import { readUpload, uploadScope } from '../files/upload.js';
+import * as service from './service.js';
+import { exportProducts } from './export.js';
+
+const tags = ['products'];
+const ShortText = (maxLength: number) => Type.String({ maxLength });
+const ProductView = Type.Object({
+  id: Type.Integer(),
+  workspace_id: Type.Integer(),
+  name: Type.String(),
+  category: Type.String(),
+  source: Type.Union([Type.Literal('preset'), Type.Literal('custom')]),
+  selling_points: Type.Array(Type.String()),
+  style_tone: Nullable(Type.String()),
+  text_angles: Type.Array(Type.String()),
+  custom_prompt: Nullable(Type.String()),
+  banned_word_ids: Type.Array(Type.Integer()),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+const ProductBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  category: Type.String({ minLength: 1, maxLength: 50, description: 'free text, not an enumeration' }),
+  source: Type.Union([Type.Literal('preset'), Type.Literal('custom')]),
+  selling_points: Type.Optional(Type.Array(ShortText(200), { maxItems: 30 })),
+  style_tone: Type.Optional(Nullable(ShortText(200))),
+  text_angles: Type.Optional(Type.Array(ShortText(200), { maxItems: 30 })),
+  custom_prompt: Type.Optional(Nullable(ShortText(4000))),
+  banned_word_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { maxItems: 1000, description: 'ids of this workspace’s banned words' })),
+});
+const ImageView = Type.Object({
+  id: Type.Integer(),
+  product_id: Type.Integer(),
+  url: Type.String({ description: 'signed link, valid at least one hour' }),
+  thumb_url: Nullable(Type.String()),
+  scene: Type.String(),
+  is_primary: Type.Boolean(),
+  mime: Type.String(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  created_at: DateTime,
+});
+const ImageParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+  image_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+});
+const Scene = Type.String({ maxLength: 100, description: 'free text, e.g. 细节特写 / packaging / 使用前' });
+const uploadErrors = { 409: ErrorEnvelope, 413: ErrorEnvelope, 415: ErrorEnvelope };
+
+export const productRoutes: ApiModule = async (app, ctx) => {
+  app.get(
+    '/products',
+    {
+      schema: {
+        tags,
+        summary: 'Products of the workspace; `q` searches the name',
+        querystring: Type.Intersect([PageQuery, Type.Object({ q: Type.Optional(Type.String({ maxLength: 100 })) })]),
+        response: { 200: Ok(Paged(ProductView)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listProducts(ctx, currentUser(request), request.query)),
+  );
+
+  app.get(
+    '/products/export',
+    {
+      schema: {
+        tags,
+        summary: 'All products of the workspace with benchmarks and image metadata, as a JSON file',
+        produces: ['application/json'],
+        response: { 200: BinaryFile, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const auth = currentUser(request);
+      const body = await exportProducts(ctx, auth);
+      const date = ctx.clock.now().toISOString().slice(0, 10);
+      return reply
+        .header('content-type', 'application/json; charset=utf-8')
+        .header('content-disposition', `attachment; filename="products-${date}.json"`)
+        .send(JSON.stringify(body, null, 2));
+    },
+  );
+
+  app.post(
+    '/products',
+    { schema: { tags, summary: 'Create a product', body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
+    async (request) => ok(await service.createProduct(ctx, currentUser(request), request.body)),
+  );
+
+  app.get(
+    '/products/:id',
+    { schema: { tags, summary: 'One product', params: IdParams, response: { 200: Ok(ProductView), ...commonErrors } } },
+    async (request) => ok(await service.getProduct(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.put(
+    '/products/:id',
+    { schema: { tags, summary: 'Replace a product (same body as create)', params: IdParams, body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
+    async (request) => ok(await service.updateProduct(ctx, currentUser(request), request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/products/:id',
+    {
+      schema: { tags, summary: 'Delete a product (409 while tasks refer to it)', params: IdParams, response: { 200: OkEmpty, 409: ErrorEnvelope, ...commonErrors } },
+    },
+    async (request) => {
+      await service.deleteProduct(ctx, currentUser(request), request.params.id);
+      return ok({});
+    },
+  );
+
+  app.get(
+    '/products/:id/images',
+    {
+      schema: { tags, summary: 'Images of a product, oldest first', params: IdParams, response: { 200: Ok(Type.Object({ items: Type.Array(ImageView) })), ...commonErrors } },
+    },
+    async (request) => ok({ items: await service.listProductImages(ctx, currentUser(request), request.params.id) }),
+  );
+
+  await uploadScope(app, (scope) => {
+    scope.post(
+      '/products/:id/images',
+      {
+        schema: {
+          tags,
+          summary: 'Upload a product image: multipart `image` (JPEG/PNG/WebP by content, ≤ 10 MB) and `scene`; the first image becomes primary',
+          consumes: ['multipart/form-data'],
+          params: IdParams,
+          response: { 200: Ok(ImageView), ...uploadErrors, ...commonErrors },
+        },
+      },
+      async (request) => {
+        const auth = currentUser(request);
+        const upload = await readUpload(request, 'image');
+        if (!upload.file) throw badRequest('multipart field "image" (the file) is required');
+        const scene = (upload.fields.scene ?? '').trim();
+        if (scene.length > 100) throw badRequest('scene must be at most 100 characters');
+        return ok(await service.uploadProductImage(ctx, auth, request.params.id, upload.file, scene));
+      },
+    );
+  });
+
+  app.patch(
+    '/products/:id/images/:image_id',
+    {
+      schema: { tags, summary: 'Change the scene label of an image', params: ImageParams, body: Type.Object({ scene: Scene }), response: { 200: Ok(ImageView), ...commonErrors } },
+    },
+    async (request) =>
+      ok(await service.changeImageScene(ctx, currentUser(request), request.params.id, request.params.image_id, request.body.scene.trim())),
+  );
+
+  app.post(
+    '/products/:id/images/:image_id/primary',
+    { schema: { tags, summary: 'Make an image the primary one', params: ImageParams, response: { 200: Ok(ImageView), ...commonErrors } } },
+    async (request) => ok(await service.makeImagePrimary(ctx, currentUser(request), request.params.id, request.params.image_id)),
+  );
+
+  app.delete(
+    '/products/:id/images/:image_id',
+    { schema: { tags, summary: 'Delete an image (deleting the primary promotes the oldest other one)', params: ImageParams, response: { 200: OkEmpty, ...commonErrors } } },
+    async (request) => {
+      await service.deleteProductImage(ctx, currentUser(request), request.params.id, request.params.image_id);
+      return ok({});
+    },
+  );
+};

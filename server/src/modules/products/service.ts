@@ -1,0 +1,194 @@
+import type { AppContext } from '../../context.js';
+import { json, nowIso } from '../../db/codec.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
+import type { AuthUser } from '../../http/auth.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { fileUrl } from '../../storage/signed-url.js';
+import { validateBannedWordIds } from '../banned-words/service.js';
+import { deleteUnreferencedFiles } from '../files/service.js';
+import { cleanUploadedImage, thumbnailOf } from './image-processing.js';
+import * as repo from './repository.js';
+
+export interface ProductInput {
+  name: string;
+  category: string;
+  source: 'preset' | 'custom';
+  selling_points?: string[] | undefined;
+  style_tone?: string | null | undefined;
+  text_angles?: string[] | undefined;
+  custom_prompt?: string | null | undefined;
+  banned_word_ids?: number[] | undefined;
+}
+
+/** A product may hold this many images; more adds nothing to generation but storage. */
+export const MAX_IMAGES_PER_PRODUCT = 20;
+
+const cleanList = (items: string[] | undefined) => (items ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
+const optionalText = (value: string | null | undefined) => (value?.trim() ? value.trim() : null);
+
+async function productValues(ctx: AppContext, workspaceId: number, input: ProductInput) {
+  const name = input.name.trim();
+  const category = input.category.trim();
+  if (!name) throw badRequest('body.name must not be blank');
+  if (!category) throw badRequest('body.category must not be blank');
+  const bannedIds = [...new Set(input.banned_word_ids ?? [])];
+  const known = await validateBannedWordIds(ctx, workspaceId, bannedIds);
+  const unknown = bannedIds.filter((id) => !known.has(id));
+  if (unknown.length > 0) throw badRequest(`body.banned_word_ids: not banned words of this workspace: ${unknown.join(', ')}`);
+  return {
+    name,
+    category,
+    source: input.source,
+    selling_points: json(cleanList(input.selling_points)),
+    style_tone: optionalText(input.style_tone),
+    text_angles: json(cleanList(input.text_angles)),
+    custom_prompt: optionalText(input.custom_prompt),
+    banned_word_ids: json(bannedIds),
+  };
+}
+
+export async function listProducts(ctx: AppContext, auth: AuthUser, query: PageQuery & { q?: string | undefined }) {
+  const q = query.q?.trim();
+  const [items, total] = await repo.listProducts(ctx.db, auth.workspaceId, q || undefined, pageWindow(query));
+  return pageOf(items, total, query);
+}
+
+export async function getProduct(ctx: AppContext, auth: AuthUser, id: number) {
+  const product = await repo.findProduct(ctx.db, auth.workspaceId, id);
+  if (!product) throw notFound('product');
+  return product;
+}
+
+export async function createProduct(ctx: AppContext, auth: AuthUser, input: ProductInput) {
+  const values = await productValues(ctx, auth.workspaceId, input);
+  const now = nowIso(ctx.clock.now());
+  return repo.insertProduct(ctx.db, { workspace_id: auth.workspaceId, ...values, created_at: now, updated_at: now });
+}
+
+export async function updateProduct(ctx: AppContext, auth: AuthUser, id: number, input: ProductInput) {
+  await getProduct(ctx, auth, id);
+  const values = await productValues(ctx, auth.workspaceId, input);
+  const updated = await repo.updateProduct(ctx.db, auth.workspaceId, id, { ...values, updated_at: nowIso(ctx.clock.now()) });
+  if (!updated) throw notFound('product');
+  return updated;
+}
+
+/** Refused while tasks refer to the product: their candidates, reviews and packages depend on it. */
+export async function deleteProduct(ctx: AppContext, auth: AuthUser, id: number) {
+  await getProduct(ctx, auth, id);
+  const refused = () => conflict('the product has production tasks; archive or delete those first (nothing referenced is deleted)');
+  let keys: Array<string | null> = [];
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, id);
+      if ((await repo.countTasksOfProduct(trx, auth.workspaceId, id)) > 0) throw refused();
+      keys = await repo.fileKeysOfProduct(trx, auth.workspaceId, id);
+      await repo.deleteProduct(trx, auth.workspaceId, id);
+    });
+  } catch (err) {
+    // A task created between the count and the delete still holds the row (foreign key).
+    if (isForeignKeyViolation(err)) throw refused();
+    throw err;
+  }
+  await deleteUnreferencedFiles(ctx, keys);
+}
+
+// ---- product images
+
+type ImageRow = Awaited<ReturnType<typeof repo.listImages>>[number];
+
+export function imageView(ctx: AppContext, row: ImageRow) {
+  return {
+    id: row.id,
+    product_id: row.product_id,
+    url: fileUrl(ctx, row.file_key),
+    thumb_url: row.thumb_key ? fileUrl(ctx, row.thumb_key) : null,
+    scene: row.scene,
+    is_primary: row.is_primary,
+    mime: row.mime,
+    width: row.width,
+    height: row.height,
+    created_at: row.created_at,
+  };
+}
+
+export async function listProductImages(ctx: AppContext, auth: AuthUser, productId: number) {
+  await getProduct(ctx, auth, productId);
+  const rows = await repo.listImages(ctx.db, auth.workspaceId, productId);
+  return rows.map((row) => imageView(ctx, row));
+}
+
+/** The product images as rows, for the generation pipeline (see pickProductImage). */
+export function productImagesForGeneration(ctx: AppContext, workspaceId: number, productId: number): Promise<ImageRow[]> {
+  return repo.listImages(ctx.db, workspaceId, productId);
+}
+
+async function findImageOr404(ctx: AppContext, auth: AuthUser, productId: number, imageId: number) {
+  const image = await repo.findImage(ctx.db, auth.workspaceId, productId, imageId);
+  if (!image) throw notFound('product image');
+  return image;
+}
+
+export async function uploadProductImage(ctx: AppContext, auth: AuthUser, productId: number, data: Buffer, scene: string) {
+  await getProduct(ctx, auth, productId);
+  const image = await cleanUploadedImage(data);
+  const thumb = await thumbnailOf(image.data);
+  const stored = await ctx.storage.put(image.data, { contentType: image.mime, extension: image.extension });
+  const storedThumb = await ctx.storage.put(thumb, { contentType: 'image/webp', extension: 'webp' });
+  try {
+    const row = await ctx.db.transaction().execute(async (trx) => {
+      if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
+      const existing = await repo.listImages(trx, auth.workspaceId, productId);
+      if (existing.length >= MAX_IMAGES_PER_PRODUCT) throw conflict(`a product holds at most ${MAX_IMAGES_PER_PRODUCT} images`);
+      return repo.insertImage(trx, {
+        workspace_id: auth.workspaceId,
+        product_id: productId,
+        file_key: stored.key,
+        thumb_key: storedThumb.key,
+        mime: image.mime,
+        width: image.width,
+        height: image.height,
+        scene,
+        is_primary: !existing.some((i) => i.is_primary),
+        created_at: nowIso(ctx.clock.now()),
+      });
+    });
+    return imageView(ctx, row);
+  } catch (err) {
+    await deleteUnreferencedFiles(ctx, [stored.key, storedThumb.key]);
+    if (isUniqueViolation(err)) throw conflict('another image became primary at the same moment; retry the upload');
+    throw err;
+  }
+}
+
+export async function changeImageScene(ctx: AppContext, auth: AuthUser, productId: number, imageId: number, scene: string) {
+  await findImageOr404(ctx, auth, productId, imageId);
+  await repo.updateImageScene(ctx.db, imageId, scene);
+  return imageView(ctx, await findImageOr404(ctx, auth, productId, imageId));
+}
+
+export async function makeImagePrimary(ctx: AppContext, auth: AuthUser, productId: number, imageId: number) {
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
+    if (!(await repo.findImage(trx, auth.workspaceId, productId, imageId))) throw notFound('product image');
+    await repo.setPrimaryImage(trx, productId, imageId);
+  });
+  return imageView(ctx, await findImageOr404(ctx, auth, productId, imageId));
+}
+
+/** Deleting the primary promotes the oldest remaining image, so a product with images always has one. */
+export async function deleteProductImage(ctx: AppContext, auth: AuthUser, productId: number, imageId: number) {
+  const removed = await ctx.db.transaction().execute(async (trx) => {
+    if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
+    const image = await repo.findImage(trx, auth.workspaceId, productId, imageId);
+    if (!image) throw notFound('product image');
+    await repo.deleteImage(trx, imageId);
+    if (image.is_primary) {
+      const next = (await repo.listImages(trx, auth.workspaceId, productId))[0];
+      if (next) await repo.setPrimaryImage(trx, productId, next.id);
+    }
+    return image;
+  });
+  await deleteUnreferencedFiles(ctx, [removed.file_key, removed.thumb_key]);
+}
