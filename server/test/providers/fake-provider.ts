@@ -9,7 +9,7 @@ export interface RecordedRequest {
   at: number;
 }
 
-export type FakeHandler = (req: RecordedRequest, res: ServerResponse, n: number) => void | Promise<void>;
+export type FakeHandler = (req: RecordedRequest, res: ServerResponse, n: number) => unknown;
 
 export interface FakeProvider {
   /** http://127.0.0.1:PORT */
