@@ -1,7 +1,10 @@
+import { packageBuildJob } from '../modules/delivery/build.js';
 import type { JobHandlers } from './types.js';
 
 /**
  * What worker processes run, per job kind: each owning module adds one line here. A kind with
  * no entry still fails its jobs visibly (job row `failed`, error logged), never silently.
  */
-export const jobHandlers: JobHandlers = {};
+export const jobHandlers: JobHandlers = {
+  'package.build': packageBuildJob,
+};

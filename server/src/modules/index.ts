@@ -3,10 +3,12 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { bannedWordRoutes } from './banned-words/routes.js';
 import { benchmarkRoutes } from './benchmarks/routes.js';
+import { deliveryRoutes } from './delivery/routes.js';
 import { fileRoutes } from './files/routes.js';
+import { preferenceRoutes } from './preferences/routes.js';
 import { productRoutes } from './products/routes.js';
 import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, preferenceRoutes, deliveryRoutes];

@@ -1,0 +1,218 @@
+import { Readable } from 'node:stream';
+import sharp from 'sharp';
+import { ZipFile } from 'yazl';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/codec.js';
+import type { Row } from '../../db/schema.js';
+import { MAX_INPUT_PIXELS, sniffImageMime, type ImageMime } from '../../images/probe.js';
+import { PermanentJobError, type JobHandler } from '../../jobs/types.js';
+import * as repo from './repository.js';
+import { PACKAGE_LIFETIME_DAYS, setRank } from './service.js';
+
+const EXTENSIONS: Record<ImageMime, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
+
+/** A reason the build cannot succeed that the user can act on; shown on the package as is. */
+class PackageBuildError extends PermanentJobError {}
+
+const INTERNAL_FAILURE = 'the package could not be built (internal error); create it again';
+
+type Image = Awaited<ReturnType<typeof repo.taskImages>>[number];
+type Text = Awaited<ReturnType<typeof repo.taskTexts>>[number];
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The images one note folder holds: the set's selected images (every image of the set when none
+ * is selected), one per seq, the latest generation and then the latest id winning.
+ */
+export function imagesForSet(images: Image[], strategy: string | null): Image[] {
+  const ofSet = images.filter((i) => i.strategy === strategy);
+  const selected = ofSet.filter((i) => i.is_selected);
+  const latest = new Map<number, Image>();
+  for (const image of selected.length > 0 ? selected : ofSet) {
+    const current = latest.get(image.seq);
+    if (!current || image.generation > current.generation || (image.generation === current.generation && image.id > current.id)) {
+      latest.set(image.seq, image);
+    }
+  }
+  return [...latest.values()].sort((a, b) => a.seq - b.seq);
+}
+
+export function noteText(text: Pick<Text, 'title' | 'content' | 'tags'>): string {
+  const tags = text.tags.map((t) => `#${t.replace(/^#/, '')}`).join(' ');
+  return `${text.title}\n\n${text.content}\n\n${tags}\n`;
+}
+
+/** Characters Windows or macOS refuse in file names, and control characters. */
+function safeNamePart(value: string, max: number): string {
+  // eslint-disable-next-line no-control-regex
+  return value.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '_').replace(/\s+/g, ' ').trim().slice(0, max);
+}
+
+export function packageFileName(productName: string, theme: string, id: number): string {
+  const parts = [safeNamePart(productName, 40), safeNamePart(theme, 40)].filter(Boolean);
+  return `${[...parts, `package_${id}`].join('_')}.zip`;
+}
+
+/**
+ * Stored images are normalised (and metadata-free) when they come from a provider; anything that
+ * still carries EXIF, XMP, IPTC, an ICC profile or text comments is re-encoded without them.
+ */
+async function deliverableImage(ctx: AppContext, image: Image): Promise<{ data: Buffer; extension: string }> {
+  let data: Buffer;
+  try {
+    data = await ctx.storage.read(image.file_key);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new PackageBuildError(`the file of image candidate ${image.id} (set ${image.strategy}, seq ${image.seq}) is missing`);
+    }
+    throw err;
+  }
+  const mime = sniffImageMime(data);
+  if (!mime) throw new PackageBuildError(`image candidate ${image.id} is not a JPEG, PNG or WebP file`);
+  const meta = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  if (meta.exif || meta.xmp || meta.iptc || meta.icc || (meta.comments?.length ?? 0) > 0) {
+    // sharp writes no metadata unless asked to (withMetadata/keepExif), so a re-encode strips it.
+    const encoder = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS });
+    if (mime === 'image/jpeg') data = await encoder.jpeg({ quality: 92, mozjpeg: true }).toBuffer();
+    else if (mime === 'image/webp') data = await encoder.webp({ quality: 92 }).toBuffer();
+    else data = await encoder.png().toBuffer();
+  }
+  return { data, extension: EXTENSIONS[mime] };
+}
+
+interface Plan {
+  folders: Array<{ name: string; text: Text; images: Image[] }>;
+}
+
+async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Promise<Plan> {
+  const noteIds = pkg.note_ids ?? [];
+  if (noteIds.length === 0) throw new PackageBuildError('the package names no text to pack');
+  const [texts, images] = await Promise.all([
+    repo.textsByIds(ctx.db, pkg.workspace_id, pkg.task_id, noteIds),
+    repo.taskImages(ctx.db, pkg.workspace_id, pkg.task_id),
+  ]);
+  const byId = new Map(texts.map((t) => [t.id, t]));
+  const ordered = noteIds.map((id) => {
+    const text = byId.get(id);
+    if (!text) throw new PackageBuildError(`text candidate ${id} no longer exists`);
+    return text;
+  });
+  ordered.sort((a, b) => setRank(a.strategy) - setRank(b.strategy));
+  return {
+    folders: ordered.map((text, i) => ({
+      name: `note_${pad2(i + 1)}${text.strategy ? `_${text.strategy}` : ''}`,
+      text,
+      images: imagesForSet(images, text.strategy),
+    })),
+  };
+}
+
+/**
+ * Writes the zip straight into storage: entries are produced one at a time when yazl asks for
+ * them (addReadStreamLazy), and storage pulls the archive with backpressure, so memory holds one
+ * image at a time however large the package. Entry times are the package's creation time, so a
+ * rebuild of the same content yields the same bytes (and, storage being content-addressed, the
+ * same key).
+ */
+async function writeZip(ctx: AppContext, plan: Plan, mtime: Date, signal: AbortSignal) {
+  const zip = new ZipFile();
+  // yazl's output is a PassThrough; its typings only promise a ReadableStream.
+  const output = zip.outputStream as Readable;
+  let aborted = false;
+  // yazl reports a failed entry on the ZipFile, not on its output: without ending the output,
+  // storage would wait forever for the rest of the archive. The output is destroyed without the
+  // error (it may have no listener yet); the error itself is what this function throws.
+  let zipError: Error | undefined;
+  zip.on('error', (err: Error) => {
+    zipError ??= err;
+    output.destroy();
+  });
+  const lazy = (name: string, produce: () => Promise<Buffer>, compress: boolean) =>
+    zip.addReadStreamLazy(name, { mtime, compress }, (cb) => {
+      if (aborted || signal.aborted) return cb(new Error('package build aborted'), Readable.from([]));
+      produce().then(
+        (data) => cb(null, Readable.from([data])),
+        (err: Error) => cb(err, Readable.from([])),
+      );
+    });
+  let imageCount = 0;
+  for (const folder of plan.folders) {
+    for (const image of folder.images) {
+      imageCount += 1;
+      // Names are fixed before any image is read, so they follow the stored mime; the bytes
+      // are checked against it when the image is read.
+      const ext = EXTENSIONS[image.mime as ImageMime] ?? 'jpg';
+      lazy(`${folder.name}/${pad2(image.seq)}_${image.role}.${ext}`, async () => {
+        const prepared = await deliverableImage(ctx, image);
+        if (prepared.extension !== ext) {
+          throw new PackageBuildError(`image candidate ${image.id} is stored as ${image.mime} but its bytes are ${prepared.extension}`);
+        }
+        return prepared.data;
+      }, false);
+    }
+    lazy(`${folder.name}/note.txt`, async () => Buffer.from(noteText(folder.text), 'utf8'), true);
+  }
+  zip.end();
+  try {
+    const stored = await ctx.storage.putStream(output, { contentType: 'application/zip', extension: 'zip' });
+    return { ...stored, imageCount };
+  } catch (err) {
+    aborted = true;
+    throw zipError ?? err;
+  }
+}
+
+/**
+ * One build attempt: pending → ready. Safe to run again for the same id at any point: a package
+ * that is no longer pending is left alone, and of two attempts racing (a retry after a lost
+ * worker) only the first to finish is recorded.
+ */
+async function buildDeliveryPackage(ctx: AppContext, packageId: number, signal: AbortSignal): Promise<void> {
+  const pkg = await repo.findPackageForBuild(ctx.db, packageId);
+  if (!pkg || pkg.status !== 'pending') return;
+  const log = ctx.log.child({ packageId, taskId: pkg.task_id });
+  const task = await repo.findTask(ctx.db, pkg.workspace_id, pkg.task_id);
+  if (!task) throw new PackageBuildError('the task no longer exists');
+  const plan = await planPackage(ctx, pkg);
+  await ctx.events.append(pkg.task_id, [{ name: 'progress', data: { stage: 'package', done: 0, total: plan.folders.length } }]);
+  const stored = await writeZip(ctx, plan, new Date(pkg.created_at), signal);
+  const now = ctx.clock.now();
+  const won = await repo.transition(ctx.db, pkg.id, 'pending', {
+    status: 'ready',
+    file_key: stored.key,
+    size_bytes: stored.size,
+    file_name: packageFileName(task.product_name, task.theme, pkg.id),
+    error: null,
+    ready_at: nowIso(now),
+    expires_at: nowIso(new Date(now.getTime() + PACKAGE_LIFETIME_DAYS * 24 * 60 * 60 * 1000)),
+    updated_at: nowIso(now),
+  });
+  if (!won) {
+    if (!(await repo.fileInUse(ctx.db, stored.key))) await ctx.storage.delete(stored.key);
+    log.info('package was settled by another attempt; this build is discarded');
+    return;
+  }
+  await ctx.events.append(pkg.task_id, [{ name: 'progress', data: { stage: 'package', done: plan.folders.length, total: plan.folders.length } }]);
+  log.info({ size: stored.size, notes: plan.folders.length, images: stored.imageCount }, 'package ready');
+}
+
+/**
+ * The `package.build` job. A build error the user can act on fails the package at once (shown
+ * as its `error`); anything else is retried by the queue and, once attempts run out, fails the
+ * package with a generic reason, since the raw error may name server paths.
+ */
+export const packageBuildJob: JobHandler = {
+  async run(ctx, packageId, job) {
+    try {
+      await buildDeliveryPackage(ctx, packageId, job.signal);
+    } catch (err) {
+      if (err instanceof PackageBuildError || job.signal.aborted) throw err;
+      ctx.log.error({ err, packageId, attempt: job.attempt }, 'package build attempt failed');
+      throw new Error(INTERNAL_FAILURE);
+    }
+  },
+  async onFailed(ctx, packageId, reason) {
+    await repo.transition(ctx.db, packageId, 'pending', { status: 'failed', error: reason, updated_at: nowIso(ctx.clock.now()) });
+  },
+};

@@ -1,0 +1,165 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import type { AppContext } from '../../context.js';
+import { authenticate, bearerToken, currentUser } from '../../http/auth.js';
+import { AppError } from '../../http/errors.js';
+import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import * as service from './service.js';
+
+const tags = ['delivery'];
+
+const PackageView = Type.Object({
+  id: Type.Integer(),
+  task_id: Type.Integer(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('downloaded'), Type.Literal('failed')], {
+    description: 'failed (with error) is added to the contract\'s pending/ready/downloaded: a build that cannot finish says so',
+  }),
+  download_url: Nullable(Type.String({ description: 'the download-file path, once ready' })),
+  expires_at: Nullable(DateTime),
+  file_name: Nullable(Type.String()),
+  size_bytes: Nullable(Type.Integer()),
+  note_ids: Type.Array(Type.Integer(), { description: 'the text candidates packed, in folder order' }),
+  error: Nullable(Type.String()),
+  created_at: DateTime,
+  ready_at: Nullable(DateTime),
+});
+
+const errors409 = { ...commonErrors, 409: ErrorEnvelope };
+
+/** The bearer rules of download-file without a token: none 401/40100, bad 401/40101. */
+async function bearerUser(ctx: AppContext, request: FastifyRequest) {
+  const token = bearerToken(request);
+  if (token === undefined) throw new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <token> or ?token=<download token>');
+  const user = await authenticate(ctx, token);
+  if (user.mustChangePassword) throw new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
+  return user;
+}
+
+/** A single `bytes=` range (RFC 9110 §14.1.2); anything else means the whole file. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size) return 'unsatisfiable';
+  if (end < start) return undefined;
+  return { start, end };
+}
+
+/** RFC 6266: an ASCII fallback for old clients and the exact UTF-8 name in filename*. */
+export function contentDisposition(name: string, id: number): string {
+  const ascii = name.replace(/[^\x20-\x7e]+/g, '_').replace(/["\\%;]/g, '_').replace(/_+/g, '_');
+  const fallback = /[a-z0-9]/i.test(ascii.replace(/\.zip$/, '')) ? ascii : `package_${id}.zip`;
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+async function sendPackageFile(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, file: { key: string; size: number; name: string }, id: number) {
+  const range = parseRange(request.headers.range, file.size);
+  reply.header('accept-ranges', 'bytes').header('cache-control', 'private, no-store');
+  if (range === 'unsatisfiable') {
+    // 416 is not in the contract's table; its code follows the handler's status × 100 rule.
+    return reply.code(416).header('content-range', `bytes */${file.size}`).send({ code: 41600, message: `range not satisfiable: the file has ${file.size} bytes` });
+  }
+  const stream = await ctx.storage.createReadStream(file.key, range);
+  reply
+    .type('application/zip')
+    .header('content-disposition', contentDisposition(file.name, id))
+    .header('content-length', String(range ? range.end - range.start + 1 : file.size));
+  if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
+  return reply.send(stream);
+}
+
+export const deliveryRoutes: ApiModule = async (app, ctx) => {
+  app.post(
+    '/tasks/:id/package',
+    {
+      // The body is optional: a bare POST means "no note_ids".
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        tags,
+        summary: 'Create a delivery package (task approved or pending_selection); only its id is queued for the build',
+        params: IdParams,
+        body: Type.Object({
+          note_ids: Type.Optional(
+            Type.Array(Type.Integer({ minimum: 1 }), {
+              minItems: 1,
+              maxItems: 100,
+              description: 'text candidates to pack; absent: each set\'s selected text, else its best-scored text',
+            }),
+          ),
+        }),
+        response: {
+          200: Ok(Type.Object({ delivery_package_id: Type.Integer(), status: Type.Literal('pending') })),
+          ...errors409,
+          422: ErrorEnvelope,
+        },
+      },
+    },
+    async (request) => ok(await service.createPackage(ctx, currentUser(request), request.params.id, request.body.note_ids)),
+  );
+
+  app.get(
+    '/tasks/:id/packages',
+    {
+      schema: { tags, summary: "The task's delivery packages, newest first", params: IdParams, querystring: PageQuery, response: { 200: Ok(Paged(PackageView)), ...commonErrors } },
+    },
+    async (request) => ok(await service.listTaskPackages(ctx, currentUser(request), request.params.id, request.query)),
+  );
+
+  app.get(
+    '/delivery-packages/:id/download',
+    { schema: { tags, summary: 'The delivery package (read only)', params: IdParams, response: { 200: Ok(PackageView), ...commonErrors } } },
+    async (request) => ok(await service.getPackage(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.post(
+    '/delivery-packages/:id/mark-downloaded',
+    { schema: { tags, summary: 'ready → downloaded', params: IdParams, response: { 200: Ok(PackageView), ...errors409 } } },
+    async (request) => ok(await service.markDownloaded(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.post(
+    '/delivery-packages/:id/download-token',
+    {
+      schema: {
+        tags,
+        summary: 'A one-time download token for this package, valid 60 s',
+        params: IdParams,
+        response: { 200: Ok(Type.Object({ token: Type.String(), expires_in: Type.Integer() })), ...errors409 },
+      },
+    },
+    async (request) => ok(await service.issueDownloadToken(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.get(
+    '/delivery-packages/:id/download-file',
+    {
+      // No HEAD twin: a HEAD with ?token= would use the token up without delivering anything.
+      exposeHeadRoute: false,
+      // The bearer is optional here (a token may stand in for it), so the route checks it itself.
+      config: { access: { auth: 'public' } },
+      schema: {
+        tags,
+        summary: 'The zip file (with ?token= or a bearer token); supports Range',
+        params: IdParams,
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
+        response: { 200: Type.Any({ description: 'application/zip' }), 206: Type.Any(), 410: ErrorEnvelope, 416: ErrorEnvelope, ...errors409 },
+      },
+    },
+    async (request, reply) => {
+      const { token } = request.query;
+      const who = token !== undefined ? { token } : { auth: await bearerUser(ctx, request) };
+      const file = await service.fileForDownload(ctx, request.params.id, who);
+      return sendPackageFile(ctx, request, reply, file, request.params.id);
+    },
+  );
+};

@@ -1,0 +1,182 @@
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/codec.js';
+import type { Row } from '../../db/schema.js';
+import { AppError, conflict, notFound } from '../../http/errors.js';
+import { API_PREFIX } from '../../app.js';
+import type { AuthUser } from '../../http/auth.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { hashToken, newOneTimeToken } from '../../security/tokens.js';
+import * as repo from './repository.js';
+
+export const PACKAGE_LIFETIME_DAYS = 7;
+export const DOWNLOAD_TOKEN_TTL_SECONDS = 60;
+const PACKABLE: ReadonlySet<string> = new Set(['approved', 'pending_selection']);
+const SET_ORDER = ['A', 'B', 'C'];
+
+type Text = Awaited<ReturnType<typeof repo.taskTexts>>[number];
+
+/** Sets in contract order; texts of older data without a strategy come last. */
+export function setRank(strategy: string | null): number {
+  const i = strategy ? SET_ORDER.indexOf(strategy) : -1;
+  return i < 0 ? SET_ORDER.length : i;
+}
+
+const byScoreThenId = (a: Text, b: Text) => b.score_total - a.score_total || a.id - b.id;
+
+function hardBlocked(text: Text): AppError {
+  const words = [...new Set(text.banned_hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
+  return new AppError('bannedWordBlock', `text candidate ${text.id} contains hard-blocked words: ${words.join(', ') || '(unknown)'}`);
+}
+
+/**
+ * contract-decisions §4: the requested texts, else each set's selected text, else each set's
+ * best-scored text. Hard-blocked texts are never packed. Resolved now and stored on the
+ * package, so the zip holds what the user asked for even if the selection changes meanwhile.
+ */
+function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
+  let chosen: Text[];
+  if (noteIds) {
+    const byId = new Map(texts.map((t) => [t.id, t]));
+    chosen = [...new Set(noteIds)].map((id) => {
+      const text = byId.get(id);
+      if (!text) throw notFound(`text candidate ${id} of this task`);
+      if (text.banned_word_status === 'hard_block') throw hardBlocked(text);
+      return text;
+    });
+  } else {
+    const sets = new Map<string | null, Text[]>();
+    for (const t of texts) {
+      if (t.banned_word_status === 'hard_block') continue;
+      sets.set(t.strategy, [...(sets.get(t.strategy) ?? []), t]);
+    }
+    chosen = [...sets.values()].map((members) => {
+      const selected = members.filter((t) => t.is_selected).sort(byScoreThenId);
+      return selected[0] ?? members.sort(byScoreThenId)[0]!;
+    });
+  }
+  // Stable sort: inside one set the order the caller gave is kept.
+  return chosen.sort((a, b) => setRank(a.strategy) - setRank(b.strategy)).map((t) => t.id);
+}
+
+export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: number, noteIds: number[] | undefined) {
+  const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
+  if (!task) throw notFound('task');
+  if (!PACKABLE.has(task.status)) {
+    throw new AppError('generationNotFinished', `a package can be made only when the task is approved or pending_selection; it is ${task.status}`);
+  }
+  const resolved = resolveNotes(await repo.taskTexts(ctx.db, auth.workspaceId, taskId), noteIds);
+  if (resolved.length === 0) throw conflict('nothing to package: the task has no text candidate that may be delivered');
+  const now = nowIso(ctx.clock.now());
+  const pkg = await repo.insertPackage(ctx.db, {
+    workspace_id: auth.workspaceId,
+    task_id: taskId,
+    created_by: auth.userId,
+    status: 'pending',
+    note_ids: JSON.stringify(resolved),
+    created_at: now,
+    updated_at: now,
+  });
+  try {
+    await ctx.queue.enqueue('package.build', pkg.id);
+  } catch (err) {
+    // Without its job the package would stay pending forever: say so on the package.
+    await repo.transition(ctx.db, pkg.id, 'pending', { status: 'failed', error: 'the build could not be queued; create the package again', updated_at: nowIso(ctx.clock.now()) });
+    throw err;
+  }
+  return { delivery_package_id: pkg.id, status: 'pending' as const };
+}
+
+export function downloadPath(id: number): string {
+  return `${API_PREFIX}/delivery-packages/${id}/download-file`;
+}
+
+export function packageView(pkg: Row<'delivery_packages'>) {
+  const downloadable = pkg.status === 'ready' || pkg.status === 'downloaded';
+  return {
+    id: pkg.id,
+    task_id: pkg.task_id,
+    status: pkg.status,
+    download_url: downloadable ? downloadPath(pkg.id) : null,
+    expires_at: pkg.expires_at,
+    file_name: pkg.file_name,
+    size_bytes: pkg.size_bytes === null ? null : Number(pkg.size_bytes),
+    note_ids: pkg.note_ids ?? [],
+    error: pkg.error,
+    created_at: pkg.created_at,
+    ready_at: pkg.ready_at,
+  };
+}
+
+async function packageOf(ctx: AppContext, workspaceId: number, id: number) {
+  const pkg = await repo.findPackage(ctx.db, workspaceId, id);
+  if (!pkg) throw notFound('delivery package');
+  return pkg;
+}
+
+export async function getPackage(ctx: AppContext, auth: AuthUser, id: number) {
+  return packageView(await packageOf(ctx, auth.workspaceId, id));
+}
+
+export async function listTaskPackages(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
+  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  const [rows, total] = await repo.taskPackages(ctx.db, auth.workspaceId, taskId, pageWindow(query));
+  return pageOf(rows.map(packageView), total, query);
+}
+
+/** ready → downloaded; repeating it on a downloaded package changes nothing. */
+export async function markDownloaded(ctx: AppContext, auth: AuthUser, id: number) {
+  const pkg = await packageOf(ctx, auth.workspaceId, id);
+  if (pkg.status === 'ready') {
+    await repo.transition(ctx.db, id, 'ready', { status: 'downloaded', updated_at: nowIso(ctx.clock.now()) });
+  } else if (pkg.status !== 'downloaded') {
+    throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
+  }
+  return packageView(await packageOf(ctx, auth.workspaceId, id));
+}
+
+/**
+ * The package's file, when it may be downloaded: ready or downloaded (else 40902), not past its
+ * expiry and still in storage (else 40903, the client should package again).
+ */
+async function downloadableFile(ctx: AppContext, pkg: Row<'delivery_packages'>): Promise<{ key: string; size: number; name: string }> {
+  if (pkg.status !== 'ready' && pkg.status !== 'downloaded') {
+    throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
+  }
+  if (pkg.expires_at && Date.parse(pkg.expires_at) <= ctx.clock.now().getTime()) {
+    throw new AppError('packageFileAbsent', `the package expired at ${pkg.expires_at}: create a new package`);
+  }
+  const stat = pkg.file_key ? await ctx.storage.stat(pkg.file_key) : undefined;
+  if (!pkg.file_key || !stat) throw new AppError('packageFileAbsent', 'the package file is gone: create a new package');
+  return { key: pkg.file_key, size: stat.size, name: pkg.file_name ?? `delivery_${pkg.id}.zip` };
+}
+
+export async function issueDownloadToken(ctx: AppContext, auth: AuthUser, id: number) {
+  const pkg = await packageOf(ctx, auth.workspaceId, id);
+  await downloadableFile(ctx, pkg);
+  const now = ctx.clock.now();
+  const { token, hash } = newOneTimeToken();
+  await repo.purgeDownloadTokens(ctx.db, nowIso(new Date(now.getTime() - 24 * 60 * 60 * 1000)));
+  await repo.insertDownloadToken(ctx.db, {
+    token_hash: hash,
+    kind: 'download',
+    workspace_id: auth.workspaceId,
+    user_id: auth.userId,
+    subject_id: id,
+    expires_at: nowIso(new Date(now.getTime() + DOWNLOAD_TOKEN_TTL_SECONDS * 1000)),
+    created_at: nowIso(now),
+  });
+  return { token, expires_in: DOWNLOAD_TOKEN_TTL_SECONDS };
+}
+
+/** With a token: the token decides (and is used up); without one, the bearer's workspace. */
+export async function fileForDownload(ctx: AppContext, id: number, who: { token: string } | { auth: AuthUser }) {
+  let workspaceId: number;
+  if ('token' in who) {
+    const consumed = await repo.consumeDownloadToken(ctx.db, hashToken(who.token), id, nowIso(ctx.clock.now()));
+    if (!consumed) throw new AppError('downloadTokenInvalid', 'download token invalid, expired, already used or for another package');
+    workspaceId = consumed.workspace_id;
+  } else {
+    workspaceId = who.auth.workspaceId;
+  }
+  return downloadableFile(ctx, await packageOf(ctx, workspaceId, id));
+}

@@ -1,0 +1,81 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { currentUser } from '../../http/auth.js';
+import { commonErrors, DateTime, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import * as service from './service.js';
+
+const tags = ['preferences'];
+
+const PreferenceContextView = Type.Object({
+  recent_preference: Type.String({ description: 'the preferred angles and strategy in words; empty when nothing is preferred yet' }),
+  reject_reasons: Type.Array(Type.String(), { maxItems: 3, description: 'newest first, verbatim' }),
+  style_examples: Type.Array(Type.String(), { description: 'excerpts of recently edited or imported texts' }),
+  injected_count: Type.Integer({ description: 'angles + strategy + reject reasons + style examples injected' }),
+  generation: Nullable(Type.Integer({ description: 'the generation this snapshot was taken for; null: not generated yet, this is what would be injected now' })),
+  snapshot_at: Nullable(DateTime),
+});
+
+const SignalView = Type.Object({
+  id: Type.Integer(),
+  task_id: Nullable(Type.Integer()),
+  user_id: Nullable(Type.Integer()),
+  candidate_id: Nullable(Type.Integer()),
+  candidate_kind: Nullable(Type.String()),
+  strategy: Nullable(Type.String()),
+  angle_label: Nullable(Type.String()),
+  signal_type: Type.String(),
+  weight: Type.Number(),
+  reason: Nullable(Type.String()),
+  excerpt: Nullable(Type.String()),
+  created_at: DateTime,
+});
+
+const ScoresView = Type.Object({
+  half_life_days: Type.Number(),
+  lookback_days: Type.Number(),
+  signal_count: Type.Integer(),
+  angles: Type.Array(Type.Object({ angle_label: Type.String(), score: Type.Number() })),
+  strategies: Type.Array(Type.Object({ strategy: Type.String(), score: Type.Number() })),
+});
+
+export const preferenceRoutes: ApiModule = async (app, ctx) => {
+  app.get(
+    '/tasks/:id/preference/context',
+    {
+      schema: {
+        tags,
+        summary: "What was injected into the task's latest generation; before its first generation, what would be injected now",
+        params: IdParams,
+        response: { 200: Ok(PreferenceContextView), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.taskPreferenceContext(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.get(
+    '/tasks/:id/preference/signals',
+    {
+      schema: {
+        tags,
+        summary: 'Every preference signal the actions on this task recorded, oldest first',
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: Ok(Paged(SignalView)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listTaskSignals(ctx, currentUser(request), request.params.id, request.query)),
+  );
+
+  app.get(
+    '/products/:id/preference/scores',
+    {
+      schema: {
+        tags,
+        summary: 'Decayed preference score of the product per angle and per strategy',
+        params: IdParams,
+        response: { 200: Ok(ScoresView), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.productPreferenceScores(ctx, currentUser(request), request.params.id)),
+  );
+};

@@ -1,0 +1,148 @@
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/codec.js';
+import type { PreferenceContext } from '../../db/schema.js';
+import { notFound } from '../../http/errors.js';
+import type { AuthUser } from '../../http/auth.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { STRATEGY_GUIDES } from '../../generation/strategies.js';
+import type { StrategyCode } from '../../generation/schemas.js';
+import * as repo from './repository.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A signal's weight halves every HALF_LIFE_DAYS: what the team chose last week outweighs what it
+ * chose last quarter, without forgetting it at a cliff edge. Past LOOKBACK_DAYS a signal weighs
+ * under 1/80 of its face value and is left out of the computation (it stays stored).
+ */
+export const HALF_LIFE_DAYS = 14;
+export const LOOKBACK_DAYS = 90;
+/** Bounds the work per generation for a product with a very long history. */
+const MAX_SIGNALS = 2000;
+const MAX_ANGLES = 2;
+const MAX_REJECT_REASONS = 3;
+const MAX_STYLE_EXAMPLES = 2;
+const STYLE_EXAMPLE_CHARS = 300;
+
+export function decayFactor(ageMs: number): number {
+  return Math.pow(0.5, Math.max(0, ageMs) / (HALF_LIFE_DAYS * DAY_MS));
+}
+
+interface ScoredSignal {
+  strategy: string | null;
+  angle_label: string | null;
+  weight: number;
+  created_at: string;
+}
+
+export interface PreferenceScores {
+  angles: Array<{ angle_label: string; score: number }>;
+  strategies: Array<{ strategy: string; score: number }>;
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+function ranked(totals: Map<string, number>) {
+  return [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+/** Decayed sum of weights per angle and per strategy, highest first. */
+export function scoreSignals(signals: ScoredSignal[], now: Date): PreferenceScores {
+  const angles = new Map<string, number>();
+  const strategies = new Map<string, number>();
+  for (const s of signals) {
+    const value = s.weight * decayFactor(now.getTime() - Date.parse(s.created_at));
+    if (s.angle_label) angles.set(s.angle_label, (angles.get(s.angle_label) ?? 0) + value);
+    if (s.strategy) strategies.set(s.strategy, (strategies.get(s.strategy) ?? 0) + value);
+  }
+  return {
+    angles: ranked(angles).map(([angle_label, score]) => ({ angle_label, score: round1(score) })),
+    strategies: ranked(strategies).map(([strategy, score]) => ({ strategy, score: round1(score) })),
+  };
+}
+
+async function signalsInWindow(ctx: AppContext, workspaceId: number, productId: number) {
+  const now = ctx.clock.now();
+  const since = nowIso(new Date(now.getTime() - LOOKBACK_DAYS * DAY_MS));
+  return { now, signals: await repo.recentSignals(ctx.db, workspaceId, productId, since, MAX_SIGNALS) };
+}
+
+function strategyName(code: string): string {
+  const guide = STRATEGY_GUIDES[code as StrategyCode];
+  return guide ? `${code} (${guide.name})` : code;
+}
+
+/**
+ * What the flywheel hands the next generation of a product: the preferred angles and strategy
+ * in words, the newest reject reasons verbatim, and excerpts of texts people wrote or fixed
+ * themselves. `injected_count` is the number of those items (each angle, the strategy, each
+ * reason, each example), so "0" means the prompt was not influenced at all.
+ */
+export async function buildPreferenceContext(ctx: AppContext, workspaceId: number, productId: number): Promise<PreferenceContext> {
+  const { signals, now } = await signalsInWindow(ctx, workspaceId, productId);
+  const scores = scoreSignals(signals, now);
+
+  const angles = scores.angles.filter((a) => a.score > 0).slice(0, MAX_ANGLES);
+  const strategy = scores.strategies.find((s) => s.score > 0);
+  const parts: string[] = [];
+  if (angles.length > 0) {
+    parts.push(`Preferred angle${angles.length > 1 ? 's' : ''}: ${angles.map((a) => `「${a.angle_label}」 (score ${a.score})`).join(', ')}`);
+  }
+  if (strategy) parts.push(`preferred strategy: ${strategyName(strategy.strategy)} (score ${strategy.score})`);
+
+  const rejectReasons: string[] = [];
+  const styleExamples: string[] = [];
+  for (const s of signals) {
+    if (s.signal_type === 'reject' && s.reason && rejectReasons.length < MAX_REJECT_REASONS && !rejectReasons.includes(s.reason)) {
+      rejectReasons.push(s.reason);
+    }
+    if ((s.signal_type === 'text_edit' || s.signal_type === 'text_import') && s.excerpt && styleExamples.length < MAX_STYLE_EXAMPLES) {
+      styleExamples.push(s.excerpt.slice(0, STYLE_EXAMPLE_CHARS));
+    }
+  }
+
+  return {
+    recent_preference: parts.join('; '),
+    reject_reasons: rejectReasons,
+    style_examples: styleExamples,
+    injected_count: angles.length + (strategy ? 1 : 0) + rejectReasons.length + styleExamples.length,
+  };
+}
+
+/**
+ * The context of one generation of a task, built once and snapshotted: a retried or resumed
+ * generation gets exactly what its first attempt got, and GET /tasks/{id}/preference/context
+ * can report it later. The generation pipeline calls this before prompting.
+ */
+export async function preferenceContextForGeneration(
+  ctx: AppContext,
+  task: { id: number; workspaceId: number; productId: number; generation: number },
+): Promise<PreferenceContext> {
+  const existing = await repo.findSnapshot(ctx.db, task.id, task.generation);
+  if (existing) return existing.context;
+  const context = await buildPreferenceContext(ctx, task.workspaceId, task.productId);
+  await repo.insertSnapshot(ctx.db, task.id, task.generation, context, nowIso(ctx.clock.now()));
+  // Re-read: if two attempts raced, both go on with the one snapshot that was stored.
+  const stored = await repo.findSnapshot(ctx.db, task.id, task.generation);
+  return stored?.context ?? context;
+}
+
+export async function taskPreferenceContext(ctx: AppContext, auth: AuthUser, taskId: number) {
+  const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
+  if (!task) throw notFound('task');
+  const snapshot = await repo.latestSnapshot(ctx.db, task.id);
+  if (snapshot) return { ...snapshot.context, generation: snapshot.generation, snapshot_at: snapshot.created_at };
+  return { ...(await buildPreferenceContext(ctx, auth.workspaceId, task.product_id)), generation: null, snapshot_at: null };
+}
+
+export async function productPreferenceScores(ctx: AppContext, auth: AuthUser, productId: number) {
+  if (!(await repo.productExists(ctx.db, auth.workspaceId, productId))) throw notFound('product');
+  const { signals, now } = await signalsInWindow(ctx, auth.workspaceId, productId);
+  return { half_life_days: HALF_LIFE_DAYS, lookback_days: LOOKBACK_DAYS, signal_count: signals.length, ...scoreSignals(signals, now) };
+}
+
+export async function listTaskSignals(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
+  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  const [items, total] = await repo.taskSignals(ctx.db, auth.workspaceId, taskId, pageWindow(query));
+  return pageOf(items, total, query);
+}
