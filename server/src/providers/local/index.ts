@@ -6,7 +6,7 @@ import { ProviderError, type ImageRequest, type ImageResult, type JsonSchemaSpec
 import { renderCard } from './cards.js';
 import { composeNote, composeNotes } from './notes.js';
 import { Random, seedOf } from './random.js';
-import { fillSchema } from './schema-fill.js';
+import { fillSchema, pruneToSchema } from './schema-fill.js';
 
 const MODEL = 'local-offline-1';
 
@@ -84,6 +84,7 @@ export class LocalProvider implements Provider {
   async generateText(request: TextRequest): Promise<TextResult> {
     const seed = seedOf(request.intent.input, `${request.system}\n${request.prompt}`);
     let json = answer(request.intent, seed, request.schema);
+    if (request.schema) json = pruneToSchema(json, request.schema.schema);
     if (request.schema && !checkAgainst(request.schema, json).ok) {
       // A shape the writers above do not produce (a changed schema): fill it generically.
       const notesInput = asNotesInput(request.intent.input, seed);

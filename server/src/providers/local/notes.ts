@@ -177,34 +177,39 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
     '小红书种草',
   ].filter((t, i, all) => t && all.indexOf(t) === i);
 
-  const avoid = input.avoid_words.filter(Boolean);
+  return scrubNote(
+    {
+      angle_label: angle,
+      title,
+      content: body.join('\n'),
+      tags: tags.slice(0, 8),
+      cover_title: cover,
+      image_brief: `${name}的产品展示与使用场景，${voice.brief}，画面中不出现任何文字或水印`,
+    },
+    input.avoid_words,
+    voice.tags[0]!,
+  );
+}
+
+/** Removes every avoided word from every field; an emptied short field gets a neutral stand-in. */
+function scrubNote(note: Note, words: string[], standIn: string): Note {
+  const avoid = words.filter(Boolean);
+  if (avoid.length === 0) return note;
+  const tags = note.tags.filter((t) => !avoid.some((w) => t.includes(w)));
   return {
-    angle_label: scrub(angle, avoid) || voice.tags[0]!,
-    title: scrub(title, avoid) || voice.tags[0]!,
-    content: scrub(body.join('\n'), avoid),
-    tags: tags.filter((t) => !avoid.some((w) => t.includes(w))).slice(0, 8),
-    cover_title: scrub(cover, avoid) || clipCp(short, 12),
-    image_brief: `${name}的产品展示与使用场景，${voice.brief}，画面中不出现任何文字或水印`,
+    angle_label: scrub(note.angle_label, avoid) || standIn,
+    title: scrub(note.title, avoid) || standIn,
+    content: scrub(note.content, avoid),
+    tags: tags.length >= 3 ? tags : [...tags, '日常分享', '生活记录', '种草'].filter((t) => !avoid.some((w) => t.includes(w))),
+    cover_title: scrub(note.cover_title, avoid) || standIn,
+    image_brief: scrub(note.image_brief, avoid),
   };
 }
 
 /** The reply to a `notes` intent: `count` notes, or the rewrite of one blocked note. */
 export function composeNotes(input: NotesIntentInput): { notes: Note[] } {
   if (input.rewrite) {
-    const avoid = [...input.rewrite.blocked_words, ...input.avoid_words].filter(Boolean);
-    const note = input.rewrite.note;
-    return {
-      notes: [
-        {
-          ...note,
-          title: scrub(note.title, avoid),
-          content: scrub(note.content, avoid),
-          cover_title: scrub(note.cover_title, avoid),
-          angle_label: scrub(note.angle_label, avoid),
-          tags: note.tags.filter((t) => !avoid.some((w) => t.includes(w))),
-        },
-      ],
-    };
+    return { notes: [scrubNote(input.rewrite.note, [...input.rewrite.blocked_words, ...input.avoid_words], '日常分享')] };
   }
   return { notes: Array.from({ length: Math.max(1, input.count) }, (_, index) => composeNote(input, { index })) };
 }

@@ -1,0 +1,128 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { drawableText, FONT_FAMILY, renderSvg, wrapText } from '../../src/images/fonts.js';
+import { normalizeImage } from '../../src/images/normalize.js';
+import { overlayText } from '../../src/images/overlay.js';
+import { probeImage } from '../../src/images/probe.js';
+
+const photo = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#d98c5f' } }).composite([
+    { input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 4}" fill="#264653"/></svg>`) },
+  ]);
+
+describe('normalizeImage', () => {
+  it('strips EXIF, XMP and the ICC profile and yields exactly 1080×1440', async () => {
+    const tagged = await photo(1600, 1200)
+      .withExif({ IFD0: { Make: 'SecretCam', Copyright: 'someone' }, IFD2: { UserComment: 'gps here' } })
+      .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:c2pa="http://c2pa.org/" c2pa:claim="ai-generated"/></rdf:RDF></x:xmpmeta>')
+      .withIccProfile('p3')
+      .jpeg()
+      .toBuffer();
+    const before = await sharp(tagged).metadata();
+    expect(before.exif).toBeDefined();
+    expect(before.xmp).toBeDefined();
+    expect(before.icc).toBeDefined();
+    expect(tagged.includes(Buffer.from('SecretCam'))).toBe(true);
+
+    const out = await normalizeImage(tagged);
+    const after = await sharp(out.data).metadata();
+    expect([after.format, after.width, after.height]).toEqual(['jpeg', 1080, 1440]);
+    expect([out.width, out.height, out.mime]).toEqual([1080, 1440, 'image/jpeg']);
+    expect(after.exif).toBeUndefined();
+    expect(after.xmp).toBeUndefined();
+    expect(after.icc).toBeUndefined();
+    expect(out.data.includes(Buffer.from('SecretCam'))).toBe(false);
+    expect(out.data.includes(Buffer.from('c2pa'))).toBe(false);
+  });
+
+  it('applies the EXIF orientation before cropping, then drops it', async () => {
+    // Stored landscape with orientation 6 (rotate 90°): upright it is portrait.
+    const sideways = await photo(1440, 1080).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const out = await normalizeImage(sideways, { width: 300, height: 400, format: 'png' });
+    const meta = await sharp(out.data).metadata();
+    expect([meta.format, meta.width, meta.height, meta.orientation]).toEqual(['png', 300, 400, undefined]);
+  });
+
+  it('crops any aspect ratio to 3:4', async () => {
+    for (const [w, h] of [
+      [1024, 1536],
+      [2000, 500],
+      [300, 300],
+    ] as const) {
+      const out = await normalizeImage(await photo(w, h).webp().toBuffer());
+      const meta = await sharp(out.data).metadata();
+      expect([meta.width, meta.height]).toEqual([1080, 1440]);
+    }
+  });
+});
+
+describe('probeImage', () => {
+  it('accepts real JPEG, PNG and WebP by their bytes', async () => {
+    for (const format of ['jpeg', 'png', 'webp'] as const) {
+      const probed = await probeImage(await photo(40, 30).toFormat(format).toBuffer());
+      expect(probed).toMatchObject({ mime: `image/${format}`, width: 40, height: 30 });
+    }
+  });
+
+  it('refuses other formats, truncated files and a valid header in front of garbage', async () => {
+    const png = await photo(64, 64).png().toBuffer();
+    expect(await probeImage(await photo(10, 10).gif().toBuffer())).toBeUndefined();
+    expect(await probeImage(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBeUndefined();
+    expect(await probeImage(png.subarray(0, png.length - 40))).toBeUndefined();
+    expect(await probeImage(Buffer.concat([png.subarray(0, 33), Buffer.alloc(400, 0x41)]))).toBeUndefined();
+    expect(await probeImage(Buffer.alloc(0))).toBeUndefined();
+  });
+});
+
+describe('bundled CJK font', () => {
+  const glyph = (ch: string) =>
+    renderSvg(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="120"><rect width="120" height="120" fill="#fff"/><text x="10" y="100" font-family="${FONT_FAMILY}" font-size="100" fill="#000">${ch}</text></svg>`);
+
+  it('draws distinct Chinese glyphs (not the same missing-glyph box)', async () => {
+    const [zhong, guo, shu] = await Promise.all(['中', '国', '书'].map((c) => sharp(glyph(c)).raw().toBuffer()));
+    expect(zhong.equals(guo)).toBe(false);
+    expect(guo.equals(shu)).toBe(false);
+    // Something was drawn at all.
+    const blank = await sharp(glyph(' ')).raw().toBuffer();
+    expect(zhong.equals(blank)).toBe(false);
+  });
+
+  it('drops emoji that the font has no glyph for, and wraps Chinese by width', () => {
+    expect(drawableText('防晒✨霜🧴！')).toBe('防晒霜！');
+    const lines = wrapText('夏日出油？这款清透防晒霜真的救了我', 400, 50, 3);
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.join('')).toBe('夏日出油？这款清透防晒霜真的救了我');
+    // Closing punctuation never starts a line.
+    for (const line of lines.slice(1)) expect(line[0]).not.toMatch(/[，。！？]/);
+    expect(wrapText('一二三四五六七八九十'.repeat(5), 200, 50, 2)[1]!.endsWith('…')).toBe(true);
+  });
+});
+
+describe('overlayText', () => {
+  it('draws the title in the top band and the caption at the bottom, leaving the middle', async () => {
+    const base = await photo(1080, 1440).jpeg().toBuffer();
+    const plain = await sharp((await normalizeImage(base)).data).raw().toBuffer({ resolveWithObject: true });
+    const drawn = await overlayText(base, { title: '秋冬好眠｜告别脖子酸', caption: '慢回弹记忆棉' });
+    expect([drawn.width, drawn.height, drawn.mime]).toEqual([1080, 1440, 'image/jpeg']);
+    const raw = await sharp(drawn.data).raw().toBuffer({ resolveWithObject: true });
+    const diff = (top: number, height: number) => {
+      let changed = 0;
+      for (let y = top; y < top + height; y++) {
+        for (let x = 0; x < 1080; x += 4) {
+          const i = (y * 1080 + x) * 3;
+          if (Math.abs(raw.data[i]! - plain.data[i]!) + Math.abs(raw.data[i + 1]! - plain.data[i + 1]!) > 60) changed++;
+        }
+      }
+      return changed / (height * 270);
+    };
+    expect(diff(100, 200)).toBeGreaterThan(0.05);
+    expect(diff(1250, 120)).toBeGreaterThan(0.05);
+    expect(diff(600, 300)).toBeLessThan(0.01);
+  });
+
+  it('only normalises when there is nothing to draw', async () => {
+    const out = await overlayText(await photo(800, 800).png().toBuffer(), { title: '  ', caption: null });
+    const meta = await sharp(out.data).metadata();
+    expect([meta.width, meta.height]).toEqual([1080, 1440]);
+  });
+});
