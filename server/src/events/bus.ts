@@ -44,8 +44,23 @@ export async function storeTaskEvents(
   return stored;
 }
 
+/** How often watched tasks are checked for events committed by another process. */
+const WATCH_INTERVAL_MS = { withTransport: 2000, alone: 500 };
+const WATCH_BATCH = 500;
+
+/**
+ * The event bus of one process. Live events reach listeners three ways: from this process
+ * directly after commit; from other processes through the transport (Redis) when configured;
+ * and, as the fallback that needs nothing but the database, from a watermark check that reads
+ * `tasks.event_seq` of the watched tasks (one query per interval, however many streams) and
+ * fetches what is newer than the last event seen here. The check also repairs lost messages.
+ */
 export class DbTaskEventBus implements TaskEventBus {
   private readonly listeners = new Map<number, Set<Listener>>();
+  /** Highest seq delivered here per watched task. */
+  private readonly latest = new Map<number, number>();
+  private watchTimer: NodeJS.Timeout | undefined;
+  private watching = false;
 
   constructor(
     private readonly db: Db,
@@ -60,6 +75,8 @@ export class DbTaskEventBus implements TaskEventBus {
 
   async close(): Promise<void> {
     this.listeners.clear();
+    this.latest.clear();
+    this.stopWatch();
     await this.transport?.close();
   }
 
@@ -105,11 +122,15 @@ export class DbTaskEventBus implements TaskEventBus {
       this.listeners.set(taskId, set);
     }
     set.add(listener);
+    this.startWatch();
     return () => {
       const current = this.listeners.get(taskId);
       if (!current) return;
       current.delete(listener);
-      if (current.size === 0) this.listeners.delete(taskId);
+      if (current.size > 0) return;
+      this.listeners.delete(taskId);
+      this.latest.delete(taskId);
+      if (this.listeners.size === 0) this.stopWatch();
     };
   }
 
@@ -120,10 +141,49 @@ export class DbTaskEventBus implements TaskEventBus {
     return n;
   }
 
+  private startWatch(): void {
+    if (this.watchTimer) return;
+    const interval = this.transport ? WATCH_INTERVAL_MS.withTransport : WATCH_INTERVAL_MS.alone;
+    this.watchTimer = setInterval(() => void this.watch(), interval);
+    this.watchTimer.unref();
+  }
+
+  private stopWatch(): void {
+    clearInterval(this.watchTimer);
+    this.watchTimer = undefined;
+  }
+
+  /**
+   * Delivers what other processes committed for the watched tasks. A task seen for the first
+   * time gets only its newest event: its followers replayed the rest themselves, and one that
+   * missed something notices the gap by seq and reads it from the database.
+   */
+  private async watch(): Promise<void> {
+    if (this.watching) return;
+    this.watching = true;
+    try {
+      const ids = [...this.listeners.keys()];
+      for (let i = 0; i < ids.length; i += WATCH_BATCH) {
+        const rows = await this.db.selectFrom('tasks').select(['id', 'event_seq']).where('id', 'in', ids.slice(i, i + WATCH_BATCH)).execute();
+        for (const row of rows) {
+          const seen = this.latest.get(row.id);
+          if (seen !== undefined && row.event_seq <= seen) continue;
+          if (!this.listeners.has(row.id)) continue;
+          this.deliver(await this.replay(row.id, seen ?? row.event_seq - 1));
+        }
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'task event watch failed; retrying on the next interval');
+    } finally {
+      this.watching = false;
+    }
+  }
+
   private deliver(events: StoredTaskEvent[]): void {
     for (const event of events) {
       const set = this.listeners.get(event.taskId);
       if (!set) continue;
+      if (event.seq > (this.latest.get(event.taskId) ?? 0)) this.latest.set(event.taskId, event.seq);
       for (const listener of [...set]) {
         try {
           listener(event);

@@ -10,8 +10,6 @@ export interface FollowHandlers {
 }
 
 export interface TaskFollower {
-  /** Re-reads the database for anything a lost message left out (called on heartbeats). */
-  poll(): void;
   close(): void;
 }
 
@@ -27,7 +25,6 @@ export function followTask(bus: TaskEventBus, taskId: number, afterSeq: number, 
   let last = afterSeq;
   let closed = false;
   let replayed = false;
-  let pollWanted = false;
   let running = false;
   let rerun = false;
   const early = new Map<number, StoredTaskEvent>();
@@ -47,17 +44,16 @@ export function followTask(bus: TaskEventBus, taskId: number, afterSeq: number, 
         continue;
       }
       const gap = [...early.keys()].some((seq) => seq > last + 1);
-      if (replayed && !gap && !pollWanted) return;
-      pollWanted = false;
+      if (replayed && !gap) return;
+      const before = last;
       const batch = await bus.replay(taskId, last, REPLAY_BATCH);
       for (const event of batch) deliver(event);
       for (const seq of early.keys()) if (seq <= last) early.delete(seq);
-      if (!replayed && batch.length < REPLAY_BATCH) {
+      if (!replayed && (batch.length < REPLAY_BATCH || last === before)) {
         replayed = true;
         if (!closed) handlers.onReplayed();
-      } else if (replayed && batch.length === 0) {
-        // The database has nothing newer than what we delivered: the early entries belong to
-        // a task whose rows vanished (deleted). Stop looking; the next poll tries again.
+      } else if (replayed && last === before) {
+        // The database cannot fill the gap (the task's rows are gone): wait for the next event.
         return;
       }
     }
@@ -90,10 +86,6 @@ export function followTask(bus: TaskEventBus, taskId: number, afterSeq: number, 
   pump();
 
   return {
-    poll() {
-      pollWanted = true;
-      pump();
-    },
     close() {
       if (closed) return;
       closed = true;

@@ -1,0 +1,212 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { currentUser } from '../../http/auth.js';
+import { commonErrors, ErrorEnvelope, IdParams, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import { ImageCandidateSchema, TextCandidateSchema } from '../../generation/views.js';
+import * as service from './service.js';
+import * as tickets from './tickets.js';
+import { EventStreams } from './stream.js';
+import { StrategySchema, TaskDetail, TaskListItem, TaskStatusSchema } from './views.js';
+
+const tags = ['tasks'];
+const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
+const CandidateParams = Type.Object({ id: Id, candidate_id: Id });
+const SelectBody = Type.Object({
+  candidate_id: Id,
+  selected: Type.Optional(Type.Boolean({ description: 'false deselects (no preference signal)', default: true })),
+});
+const Tags = Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 });
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$', description: 'a repeat within 24 h returns the first task' }),
+  ),
+});
+const stateErrors = { ...commonErrors, 409: ErrorEnvelope };
+
+export const taskRoutes: ApiModule = async (app, ctx) => {
+  const streams = new EventStreams();
+  // Streams hold their connection open; shutdown would wait for them forever.
+  app.addHook('preClose', async () => streams.closeAll());
+
+  app.post(
+    '/tasks',
+    {
+      schema: {
+        tags,
+        summary: 'Create a production task (pending; only its id is queued)',
+        headers: IdempotencyHeaders,
+        body: Type.Object({
+          product_id: Id,
+          benchmark_ids: Type.Optional(Type.Array(Id, { maxItems: 20 })),
+          theme: Type.String({ minLength: 1, maxLength: 500 }),
+          text_count: Type.Integer({ minimum: 1, maximum: 30 }),
+          image_count: Type.Integer({ minimum: 0, maximum: 9, description: 'images per strategy set' }),
+          track: Type.Enum(['ai', 'import']),
+          need_product_image: Type.Optional(Type.Boolean({ description: 'use a product image as the reference of generated images' })),
+          overlay_text: Type.Optional(Type.Boolean({ description: 'draw the cover title on the first image (default true)' })),
+        }),
+        response: { 200: Ok(TaskListItem), 422: ErrorEnvelope, ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.createTask(ctx, currentUser(request), request.body, request.headers['idempotency-key'])),
+  );
+
+  app.get(
+    '/tasks',
+    {
+      schema: {
+        tags,
+        summary: 'Tasks of the workspace, newest first',
+        querystring: Type.Object({
+          ...PageQuery.properties,
+          status: Type.Optional(TaskStatusSchema),
+          product_id: Type.Optional(Id),
+          date_from: Type.Optional(Type.String({ maxLength: 40, description: 'YYYY-MM-DD (whole UTC day) or ISO 8601 date-time' })),
+          date_to: Type.Optional(Type.String({ maxLength: 40, description: 'YYYY-MM-DD (whole UTC day, inclusive) or ISO 8601 date-time' })),
+        }),
+        response: { 200: Ok(Paged(TaskListItem)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listTasks(ctx, currentUser(request), request.query)),
+  );
+
+  app.get(
+    '/tasks/:id',
+    {
+      schema: { tags, summary: 'Task detail with candidates and progress', params: IdParams, response: { 200: Ok(TaskDetail), ...commonErrors } },
+    },
+    async (request) => ok(await service.getTask(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.post(
+    '/tasks/:id/sse-ticket',
+    {
+      schema: {
+        tags,
+        summary: 'One-time ticket (60 s) to open the task event stream',
+        params: IdParams,
+        response: { 200: Ok(Type.Object({ ticket: Type.String(), expires_in: Type.Integer() })), ...commonErrors },
+      },
+    },
+    async (request) => ok(await tickets.issueTicket(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.get(
+    '/tasks/:id/stream',
+    {
+      config: { access: { auth: 'public' } },
+      schema: {
+        tags,
+        summary: 'Server-sent task events: replay after max(last_seq, Last-Event-ID), then live until done',
+        security: [],
+        params: IdParams,
+        querystring: Type.Object({
+          ticket: Type.Optional(Type.String({ maxLength: 200 })),
+          last_seq: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0 }),
+        }),
+        response: {
+          200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          400: ErrorEnvelope,
+          401: ErrorEnvelope,
+          404: ErrorEnvelope,
+        },
+      },
+    },
+    async (request, reply) => {
+      const task = await tickets.redeemTicket(ctx, request.params.id, request.query.ticket);
+      const afterSeq = Math.max(request.query.last_seq, lastEventId(request.headers['last-event-id']));
+      streams.start(ctx, request, reply, task, afterSeq);
+      return reply;
+    },
+  );
+
+  app.post(
+    '/tasks/:id/text-candidates/select',
+    {
+      schema: {
+        tags,
+        summary: 'Select (or deselect) a text: one selected text per strategy set',
+        params: IdParams,
+        body: SelectBody,
+        response: { 200: Ok(TextCandidateSchema), ...stateErrors },
+      },
+    },
+    async (request) =>
+      ok(await service.selectTextCandidate(ctx, currentUser(request), request.params.id, request.body.candidate_id, request.body.selected ?? true)),
+  );
+
+  app.post(
+    '/tasks/:id/image-candidates/select',
+    {
+      schema: {
+        tags,
+        summary: 'Select (or deselect) an image: any number per strategy set',
+        params: IdParams,
+        body: SelectBody,
+        response: { 200: Ok(ImageCandidateSchema), ...stateErrors },
+      },
+    },
+    async (request) =>
+      ok(await service.selectImageCandidate(ctx, currentUser(request), request.params.id, request.body.candidate_id, request.body.selected ?? true)),
+  );
+
+  app.post(
+    '/tasks/:id/text-candidates/:candidate_id/edit',
+    {
+      schema: {
+        tags,
+        summary: 'Overwrite a text: re-checked, re-scored, edited: true',
+        params: CandidateParams,
+        body: Type.Object({
+          content: Type.String({ minLength: 1, maxLength: 20_000 }),
+          title: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          tags: Type.Optional(Tags),
+        }),
+        response: { 200: Ok(TextCandidateSchema), ...stateErrors },
+      },
+    },
+    async (request) => ok(await service.editTextCandidate(ctx, currentUser(request), request.params.id, request.params.candidate_id, request.body)),
+  );
+
+  app.post(
+    '/tasks/:id/import-text',
+    {
+      schema: {
+        tags,
+        summary: 'Add an external text to an import-track task (scored and checked)',
+        params: IdParams,
+        body: Type.Object({
+          content: Type.String({ minLength: 1, maxLength: 20_000 }),
+          angle_label: Type.String({ minLength: 1, maxLength: 100 }),
+          strategy: Type.Optional(StrategySchema),
+          title: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          tags: Type.Optional(Tags),
+        }),
+        response: { 200: Ok(TextCandidateSchema), ...stateErrors },
+      },
+    },
+    async (request) => ok(await service.importText(ctx, currentUser(request), request.params.id, request.body)),
+  );
+
+  app.post(
+    '/tasks/:id/regenerate',
+    {
+      schema: { tags, summary: 'Run generation again (keeps earlier candidates)', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
+    },
+    async (request) => ok(await service.regenerateTask(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.post(
+    '/tasks/:id/archive',
+    {
+      schema: { tags, summary: 'Archive a task', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
+    },
+    async (request) => ok(await service.archiveTask(ctx, currentUser(request), request.params.id)),
+  );
+};
+
+/** The standard reconnect header; anything but a plain seq is ignored rather than refused. */
+function lastEventId(header: string | string[] | undefined): number {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && /^\d{1,10}$/.test(value.trim()) ? Math.min(Number(value.trim()), 2147483647) : 0;
+}

@@ -1,0 +1,414 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { json, nowIso } from '../../db/codec.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { DB, TaskStatus } from '../../db/schema.js';
+import type { NewTaskEvent } from '../../events/types.js';
+import { evaluateNote, type NoteText } from '../../generation/evaluate.js';
+import type { StrategyCode } from '../../generation/schemas.js';
+import { imageStrategies } from '../../generation/strategies.js';
+import { clip } from '../../generation/text.js';
+import { imageCandidateView, textCandidateView } from '../../generation/views.js';
+import type { AuthUser } from '../../http/auth.js';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { workspaceHasApiKey } from '../api-keys/service.js';
+import { assertNoHardBlock, bannedWordMatcherFor } from '../banned-words/service.js';
+import { recordSignal, type PreferenceSignal } from '../preferences/signals.js';
+import { findProduct } from '../products/repository.js';
+import { parseDateBound } from './dates.js';
+import * as repo from './repository.js';
+import type { TaskRow } from './repository.js';
+
+/** Accepted states of each operation (contract-decisions §4; the rest are ours, see docs/decisions.md). */
+export const ACCEPTED: Record<string, readonly TaskStatus[]> = {
+  select: ['pending_selection'],
+  edit: ['pending_selection'],
+  importText: ['pending', 'generating', 'pending_selection'],
+  regenerate: ['pending_selection', 'failed'],
+  archive: ['approved', 'pending_selection', 'failed'],
+};
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export interface CreateTaskInput {
+  product_id: number;
+  benchmark_ids?: number[] | undefined;
+  theme: string;
+  text_count: number;
+  image_count: number;
+  track: 'ai' | 'import';
+  need_product_image?: boolean | undefined;
+  overlay_text?: boolean | undefined;
+}
+
+export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateTaskInput, idempotencyKey: string | undefined) {
+  const now = ctx.clock.now();
+  const fresh = (task: { created_at: string }) => Date.parse(task.created_at) > now.getTime() - IDEMPOTENCY_WINDOW_MS;
+  if (idempotencyKey) {
+    const earlier = await repo.findTaskByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
+    if (earlier && fresh(earlier)) return getTaskListItem(ctx, auth, earlier.id);
+  }
+
+  const product = await findProduct(ctx.db, auth.workspaceId, input.product_id);
+  if (!product) throw notFound(`product ${input.product_id}`);
+  const benchmarkIds = [...new Set(input.benchmark_ids ?? [])];
+  const benchmarks = await repo.findBenchmarks(ctx.db, auth.workspaceId, benchmarkIds);
+  for (const id of benchmarkIds) {
+    const benchmark = benchmarks.find((b) => b.id === id);
+    if (!benchmark) throw notFound(`benchmark ${id}`);
+    if (benchmark.product_id !== product.id) throw badRequest(`body.benchmark_ids: benchmark ${id} belongs to another product`);
+  }
+  const theme = input.theme.trim();
+  if (!theme) throw badRequest('body.theme must not be blank');
+  if (!(await workspaceHasApiKey(ctx, auth.workspaceId))) {
+    throw new AppError('noApiKey', 'this workspace has no provider API key: add one under API keys first');
+  }
+  await assertNoHardBlock(ctx, auth.workspaceId, [
+    theme,
+    product.name,
+    ...product.selling_points,
+    product.custom_prompt,
+    ...benchmarks.map((b) => b.highlights),
+  ]);
+
+  const stamp = nowIso(now);
+  let created: { id: number; isNew: boolean };
+  try {
+    created = await ctx.db.transaction().execute(async (trx) => {
+      if (idempotencyKey) {
+        const holder = await repo.findTaskByIdempotencyKey(trx, auth.workspaceId, auth.userId, idempotencyKey);
+        // A concurrent submit committed first: its task is the answer.
+        if (holder && fresh(holder)) return { id: holder.id, isNew: false };
+        // Held by a task older than the window: that task lets go of it.
+        if (holder) await repo.clearIdempotencyKey(trx, holder.id);
+      }
+      const id = await repo.insertTask(trx, {
+        workspace_id: auth.workspaceId,
+        product_id: product.id,
+        operator_id: auth.userId,
+        theme,
+        text_count: input.text_count,
+        image_count: input.image_count,
+        track: input.track,
+        status: 'pending',
+        benchmark_ids: json(benchmarkIds),
+        need_product_image: input.need_product_image ?? false,
+        overlay_text: input.overlay_text ?? true,
+        generation: 0,
+        progress: json(null),
+        idempotency_key: idempotencyKey ?? null,
+        created_at: stamp,
+        updated_at: stamp,
+      });
+      return { id, isNew: true };
+    });
+  } catch (err) {
+    // A concurrent submit with the same key won the insert: answer with its task.
+    if (idempotencyKey && isUniqueViolation(err)) {
+      const winner = await repo.findTaskByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
+      if (winner) return getTaskListItem(ctx, auth, winner.id);
+    }
+    throw err;
+  }
+  if (created.isNew) await enqueueGeneration(ctx, created.id);
+  return getTaskListItem(ctx, auth, created.id);
+}
+
+/**
+ * Only the id goes on the queue. Should the queue refuse it, the task is failed at once (with
+ * its events) rather than left pending forever; regenerate starts it again.
+ */
+async function enqueueGeneration(ctx: AppContext, taskId: number) {
+  try {
+    await ctx.queue.enqueue('task.generate', taskId);
+  } catch (err) {
+    ctx.log.error({ err, taskId }, 'could not queue the task');
+    const reason = 'the job queue is unavailable; regenerate the task to try again';
+    await ctx.events.commit(taskId, async (trx) => {
+      const moved = await repo.transitionTask(trx, taskId, ['pending', 'generating'], {
+        status: 'failed',
+        failure_reason: reason,
+        updated_at: nowIso(ctx.clock.now()),
+      });
+      return { result: undefined, events: moved ? failedEvents(taskId, reason) : [] };
+    });
+    throw new AppError('internal', `task ${taskId} was stored but could not be queued: ${reason}`);
+  }
+}
+
+function failedEvents(taskId: number, message: string): NewTaskEvent[] {
+  return [
+    { name: 'status', data: { task_id: taskId, status: 'failed' } },
+    { name: 'error', data: { message } },
+    { name: 'done', data: { status: 'failed' } },
+  ];
+}
+
+export interface ListTasksQuery extends PageQuery {
+  status?: TaskStatus | undefined;
+  product_id?: number | undefined;
+  date_from?: string | undefined;
+  date_to?: string | undefined;
+}
+
+export async function listTasks(ctx: AppContext, auth: AuthUser, query: ListTasksQuery) {
+  const from = query.date_from === undefined ? undefined : parseDateBound(query.date_from, 'date_from', 'start');
+  const to = query.date_to === undefined ? undefined : parseDateBound(query.date_to, 'date_to', 'end');
+  if (from && to && (from.value > to.value || (from.value === to.value && !to.inclusive))) {
+    throw badRequest('querystring.date_from must not be after date_to');
+  }
+  const [items, total] = await repo.listTasks(
+    ctx.db,
+    auth.workspaceId,
+    { status: query.status, productId: query.product_id, from: from && { value: from.value, inclusive: true }, to },
+    pageWindow(query),
+  );
+  return pageOf(items, total, query);
+}
+
+async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
+  const { benchmark_ids: _b, progress: _p, generation: _g, failure_reason: _f, ...item } = await requireTaskDetail(ctx, auth, id);
+  return item;
+}
+
+async function requireTaskDetail(ctx: AppContext, auth: AuthUser, id: number) {
+  const task = await repo.findTaskDetail(ctx.db, auth.workspaceId, id);
+  if (!task) throw notFound('task');
+  return task;
+}
+
+export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
+  const task = await requireTaskDetail(ctx, auth, id);
+  const [texts, images] = await Promise.all([repo.listTextCandidates(ctx.db, id), repo.listImageCandidates(ctx.db, id)]);
+  return {
+    ...task,
+    text_candidates: texts.map(textCandidateView),
+    image_candidates: images.map((row) => imageCandidateView(ctx, row)),
+  };
+}
+
+/**
+ * One operation on one task: the task row locked, the workspace checked (another workspace's
+ * task is a 404), the state checked (409), then `work` — all in one transaction with the
+ * events and preference signals it produces.
+ */
+function operateOnTask<T>(
+  ctx: AppContext,
+  auth: AuthUser,
+  taskId: number,
+  operation: keyof typeof ACCEPTED,
+  work: (trx: Transaction<DB>, task: TaskRow, now: Date) => Promise<{ result: T; events: NewTaskEvent[] }>,
+): Promise<T> {
+  return ctx.events.commit(taskId, async (trx) => {
+    const task = await repo.lockTask(trx, ctx.dialect, auth.workspaceId, taskId);
+    if (!task) throw notFound('task');
+    const accepted = ACCEPTED[operation]!;
+    if (!accepted.includes(task.status)) {
+      throw conflict(`${operation} is not accepted while the task is ${task.status} (accepted: ${accepted.join(', ')})`);
+    }
+    return work(trx, task, ctx.clock.now());
+  });
+}
+
+function signal(auth: AuthUser, task: TaskRow, now: Date, rest: Omit<PreferenceSignal, 'workspaceId' | 'productId' | 'taskId' | 'userId' | 'at'>): PreferenceSignal {
+  return { workspaceId: auth.workspaceId, productId: task.product_id, taskId: task.id, userId: auth.userId, at: now, ...rest };
+}
+
+export function selectTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, selected: boolean) {
+  return operateOnTask(ctx, auth, taskId, 'select', async (trx, task, now) => {
+    const candidate = await repo.findTextCandidate(trx, taskId, candidateId);
+    if (!candidate) throw notFound('text candidate');
+    const stamp = nowIso(now);
+    if (selected) {
+      if (candidate.banned_word_status === 'hard_block') {
+        throw conflict('this text contains hard-blocked words and cannot be selected; edit it first');
+      }
+      await repo.deselectOtherTexts(trx, taskId, candidate.strategy, candidate.id, stamp);
+    }
+    if (await repo.setTextSelected(trx, candidate.id, selected, stamp)) {
+      if (selected) {
+        await recordSignal(
+          trx,
+          signal(auth, task, now, { type: 'select_text', candidateId: candidate.id, candidateKind: 'text', strategy: candidate.strategy, angleLabel: candidate.angle_label }),
+        );
+      }
+    }
+    const row = await repo.findTextCandidate(trx, taskId, candidateId);
+    return { result: textCandidateView(row!), events: [] };
+  });
+}
+
+export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, selected: boolean) {
+  return operateOnTask(ctx, auth, taskId, 'select', async (trx, task, now) => {
+    const candidate = await repo.findImageCandidate(trx, taskId, candidateId);
+    if (!candidate) throw notFound('image candidate');
+    if ((await repo.setImageSelected(trx, candidate.id, selected)) && selected) {
+      await recordSignal(trx, signal(auth, task, now, { type: 'select_image', candidateId: candidate.id, candidateKind: 'image', strategy: candidate.strategy }));
+    }
+    const row = await repo.findImageCandidate(trx, taskId, candidateId);
+    return { result: imageCandidateView(ctx, row!), events: [] };
+  });
+}
+
+/** Banned-word check and deterministic score of a text against its task's product and theme. */
+async function evaluateForTask(ctx: AppContext, trx: Transaction<DB>, task: TaskRow, note: NoteText) {
+  const product = await findProduct(trx, task.workspace_id, task.product_id);
+  const matcher = await bannedWordMatcherFor(ctx, task.workspace_id);
+  return evaluateNote(matcher, note, {
+    productName: product?.name ?? '',
+    sellingPoints: product?.selling_points ?? [],
+    theme: task.theme,
+  });
+}
+
+/** Tags as the pipeline stores them: no leading #, no blanks, no repeats. */
+function cleanTags(tags: string[]): string[] {
+  return [...new Set(tags.map((t) => t.trim().replace(/^#+/, '').trim()).filter(Boolean))];
+}
+
+export interface EditInput {
+  content: string;
+  title?: string | undefined;
+  tags?: string[] | undefined;
+}
+
+export function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, input: EditInput) {
+  return operateOnTask(ctx, auth, taskId, 'edit', async (trx, task, now) => {
+    const candidate = await repo.findTextCandidate(trx, taskId, candidateId);
+    if (!candidate) throw notFound('text candidate');
+    const evaluated = await evaluateForTask(ctx, trx, task, {
+      title: input.title ?? candidate.title,
+      content: input.content,
+      tags: input.tags ? cleanTags(input.tags) : candidate.tags,
+      cover_title: candidate.cover_title,
+    });
+    const blocked = evaluated.status === 'hard_block';
+    const row = await repo.updateTextCandidate(trx, candidate.id, {
+      title: evaluated.note.title,
+      content: evaluated.note.content,
+      tags: json(evaluated.note.tags),
+      cover_title: evaluated.note.cover_title,
+      score: json(evaluated.scored.score),
+      score_total: evaluated.scored.score.total,
+      verdict: evaluated.scored.verdict,
+      summary: evaluated.scored.summary,
+      banned_word_status: evaluated.status,
+      banned_hits: json(evaluated.hits),
+      edited: true,
+      // A hard-blocked text cannot stay selected.
+      ...(blocked ? { is_selected: false } : {}),
+      updated_at: nowIso(now),
+    });
+    await recordSignal(
+      trx,
+      signal(auth, task, now, {
+        type: 'text_edit',
+        candidateId: row.id,
+        candidateKind: 'text',
+        strategy: row.strategy,
+        angleLabel: row.angle_label,
+        excerpt: clip(row.content, 500),
+      }),
+    );
+    const view = textCandidateView(row);
+    return { result: view, events: [{ name: 'text_candidate', data: view }] };
+  });
+}
+
+export interface ImportInput {
+  content: string;
+  angle_label: string;
+  strategy?: StrategyCode | undefined;
+  title?: string | undefined;
+  tags?: string[] | undefined;
+}
+
+/** The set an import joins without an explicit strategy: the one with the fewest texts, A first. */
+async function emptiestSet(trx: Transaction<DB>, task: TaskRow): Promise<StrategyCode> {
+  const counts = await repo.countTextsByStrategy(trx, task.id);
+  const countOf = (s: StrategyCode) => Number(counts.find((c) => c.strategy === s)?.n ?? 0);
+  return imageStrategies(task.text_count).reduce((best, s) => (countOf(s) < countOf(best) ? s : best));
+}
+
+export function importText(ctx: AppContext, auth: AuthUser, taskId: number, input: ImportInput) {
+  return operateOnTask(ctx, auth, taskId, 'importText', async (trx, task, now) => {
+    if (task.track !== 'import') throw conflict('import-text is accepted only on tasks of the import track');
+    const content = input.content.trim();
+    if (!content) throw badRequest('body.content must not be blank');
+    const angleLabel = input.angle_label.trim();
+    if (!angleLabel) throw badRequest('body.angle_label must not be blank');
+    const title = input.title?.trim() || clip(content.split('\n').find((l) => l.trim()) ?? content, 20);
+    const strategy = input.strategy ?? (await emptiestSet(trx, task));
+    const evaluated = await evaluateForTask(ctx, trx, task, { title, content, tags: cleanTags(input.tags ?? []), cover_title: clip(title, 12) });
+    const stamp = nowIso(now);
+    const row = await repo.insertTextCandidate(trx, {
+      workspace_id: task.workspace_id,
+      task_id: task.id,
+      generation: task.generation,
+      slot: await repo.nextTextSlot(trx, task.id, task.generation),
+      strategy,
+      angle_label: clip(angleLabel, 100),
+      title: evaluated.note.title,
+      content: evaluated.note.content,
+      tags: json(evaluated.note.tags),
+      cover_title: evaluated.note.cover_title,
+      image_brief: '',
+      source: 'import',
+      score: json(evaluated.scored.score),
+      score_total: evaluated.scored.score.total,
+      banned_word_status: evaluated.status,
+      banned_hits: json(evaluated.hits),
+      is_selected: false,
+      verdict: evaluated.scored.verdict,
+      summary: evaluated.scored.summary,
+      edited: false,
+      created_at: stamp,
+      updated_at: stamp,
+    });
+    await recordSignal(
+      trx,
+      signal(auth, task, now, {
+        type: 'text_import',
+        candidateId: row.id,
+        candidateKind: 'text',
+        strategy,
+        angleLabel: row.angle_label,
+        excerpt: clip(row.content, 500),
+      }),
+    );
+    const view = textCandidateView(row);
+    return { result: view, events: [{ name: 'text_candidate', data: view }] };
+  });
+}
+
+/**
+ * Starts generation run `generation + 1`: whoever moves a task into `generating` numbers the
+ * run (the worker for a new task, this for a regenerate). Earlier candidates and selections stay.
+ */
+export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: number) {
+  await operateOnTask(ctx, auth, taskId, 'regenerate', async (trx, task, now) => {
+    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.regenerate!, {
+      status: 'generating',
+      generation: task.generation + 1,
+      progress: json(null),
+      failure_reason: null,
+      lease_until: null,
+      updated_at: nowIso(now),
+    });
+    if (!moved) throw conflict('the task changed meanwhile; reload it');
+    await recordSignal(trx, signal(auth, task, now, { type: 'regenerate' }));
+    return { result: undefined, events: [{ name: 'status', data: { task_id: taskId, status: 'generating' } }] };
+  });
+  await enqueueGeneration(ctx, taskId);
+  return getTaskListItem(ctx, auth, taskId);
+}
+
+export async function archiveTask(ctx: AppContext, auth: AuthUser, taskId: number) {
+  await operateOnTask(ctx, auth, taskId, 'archive', async (trx, _task, now) => {
+    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.archive!, { status: 'archived', updated_at: nowIso(now) });
+    if (!moved) throw conflict('the task changed meanwhile; reload it');
+    return { result: undefined, events: [{ name: 'status', data: { task_id: taskId, status: 'archived' } }] };
+  });
+  return getTaskListItem(ctx, auth, taskId);
+}

@@ -1,0 +1,93 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import type { TaskStatus } from '../../db/schema.js';
+import { followTask } from '../../events/follow.js';
+import type { StoredTaskEvent } from '../../events/types.js';
+
+export const HEARTBEAT_MS = 15_000;
+/** A client this far behind is cut off; it reconnects with Last-Event-ID and replays. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const RUNNING: readonly TaskStatus[] = ['pending', 'generating'];
+
+function frame(event: StoredTaskEvent): string {
+  // JSON.stringify escapes line breaks, so the data always fits on one `data:` line.
+  return `id: ${event.seq}\nevent: ${event.name}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/**
+ * The open event streams of one server, so shutdown can end them (a stream never ends by
+ * itself while a generation runs, and the server would otherwise wait for it).
+ */
+export class EventStreams {
+  private readonly open = new Set<() => void>();
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  closeAll(): void {
+    for (const end of [...this.open]) end();
+  }
+
+  /**
+   * Streams the task's events after `afterSeq`: stored ones, then live ones, until `done`; a
+   * task that was settled before the replay (and not restarted in it) closes right after it.
+   */
+  start(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, task: { id: number; status: TaskStatus }, afterSeq: number) {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    res.write('retry: 3000\n\n');
+
+    let ended = false;
+    // Does the replayed history end inside a running generation (a regenerate after settling)?
+    let running = false;
+    const settledAtStart = !RUNNING.includes(task.status);
+
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      follower.close();
+      clearInterval(heartbeat);
+      this.open.delete(end);
+      res.end();
+    };
+
+    const follower = followTask(ctx.events, task.id, afterSeq, {
+      onEvent: (event) => {
+        if (ended) return;
+        if (event.name === 'status') {
+          const status = (event.data as { status?: TaskStatus } | null)?.status;
+          if (status) running = RUNNING.includes(status);
+        }
+        res.write(frame(event));
+        if (event.name === 'done') {
+          running = false;
+          end();
+        } else if (res.writableLength > MAX_BUFFERED_BYTES) {
+          request.log.warn({ taskId: task.id }, 'event stream client too slow; closing its stream');
+          end();
+        }
+      },
+      onReplayed: () => {
+        if (settledAtStart && !running) end();
+      },
+      onError: (err) => {
+        request.log.error({ err, taskId: task.id }, 'event stream failed');
+        end();
+      },
+    });
+
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    heartbeat.unref();
+    this.open.add(end);
+    // The client went away (or the socket broke): drop the subscription at once.
+    res.on('close', end);
+  }
+}

@@ -1,0 +1,41 @@
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/codec.js';
+import type { AuthUser } from '../../http/auth.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { hashToken, newOneTimeToken } from '../../security/tokens.js';
+import * as repo from './repository.js';
+
+export const TICKET_TTL_SECONDS = 60;
+
+/**
+ * SSE tickets (contract: a JWT never appears in a URL). 256 random bits, stored only as their
+ * SHA-256, bound to one task and one user, valid 60 s, spent by the first open.
+ */
+export async function issueTicket(ctx: AppContext, auth: AuthUser, taskId: number) {
+  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  const now = ctx.clock.now();
+  const { token, hash } = newOneTimeToken();
+  await repo.deleteStaleTickets(ctx.db, nowIso(new Date(now.getTime() - TICKET_TTL_SECONDS * 1000)));
+  await repo.insertTicket(ctx.db, {
+    token_hash: hash,
+    kind: 'sse',
+    workspace_id: auth.workspaceId,
+    user_id: auth.userId,
+    subject_id: taskId,
+    expires_at: nowIso(new Date(now.getTime() + TICKET_TTL_SECONDS * 1000)),
+    used_at: null,
+    created_at: nowIso(now),
+  });
+  return { ticket: token, expires_in: TICKET_TTL_SECONDS };
+}
+
+/** Spends the ticket and returns its task; any unusable ticket is the same 401 (no oracle). */
+export async function redeemTicket(ctx: AppContext, taskId: number, ticket: string | undefined) {
+  const refused = new AppError('tokenInvalid', 'stream ticket missing, invalid, expired or already used: request a new one');
+  if (!ticket) throw refused;
+  const spent = await repo.consumeTicket(ctx.db, hashToken(ticket), taskId, nowIso(ctx.clock.now()));
+  if (!spent?.user_id || !(await repo.userActiveInWorkspace(ctx.db, spent.user_id, spent.workspace_id))) throw refused;
+  const task = await repo.findTask(ctx.db, spent.workspace_id, taskId);
+  if (!task) throw notFound('task');
+  return { id: task.id, status: task.status };
+}
