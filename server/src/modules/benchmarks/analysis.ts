@@ -3,7 +3,7 @@ import { json, nowIso } from '../../db/codec.js';
 import { AppError, conflict } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { probeImage } from '../../images/probe.js';
-import { ProviderError, type ImageInput, type Provider, type TextRequest } from '../../providers/types.js';
+import { ProviderError, type ImageInput, type TextRequest } from '../../providers/types.js';
 import { fetchPublic } from '../../security/ssrf.js';
 import { resolveProviderCredentials, type ProviderCredentials } from '../api-keys/service.js';
 import { MAX_UPLOAD_BYTES } from '../files/upload.js';
@@ -63,11 +63,6 @@ async function loadScreenshot(ctx: AppContext, row: BenchmarkRow): Promise<{ ima
   }
 }
 
-/** The provider behind the workspace's key (helper 2's factory on ctx). */
-function providerFor(ctx: AppContext, creds: ProviderCredentials): Provider {
-  return (ctx as AppContext & { providers: { forCredentials(c: ProviderCredentials): Provider } }).providers.forCredentials(creds);
-}
-
 function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -108,7 +103,7 @@ async function runAnalysis(ctx: AppContext, row: BenchmarkRow, creds: ProviderCr
     signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
   };
   try {
-    const provider = providerFor(ctx, creds);
+    const provider = ctx.providers.forCredentials(creds);
     const result = shot.image ? await provider.analyzeImage({ ...request, images: [shot.image] }) : await provider.generateText(request);
     const features = parseFeatures(result.json ?? parseJsonText(result.text));
     if (!features) throw new ProviderError('invalid_output', 'the reply does not match the analysis schema', creds.provider);
