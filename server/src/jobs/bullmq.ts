@@ -63,8 +63,9 @@ export class BullJobBackend implements JobBackend {
     await this.connection.quit().catch(() => undefined);
   }
 
-  /** Removes every key of this queue: tests only (each uses its own prefix). */
+  /** Stops the workers and removes every key of this queue: tests only (each uses its own prefix). */
   async obliterate(): Promise<void> {
+    await Promise.all([...this.workers].map((w) => w.close()));
     await this.queue.obliterate({ force: true });
   }
 }

@@ -185,10 +185,17 @@ export async function findStaleRecords(db: Db, kind: JobKind, nowIso: string, st
 }
 
 /**
- * Counts one resume of a record's work, unless another sweeper did so within `staleAfter`
- * (then undefined: leave it to that one). Returns the number of resumes including this one.
+ * Counts one resume of a record's work, unless another sweeper did so since `sweptBeforeIso`
+ * (then undefined: leave it to that one). Resumes older than `windowStartIso` are forgotten, so
+ * a record that ran fine for a while starts afresh, yet work that keeps stalling (even work whose
+ * handler returns without settling it) reaches the bound. Returns the count including this one.
  */
-export async function countResume(db: Db, kind: JobKind, refId: number, nowIso: string, sweptBeforeIso: string): Promise<number | undefined> {
+export async function countResume(
+  db: Db,
+  kind: JobKind,
+  refId: number,
+  times: { nowIso: string; sweptBeforeIso: string; windowStartIso: string },
+): Promise<number | undefined> {
   await db
     .insertInto('job_resumes')
     .values({ kind, ref_id: refId, resumes: 0, swept_at: new Date(0).toISOString() })
@@ -196,16 +203,14 @@ export async function countResume(db: Db, kind: JobKind, refId: number, nowIso: 
     .execute();
   const row = await db
     .updateTable('job_resumes')
-    .set((eb) => ({ resumes: eb('resumes', '+', 1), swept_at: nowIso }))
+    .set((eb) => ({
+      resumes: eb.case().when('swept_at', '<', times.windowStartIso).then(1).else(eb('resumes', '+', 1)).end(),
+      swept_at: times.nowIso,
+    }))
     .where('kind', '=', kind)
     .where('ref_id', '=', refId)
-    .where('swept_at', '<', sweptBeforeIso)
+    .where('swept_at', '<', times.sweptBeforeIso)
     .returning('resumes')
     .executeTakeFirst();
   return row?.resumes;
-}
-
-/** Work that finished clears its resume count, so a later regeneration starts afresh. */
-export async function clearResumes(db: Db, kind: string, refId: number): Promise<void> {
-  await db.deleteFrom('job_resumes').where('kind', '=', kind).where('ref_id', '=', refId).execute();
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { JobOptions } from './options.js';
-import { clearResumes, setRecordLease } from './repository.js';
+import { setRecordLease } from './repository.js';
 import { PermanentJobError, type JobHandlers, type JobKind } from './types.js';
 
 /**
@@ -94,9 +94,7 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
   try {
     await setRecordLease(ctx.db, kind, job.refId, leaseUntil(options));
     await handler.run(ctx, job.refId, { attempt: job.attempt, signal: abort.signal });
-    if (lost) return { status: 'lost' };
-    await clearResumes(ctx.db, kind, job.refId);
-    return { status: 'done' };
+    return lost ? { status: 'lost' } : { status: 'done' };
   } catch (err) {
     if (lost) return { status: 'lost' };
     if (hooks.stop.aborted) return { status: 'released' };

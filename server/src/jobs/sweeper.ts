@@ -5,6 +5,8 @@ import { errorMessage } from './runner.js';
 import type { JobBackend, JobHandler, JobHandlers, JobKind } from './types.js';
 
 const BATCH = 100;
+/** Resumes further back than this are forgotten (see countResume). */
+const RESUME_WINDOW_MS = 24 * 3600 * 1000;
 
 /**
  * The safety net under both queues: a record that should have background work going (a task
@@ -71,7 +73,11 @@ export class StaleWorkSweeper {
     staleBeforeIso: string,
   ): Promise<'resumed' | 'failed' | undefined> {
     if (await this.backend.hasLiveJob(kind, refId)) return undefined;
-    const resumes = await countResume(this.ctx.db, kind, refId, nowIso, staleBeforeIso);
+    const resumes = await countResume(this.ctx.db, kind, refId, {
+      nowIso,
+      sweptBeforeIso: staleBeforeIso,
+      windowStartIso: new Date(Date.parse(nowIso) - RESUME_WINDOW_MS).toISOString(),
+    });
     if (resumes === undefined) return undefined;
     if (resumes > this.options.maxResumes) {
       const reason = `the background work stopped without finishing and was restarted ${this.options.maxResumes} times; giving up`;

@@ -30,6 +30,13 @@ export async function freshPostgresDatabase(baseUrl: string): Promise<{ url: str
     drop: async () => {
       const c = new pg.Client({ connectionString: baseUrl });
       await c.connect();
+      // pg's pool.end() resolves before its sockets have closed; FORCE at once would kill
+      // them mid-goodbye and surface as an unhandled 57P01 error. Give them a moment first.
+      for (let i = 0; i < 40; i++) {
+        const { rows } = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },
