@@ -152,6 +152,8 @@ describe('local provider: other structured replies', () => {
     const features = result.json as Record<string, unknown>;
     expect(String(features.opening_hook)).toMatch(CJK);
     expect(features.title_formula).not.toEqual(features.body_structure);
+    const tags = features.topic_tags as string[];
+    expect(new Set(tags).size).toBe(tags.length);
   });
 
   it('produces N complete note packages for a fission plan', async () => {

@@ -29,9 +29,11 @@ const BANKS: Array<[RegExp, string[]]> = [
   [/tag/i, ['好物分享', '真实测评', '生活方式', '小红书种草', '日常分享', '种草']],
 ];
 
-function phraseFor(key: string, ctx: FillContext): string {
-  for (const [pattern, phrases] of BANKS) if (pattern.test(key)) return ctx.rng.pick(phrases);
-  return `${ctx.subject}的${ctx.rng.pick(['亮点', '特色', '使用感受', '适用场景'])}`;
+/** A phrase for a field; `slot` (items of one array) walks the bank so items do not repeat. */
+function phraseFor(key: string, ctx: FillContext, slot?: number): string {
+  const choose = (phrases: string[]) => (slot === undefined ? ctx.rng.pick(phrases) : phrases[slot % phrases.length]!);
+  for (const [pattern, phrases] of BANKS) if (pattern.test(key)) return choose(phrases);
+  return `${ctx.subject}的${choose(['亮点', '特色', '使用感受', '适用场景'])}`;
 }
 
 function clipString(value: string, schema: Schema): string {
@@ -56,7 +58,7 @@ function concrete(schema: Schema): Schema {
  * look like notes (title and content) are filled from a composed note, so a fission plan of N
  * packages gets N real notes.
  */
-export function fillSchema(raw: Schema, ctx: FillContext, key = '', index = 0): unknown {
+export function fillSchema(raw: Schema, ctx: FillContext, key = '', index = 0, slot?: number): unknown {
   const schema = concrete(raw);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return ctx.rng.pick(schema.enum);
@@ -76,11 +78,12 @@ export function fillSchema(raw: Schema, ctx: FillContext, key = '', index = 0): 
       const max = schema.maxItems ?? Math.max(min, 3);
       const count = Math.min(max, Math.max(min, /tag/i.test(key) ? 6 : 3));
       const items = (schema.items ?? {}) as Schema;
-      const values = Array.from({ length: count }, (_, i) => fillSchema(items, ctx, key, i));
+      const offset = ctx.rng.int(0, 99);
+      const values = Array.from({ length: count }, (_, i) => fillSchema(items, ctx, key, i, offset + i));
       return schema.uniqueItems ? values.map((v, i) => (typeof v === 'string' ? `${v}${i || ''}` : v)) : values;
     }
     case 'string':
-      return clipString(phraseFor(key, ctx), schema);
+      return clipString(phraseFor(key, ctx, slot), schema);
     case 'integer':
     case 'number': {
       if (key === 'index' || key === 'seq') return schema.type === 'integer' ? index + (key === 'seq' ? 1 : 0) : index;
@@ -95,7 +98,7 @@ export function fillSchema(raw: Schema, ctx: FillContext, key = '', index = 0): 
     case 'null':
       return null;
     default:
-      return phraseFor(key, ctx);
+      return phraseFor(key, ctx, slot);
   }
 }
 
