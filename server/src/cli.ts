@@ -4,6 +4,7 @@ import type { Role } from './db/schema.js';
 import { createRuntime } from './runtime.js';
 import { createUser, resetPasswordByUsername } from './modules/users/service.js';
 import { findWorkspaceBySlug } from './modules/workspaces/repository.js';
+import { USERNAME_PATTERN } from './modules/users/routes.js';
 import { generatePassword } from './security/passwords.js';
 
 const USAGE = `usage:
@@ -11,10 +12,9 @@ const USAGE = `usage:
   npm run cli -- reset-password --username NAME [--password PW]
 A password that is not given is generated and printed; the user must change it at next login.`;
 
-export async function runCli(config: Config, argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const { values } = parseArgs({
-    args: rest,
+function parseOptions(args: string[]) {
+  return parseArgs({
+    args,
     options: {
       username: { type: 'string' },
       email: { type: 'string' },
@@ -23,7 +23,27 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
       password: { type: 'string' },
     },
     strict: true,
-  });
+  }).values;
+}
+
+function argumentProblem(command: string, values: ReturnType<typeof parseOptions>, password: string): string | undefined {
+  if (password.length < 10) return 'the password must have at least 10 characters';
+  if (command !== 'create-user') return undefined;
+  if (!new RegExp(USERNAME_PATTERN).test(values.username!)) return '--username must be 3-64 letters, digits, _ . @ -';
+  if (!/^[^\s@]+@[^\s@]+$/.test(values.email ?? '')) return '--email is required and must be an email address';
+  if (!['admin', 'supervisor', 'operator'].includes(values.role!)) return '--role must be admin, supervisor or operator';
+  return undefined;
+}
+
+export async function runCli(config: Config, argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  let values: ReturnType<typeof parseOptions>;
+  try {
+    values = parseOptions(rest);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    return 2;
+  }
   if (command !== 'create-user' && command !== 'reset-password') {
     process.stderr.write(`${USAGE}\n`);
     return 2;
@@ -32,18 +52,21 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
     process.stderr.write(`--username is required\n${USAGE}\n`);
     return 2;
   }
+  // Arguments are checked before the database is opened, so a typo fails fast.
+  const password = values.password ?? generatePassword();
+  const problem = argumentProblem(command, values, password);
+  if (problem) {
+    process.stderr.write(`error: ${problem}\n`);
+    return 2;
+  }
   const runtime = await createRuntime(config);
   try {
-    const password = values.password ?? generatePassword();
-    if (password.length < 10) throw new Error('the password must have at least 10 characters');
     if (command === 'create-user') {
-      if (!values.email) throw new Error('--email is required');
-      if (!['admin', 'supervisor', 'operator'].includes(values.role!)) throw new Error('--role must be admin, supervisor or operator');
       const workspace = await findWorkspaceBySlug(runtime.ctx.db, values.workspace!);
-      if (!workspace) throw new Error(`no workspace with slug "${values.workspace}"`);
+      if (!workspace) throw new Error(`no workspace with slug "${values.workspace}" (a new database gets "default" at the first start)`);
       await createUser(runtime.ctx, {
         username: values.username,
-        email: values.email,
+        email: values.email!,
         password,
         role: values.role as Role,
         workspaceId: workspace.id,

@@ -7,7 +7,8 @@ import { freshPostgresDatabase, usingPostgres } from '../helpers/server.js';
 import { call, runCli, spawnService, startService, type ServiceProcess } from './process.js';
 
 /** The real process: first start, restart, CLI, production checks and SIGTERM. */
-describe('service process', () => {
+// Each spawn loads TypeScript through tsx and migrates: seconds apiece on a busy two-core machine.
+describe('service process', { timeout: 120_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   let dropDb: (() => Promise<void>) | undefined;
@@ -110,9 +111,13 @@ describe('service process', () => {
     const duplicate = await runCli(['create-user', '--username', 'carol', '--email', 'c2@example.com'], env);
     expect(duplicate.code).toBe(1);
     expect(duplicate.stderr).toMatch(/taken/);
+    // Bad arguments are refused before the database is touched.
     const short = await runCli(['reset-password', '--username', 'carol', '--password', 'short'], env);
-    expect(short.code).toBe(1);
+    expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/10 characters/);
+    const badOption = await runCli(['create-user', '--username', 'dave', '--emial', 'd@example.com'], env);
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toMatch(/emial[\s\S]*usage/);
     expect((await runCli(['drop-everything'], env)).code).toBe(2);
 
     const { proc, url } = await startService(env);
@@ -129,7 +134,7 @@ describe('service process', () => {
   });
 });
 
-describe('NODE_ENV=production', () => {
+describe('NODE_ENV=production', { timeout: 60_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'cps-prod-'));

@@ -16,7 +16,9 @@ const UserAdminView = Type.Object({
   current_workspace_id: Nullable(Type.Integer()),
   created_at: DateTime,
 });
-const Username = Type.String({ pattern: '^[A-Za-z0-9_.@-]{3,64}$', description: '3-64 letters, digits, _ . @ -' });
+/** Shared with the CLI so both create the same kind of account. */
+export const USERNAME_PATTERN = '^[A-Za-z0-9_.@-]{3,64}$';
+const Username = Type.String({ pattern: USERNAME_PATTERN, description: '3-64 letters, digits, _ . @ -' });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: 10, maxLength: 1024 });
 const adminOnly = { access: { minRole: 'admin' as const } };
