@@ -1,0 +1,233 @@
+/**
+ * Every endpoint the client calls, declared once with its method and path template. ROUTES is
+ * the list the e2e suite checks against the running server's OpenAPI document.
+ */
+import { request, send, type Query } from './client';
+import type {
+  AdminUser,
+  ApiKey,
+  BannedPreset,
+  BannedWord,
+  BannedWordBody,
+  Benchmark,
+  CurrentUser,
+  DeliveryPackage,
+  FissionCreated,
+  FissionNotes,
+  FissionStatus,
+  LoginResult,
+  Page,
+  PreferenceContext,
+  Product,
+  ProductBody,
+  ProductImage,
+  ReferenceLevel,
+  RetryResult,
+  ReviewRecord,
+  ReviewItem,
+  Role,
+  Strategy,
+  TaskCreate,
+  TaskDetail,
+  TaskListItem,
+  TextCandidate,
+  WorkspaceItem,
+} from './types';
+
+export const ROUTES: { method: string; path: string }[] = [];
+
+type PathParams = Record<string, number | string>;
+interface CallOptions {
+  query?: Query;
+  body?: unknown;
+  form?: FormData;
+}
+
+function fill(template: string, params: PathParams = {}): string {
+  return template.replace(/\{(\w+)\}/g, (_, key: string) => encodeURIComponent(String(params[key])));
+}
+
+function route<T>(method: string, path: string) {
+  ROUTES.push({ method, path });
+  return (params?: PathParams, opts?: CallOptions) => request<T>(method, fill(path, params), opts);
+}
+
+function fileRoute(method: string, path: string) {
+  ROUTES.push({ method, path });
+  return (params?: PathParams) => send(method, fill(path, params));
+}
+
+type Empty = Record<string, never>;
+type Paging = { page?: number; page_size?: number };
+
+const r = {
+  login: route<LoginResult>('POST', '/auth/login'),
+  changePassword: route<LoginResult>('POST', '/auth/change-password'),
+  me: route<CurrentUser>('GET', '/auth/me'),
+  switchWorkspace: route<{ current_workspace_id: number; role: Role; token: string }>('POST', '/workspaces/switch'),
+  workspaces: route<Page<WorkspaceItem>>('GET', '/workspaces'),
+  createWorkspace: route<WorkspaceItem>('POST', '/workspaces'),
+  addMember: route<unknown>('POST', '/workspaces/{id}/members'),
+  removeMember: route<Empty>('DELETE', '/workspaces/{id}/members/{user_id}'),
+  users: route<Page<AdminUser>>('GET', '/users'),
+  createUser: route<AdminUser>('POST', '/users'),
+  updateUser: route<AdminUser>('PATCH', '/users/{id}'),
+  apiKeys: route<Page<ApiKey>>('GET', '/api-keys'),
+  createApiKey: route<ApiKey>('POST', '/api-keys'),
+  deleteApiKey: route<Empty>('DELETE', '/api-keys/{id}'),
+  products: route<Page<Product>>('GET', '/products'),
+  createProduct: route<Product>('POST', '/products'),
+  product: route<Product>('GET', '/products/{id}'),
+  updateProduct: route<Product>('PUT', '/products/{id}'),
+  deleteProduct: route<Empty>('DELETE', '/products/{id}'),
+  productImages: route<{ items: ProductImage[] }>('GET', '/products/{id}/images'),
+  uploadProductImage: route<ProductImage>('POST', '/products/{id}/images'),
+  updateProductImage: route<ProductImage>('PATCH', '/products/{id}/images/{image_id}'),
+  primaryProductImage: route<ProductImage>('POST', '/products/{id}/images/{image_id}/primary'),
+  deleteProductImage: route<Empty>('DELETE', '/products/{id}/images/{image_id}'),
+  benchmarks: route<Page<Benchmark>>('GET', '/products/{id}/benchmarks'),
+  createBenchmark: route<Benchmark>('POST', '/products/{id}/benchmarks'),
+  uploadBenchmark: route<Benchmark>('POST', '/products/{id}/benchmarks/upload'),
+  analyzeBenchmark: route<Benchmark>('POST', '/benchmarks/{id}/analyze'),
+  bannedWords: route<Page<BannedWord>>('GET', '/banned-words'),
+  createBannedWord: route<BannedWord>('POST', '/banned-words'),
+  updateBannedWord: route<BannedWord>('PUT', '/banned-words/{id}'),
+  deleteBannedWord: route<Empty>('DELETE', '/banned-words/{id}'),
+  bannedPresets: route<{ items: BannedPreset[] }>('GET', '/banned-words/presets'),
+  importPreset: route<{ preset: string; imported: number; skipped: number }>('POST', '/banned-words/presets/{name}/import'),
+  tasks: route<Page<TaskListItem>>('GET', '/tasks'),
+  createTask: route<{ id: number } & Partial<TaskListItem>>('POST', '/tasks'),
+  task: route<TaskDetail>('GET', '/tasks/{id}'),
+  sseTicket: route<{ ticket: string; expires_in: number }>('POST', '/tasks/{id}/sse-ticket'),
+  selectText: route<unknown>('POST', '/tasks/{id}/text-candidates/select'),
+  selectImage: route<unknown>('POST', '/tasks/{id}/image-candidates/select'),
+  editText: route<TextCandidate>('POST', '/tasks/{id}/text-candidates/{candidate_id}/edit'),
+  importText: route<TextCandidate>('POST', '/tasks/{id}/import-text'),
+  regenerate: route<unknown>('POST', '/tasks/{id}/regenerate'),
+  submitReview: route<unknown>('POST', '/tasks/{id}/submit-review'),
+  archive: route<TaskListItem>('POST', '/tasks/{id}/archive'),
+  preference: route<PreferenceContext>('GET', '/tasks/{id}/preference/context'),
+  reviewQueue: route<{ items: ReviewItem[] }>('GET', '/review/queue'),
+  approve: route<unknown>('POST', '/review/{task_id}/approve'),
+  reject: route<unknown>('POST', '/review/{task_id}/reject'),
+  reviewHistory: route<Page<ReviewRecord>>('GET', '/tasks/{id}/reviews'),
+  createPackage: route<{ delivery_package_id: number; status: string }>('POST', '/tasks/{id}/package'),
+  taskPackages: route<Page<DeliveryPackage>>('GET', '/tasks/{id}/packages'),
+  packageStatus: route<DeliveryPackage>('GET', '/delivery-packages/{id}/download'),
+  markDownloaded: route<DeliveryPackage>('POST', '/delivery-packages/{id}/mark-downloaded'),
+  downloadToken: route<{ token: string; expires_in: number }>('POST', '/delivery-packages/{id}/download-token'),
+  createFission: route<FissionCreated>('POST', '/fission'),
+  fission: route<FissionStatus>('GET', '/fission/{id}'),
+  fissionNotes: route<FissionNotes>('GET', '/fission/{id}/notes'),
+  fissionDownload: fileRoute('GET', '/fission/{id}/download'),
+  retryImages: route<RetryResult>('POST', '/fission/{id}/notes/{seq}/retry-images'),
+};
+// Reached through a plain link with a one-time token (no bearer header, no JWT in the URL).
+ROUTES.push({ method: 'GET', path: '/delivery-packages/{id}/download-file' });
+
+export const api = {
+  auth: {
+    login: (username: string, password: string) => r.login({}, { body: { username, password } }),
+    changePassword: (current_password: string, new_password: string) =>
+      r.changePassword({}, { body: { current_password, new_password } }),
+    me: () => r.me(),
+  },
+  workspaces: {
+    list: () => r.workspaces(),
+    switch: (workspace_id: number) => r.switchWorkspace({}, { body: { workspace_id } }),
+    create: (name: string, slug: string) => r.createWorkspace({}, { body: { name, slug } }),
+    addMember: (id: number, username: string, role: Role) => r.addMember({ id }, { body: { username, role } }),
+    removeMember: (id: number, userId: number) => r.removeMember({ id, user_id: userId }),
+  },
+  users: {
+    list: (query: Paging) => r.users({}, { query }),
+    create: (body: { username: string; email: string; password: string; role: Role }) => r.createUser({}, { body }),
+    update: (id: number, body: Partial<{ email: string; role: Role; is_active: boolean; password: string }>) =>
+      r.updateUser({ id }, { body }),
+  },
+  apiKeys: {
+    list: (query: Paging) => r.apiKeys({}, { query }),
+    create: (provider: string, api_key: string) => r.createApiKey({}, { body: { provider, api_key } }),
+    remove: (id: number) => r.deleteApiKey({ id }),
+  },
+  products: {
+    list: (query: Paging & { q?: string }) => r.products({}, { query }),
+    get: (id: number) => r.product({ id }),
+    create: (body: ProductBody) => r.createProduct({}, { body }),
+    update: (id: number, body: ProductBody) => r.updateProduct({ id }, { body }),
+    remove: (id: number) => r.deleteProduct({ id }),
+    images: (id: number) => r.productImages({ id }),
+    uploadImage: (id: number, file: Blob, scene: string) => {
+      const form = new FormData();
+      form.append('scene', scene);
+      form.append('image', file);
+      return r.uploadProductImage({ id }, { form });
+    },
+    setScene: (id: number, imageId: number, scene: string) =>
+      r.updateProductImage({ id, image_id: imageId }, { body: { scene } }),
+    setPrimary: (id: number, imageId: number) => r.primaryProductImage({ id, image_id: imageId }),
+    removeImage: (id: number, imageId: number) => r.deleteProductImage({ id, image_id: imageId }),
+  },
+  benchmarks: {
+    list: (productId: number, query: Paging) => r.benchmarks({ id: productId }, { query }),
+    create: (productId: number, body: { highlights: string; link_url: string | null }) =>
+      r.createBenchmark({ id: productId }, { body: { ...body, screenshot_url: null } }),
+    upload: (productId: number, file: Blob, highlights: string, linkUrl: string) => {
+      const form = new FormData();
+      if (highlights) form.append('highlights', highlights);
+      if (linkUrl) form.append('link_url', linkUrl);
+      form.append('screenshot', file);
+      return r.uploadBenchmark({ id: productId }, { form });
+    },
+    analyze: (id: number) => r.analyzeBenchmark({ id }),
+  },
+  bannedWords: {
+    list: (query: Paging) => r.bannedWords({}, { query }),
+    create: (body: BannedWordBody) => r.createBannedWord({}, { body }),
+    update: (id: number, body: BannedWordBody) => r.updateBannedWord({ id }, { body }),
+    remove: (id: number) => r.deleteBannedWord({ id }),
+    presets: () => r.bannedPresets(),
+    importPreset: (name: string) => r.importPreset({ name }),
+  },
+  tasks: {
+    list: (query: Paging & { status?: string; product_id?: number; date_from?: string; date_to?: string }) =>
+      r.tasks({}, { query }),
+    create: (body: TaskCreate) => r.createTask({}, { body }),
+    get: (id: number) => r.task({ id }),
+    sseTicket: (id: number) => r.sseTicket({ id }),
+    selectText: (id: number, candidate_id: number, selected: boolean) =>
+      r.selectText({ id }, { body: selected ? { candidate_id } : { candidate_id, selected } }),
+    selectImage: (id: number, candidate_id: number, selected: boolean) =>
+      r.selectImage({ id }, { body: selected ? { candidate_id } : { candidate_id, selected } }),
+    editText: (id: number, candidateId: number, body: { content: string; title?: string; tags?: string[] }) =>
+      r.editText({ id, candidate_id: candidateId }, { body }),
+    importText: (id: number, body: { content: string; angle_label: string; strategy?: Strategy }) =>
+      r.importText({ id }, { body }),
+    regenerate: (id: number) => r.regenerate({ id }),
+    submitReview: (id: number) => r.submitReview({ id }),
+    archive: (id: number) => r.archive({ id }),
+    preference: (id: number) => r.preference({ id }),
+    createPackage: (id: number) => r.createPackage({ id }, { body: {} }),
+    packages: (id: number, query: Paging) => r.taskPackages({ id }, { query }),
+    reviews: (id: number) => r.reviewHistory({ id }, { query: { page: 1, page_size: 100 } }),
+  },
+  review: {
+    queue: () => r.reviewQueue(),
+    approve: (taskId: number) => r.approve({ task_id: taskId }),
+    reject: (taskId: number, reason: string, final: boolean) =>
+      r.reject({ task_id: taskId }, { body: final ? { reason, final } : { reason } }),
+  },
+  packages: {
+    status: (id: number) => r.packageStatus({ id }),
+    markDownloaded: (id: number) => r.markDownloaded({ id }),
+    downloadToken: (id: number) => r.downloadToken({ id }),
+  },
+  fission: {
+    create: (source_task_id: number, reference_level: ReferenceLevel, fanout_count: number) =>
+      r.createFission({}, { body: { source_task_id, reference_level, fanout_count } }),
+    get: (id: number) => r.fission({ id }),
+    notes: (id: number) => r.fissionNotes({ id }),
+    download: (id: number) => r.fissionDownload({ id }),
+    retryImages: (id: number, seq: number) => r.retryImages({ id, seq }),
+  },
+};

@@ -1,0 +1,119 @@
+import { fireEvent, render, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import '../i18n';
+import { AppConfig } from '../app/AppConfig';
+import type { ImageCandidate, Strategy, TextCandidate } from '../api/types';
+import { LiveStore } from '../hooks/taskStream';
+import { CandidateBoard } from '../pages/tasks/CandidateBoard';
+import { applyImageSelection, applyTextSelection, canSubmitForReview, groupBySet } from './selection';
+
+function text(id: number, strategy: Strategy | null, over: Partial<TextCandidate> = {}): TextCandidate {
+  return {
+    candidate_id: id,
+    angle_label: `angle ${id}`,
+    strategy,
+    title: `title ${id}`,
+    content: `content ${id}`,
+    tags: ['tag'],
+    cover_title: '',
+    image_brief: '',
+    source: 'ai',
+    score: { title: 20, emotion: 20, selling: 20, keyword: 15, compliance: 5, total: 80 },
+    banned_word_status: 'pass',
+    is_selected: false,
+    verdict: '',
+    summary: '',
+    edited: false,
+    ...over,
+  };
+}
+
+function image(id: number, strategy: Strategy, seq: number, selected = false): ImageCandidate {
+  return { candidate_id: id, strategy, url: `data:image/png;base64,iVBORw0KGgo=`, role: 'main', seq, is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null };
+}
+
+const selectedIds = (texts: TextCandidate[]) => texts.filter((t) => t.is_selected).map((t) => t.candidate_id);
+
+describe('selection rules per strategy set', () => {
+  const texts = [text(1, 'A', { is_selected: true }), text(2, 'A'), text(3, 'B', { is_selected: true }), text(4, 'B'), text(5, 'C')];
+
+  it('selecting a text replaces the selected text of its own set only', () => {
+    const next = applyTextSelection(texts, 4, true);
+    expect(selectedIds(next)).toEqual([1, 4]);
+    expect(selectedIds(applyTextSelection(next, 5, true))).toEqual([1, 4, 5]);
+  });
+
+  it('deselecting leaves the set without a selected text and touches no other set', () => {
+    expect(selectedIds(applyTextSelection(texts, 1, false))).toEqual([3]);
+  });
+
+  it('a hard-blocked text cannot be selected (nothing changes)', () => {
+    const withBlocked = [...texts, text(6, 'C', { banned_word_status: 'hard_block' })];
+    expect(applyTextSelection(withBlocked, 6, true)).toBe(withBlocked);
+  });
+
+  it('texts without a strategy form their own set', () => {
+    const legacy = [text(7, null, { is_selected: true }), text(8, null), text(9, 'A', { is_selected: true })];
+    expect(selectedIds(applyTextSelection(legacy, 8, true))).toEqual([8, 9]);
+    expect([...groupBySet(legacy).keys()]).toEqual(['none', 'A']);
+  });
+
+  it('any number of images of a set may be selected', () => {
+    const images = [image(11, 'A', 1, true), image(12, 'A', 2), image(13, 'B', 1)];
+    const next = applyImageSelection(applyImageSelection(images, 12, true), 13, true);
+    expect(next.filter((i) => i.is_selected).map((i) => i.candidate_id)).toEqual([11, 12, 13]);
+    expect(applyImageSelection(next, 11, false).filter((i) => i.is_selected).map((i) => i.candidate_id)).toEqual([12, 13]);
+  });
+
+  it('submitting for review needs at least one selected text', () => {
+    expect(canSubmitForReview(texts)).toBe(true);
+    expect(canSubmitForReview(texts.map((t) => ({ ...t, is_selected: false })))).toBe(false);
+  });
+});
+
+describe('CandidateBoard', () => {
+  const board = (canSelect: boolean, texts: TextCandidate[], images: ImageCandidate[] = []) => {
+    const actions = { canSelect, canEdit: canSelect, onSelectText: vi.fn(), onSelectImage: vi.fn(), onEdit: vi.fn() };
+    render(
+      <AppConfig>
+        <CandidateBoard texts={texts} images={images} store={new LiveStore()} words={[{ word: '第一', level: 'hard_block' }]} actions={actions} />
+      </AppConfig>,
+    );
+    return actions;
+  };
+
+  it('shows the sets as columns and selects or deselects a text through the card', () => {
+    const actions = board(true, [text(1, 'A', { is_selected: true }), text(2, 'A'), text(3, 'B')]);
+    expect(within(screen.getByTestId('set-A')).getAllByTestId('text-candidate')).toHaveLength(2);
+    expect(within(screen.getByTestId('set-B')).getAllByTestId('text-candidate')).toHaveLength(1);
+    expect(screen.queryByTestId('set-C')).toBeNull();
+    const second = screen.getAllByTestId('text-candidate')[1]!;
+    fireEvent.click(within(second).getByRole('button', { name: '选用' }));
+    expect(actions.onSelectText).toHaveBeenCalledWith(expect.objectContaining({ candidate_id: 2 }), true);
+    const first = screen.getAllByTestId('text-candidate')[0]!;
+    fireEvent.click(within(first).getByRole('button', { name: '取消选用' }));
+    expect(actions.onSelectText).toHaveBeenLastCalledWith(expect.objectContaining({ candidate_id: 1 }), false);
+  });
+
+  it('disables selecting a hard-blocked text and highlights its banned words', () => {
+    board(true, [text(1, 'A', { banned_word_status: 'hard_block', content: '全网第一好用' })]);
+    const card = screen.getByTestId('text-candidate');
+    expect((within(card).getByRole('button', { name: '选用' }) as HTMLButtonElement).disabled).toBe(true);
+    const mark = card.querySelector('mark[data-level="hard_block"]');
+    expect(mark?.textContent).toBe('第一');
+  });
+
+  it('toggles images independently', () => {
+    const actions = board(true, [text(1, 'A')], [image(11, 'A', 1, true), image(12, 'A', 2)]);
+    const boxes = within(screen.getByTestId('set-A')).getAllByRole('checkbox') as HTMLInputElement[];
+    expect(boxes.map((b) => b.checked)).toEqual([true, false]);
+    fireEvent.click(boxes[1]!);
+    expect(actions.onSelectImage).toHaveBeenCalledWith(expect.objectContaining({ candidate_id: 12 }), true);
+  });
+
+  it('allows no selection while the task is not selectable', () => {
+    board(false, [text(1, 'A')], [image(11, 'A', 1)]);
+    expect((screen.getByRole('checkbox') as HTMLInputElement).disabled).toBe(true);
+    expect((screen.getByRole('button', { name: '选用' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+});

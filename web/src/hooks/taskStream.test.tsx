@@ -1,0 +1,225 @@
+/**
+ * The stream connection against a real local SSE server (node:http) through a real EventSource
+ * implementation (the `eventsource` package; jsdom has none): one-time tickets, a dropped
+ * connection, a replay that overlaps what was already seen, and the end after `done`.
+ */
+import { act, render, screen } from '@testing-library/react';
+import { EventSource as NodeEventSource } from 'eventsource';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import '../i18n';
+import { setApiBase } from '../api/client';
+import { LivePanel } from '../pages/tasks/LivePanel';
+import { connectTaskStream, LiveStore, useLive, type LiveState } from './taskStream';
+
+const TASK = 7;
+const EVENTS: Array<[string, unknown]> = [
+  ['status', { task_id: TASK, status: 'generating' }],
+  ['text_delta', { strategy: 'A', index: 0, delta: '你好' }],
+  ['text_delta', { strategy: 'A', index: 0, delta: '世界' }],
+  ['progress', { stage: 'text', done: 1, total: 2 }],
+  ['text_candidate', { candidate_id: 11, strategy: 'A', title: 't', content: '你好世界' }],
+  ['image_candidate', { candidate_id: 21, strategy: 'A', seq: 1, role: 'main', url: '/x.png' }],
+  ['done', { status: 'pending_selection' }],
+];
+
+interface Connection {
+  ticket: string;
+  lastSeq: number;
+}
+
+let server: Server;
+let issued: string[];
+let used: Set<string>;
+let connections: Connection[];
+let settled: boolean;
+/** What the n-th connection sends: [from seq, to seq, then drop the socket?] */
+let plan: Array<{ from: (lastSeq: number) => number; to: number; drop: boolean }>;
+
+function writeEvent(res: ServerResponse, seq: number) {
+  const [name, data] = EVENTS[seq - 1]!;
+  res.write(`id: ${seq}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+function handle(req: IncomingMessage, res: ServerResponse) {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (req.method === 'POST' && url.pathname === `/api/v1/tasks/${TASK}/sse-ticket`) {
+    const ticket = `ticket-${issued.length + 1}`;
+    issued.push(ticket);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ code: 0, data: { ticket, expires_in: 60 } }));
+    return;
+  }
+  if (req.method === 'GET' && url.pathname === `/api/v1/tasks/${TASK}`) {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ code: 0, data: { id: TASK, status: settled ? 'pending_selection' : 'generating' } }));
+    return;
+  }
+  if (req.method === 'GET' && url.pathname === `/api/v1/tasks/${TASK}/stream`) {
+    const ticket = url.searchParams.get('ticket') ?? '';
+    if (!issued.includes(ticket) || used.has(ticket)) {
+      res.statusCode = 401;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ code: 40101, message: 'token invalid or expired' }));
+      return;
+    }
+    used.add(ticket);
+    const lastSeq = Number(url.searchParams.get('last_seq'));
+    connections.push({ ticket, lastSeq });
+    const step = plan[connections.length - 1] ?? { from: (s: number) => s + 1, to: EVENTS.length, drop: false };
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+    for (let seq = step.from(lastSeq); seq <= step.to; seq++) writeEvent(res, seq);
+    if (step.to >= EVENTS.length) settled = true;
+    // A dropped connection (proxy restart, network) versus the normal end after `done`.
+    setTimeout(() => (step.drop ? res.socket?.destroy() : res.end()), 30);
+    return;
+  }
+  res.statusCode = 404;
+  res.end();
+}
+
+beforeEach(async () => {
+  issued = [];
+  used = new Set();
+  connections = [];
+  settled = false;
+  plan = [];
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  setApiBase(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+});
+
+afterEach(async () => {
+  setApiBase('');
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function until(store: LiveStore, predicate: (s: LiveState) => boolean, timeoutMs = 8000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out; state: ${JSON.stringify(store.getState())}`)), timeoutMs);
+    const check = () => {
+      if (predicate(store.getState())) {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      }
+    };
+    const unsubscribe = store.subscribe(check);
+    check();
+  });
+}
+
+function connect(store: LiveStore) {
+  return connectTaskStream({
+    taskId: TASK,
+    store,
+    ticket: async (id) => {
+      const res = await fetch(`${`http://127.0.0.1:${(server.address() as AddressInfo).port}`}/api/v1/tasks/${id}/sse-ticket`, { method: 'POST' });
+      return ((await res.json()) as { data: { ticket: string } }).data.ticket;
+    },
+    isSettled: async () => settled,
+    createEventSource: (url) => new NodeEventSource(url) as unknown as EventSource,
+    retryDelaysMs: [20],
+  });
+}
+
+describe('task stream', () => {
+  it('reconnects with a fresh ticket and last_seq after a drop, and applies each seq once', async () => {
+    // 1st connection: seq 1-3 then the socket dies. 2nd: the server replays from last_seq - 1
+    // (an overlap the client must drop), then the rest, then ends after `done`.
+    plan = [
+      { from: (s) => s + 1, to: 3, drop: true },
+      { from: (s) => s - 1, to: EVENTS.length, drop: false },
+    ];
+    const store = new LiveStore();
+    const drafts: string[] = [];
+    store.subscribe(() => {
+      const d = store.getState().drafts['A:0'];
+      if (d !== undefined && d !== drafts.at(-1)) drafts.push(d);
+    });
+    const close = connect(store);
+    await until(store, (s) => s.connection === 'closed');
+    close();
+
+    expect(connections).toEqual([
+      { ticket: 'ticket-1', lastSeq: 0 },
+      { ticket: 'ticket-2', lastSeq: 3 },
+    ]);
+    const s = store.getState();
+    expect(s.lastSeq).toBe(EVENTS.length);
+    // '世界' (seq 3) came twice over the wire; a duplicate would read 你好世界世界.
+    expect(drafts).toEqual(['你好', '你好世界']);
+    expect(Object.keys(s.texts)).toEqual(['11']);
+    expect(Object.keys(s.images)).toEqual(['21']);
+    expect(s.progress.text).toEqual({ stage: 'text', done: 1, total: 2 });
+    expect(s.status).toBe('pending_selection');
+    expect(s.done).toBe(true);
+    expect(s.drafts).toEqual({});
+  });
+
+  it('does not reopen a stream that ended after done, and never reuses a ticket', async () => {
+    const store = new LiveStore();
+    const close = connect(store);
+    await until(store, (st) => st.connection === 'closed');
+    await new Promise((r) => setTimeout(r, 150));
+    close();
+    expect(connections).toHaveLength(1);
+    expect(new Set(issued).size).toBe(issued.length);
+    expect(store.getState().lastSeq).toBe(EVENTS.length);
+  });
+
+  it('keeps retrying with new tickets while the task still generates', async () => {
+    plan = [
+      { from: (s) => s + 1, to: 1, drop: true },
+      { from: (s) => s + 1, to: 2, drop: true },
+      { from: (s) => s + 1, to: EVENTS.length, drop: false },
+    ];
+    const store = new LiveStore();
+    const close = connect(store);
+    await until(store, (st) => st.connection === 'closed');
+    close();
+    expect(connections.map((c) => c.lastSeq)).toEqual([0, 1, 2]);
+    expect(connections.map((c) => c.ticket)).toEqual(['ticket-1', 'ticket-2', 'ticket-3']);
+  });
+});
+
+describe('rendering while events stream in', () => {
+  it('re-renders only the component whose slice changed, not the page, for 200 tokens', () => {
+    const store = new LiveStore();
+    const renders = { page: 0, draft: 0 };
+    function Draft() {
+      renders.draft += 1;
+      return <p data-testid="draft">{useLive(store, (s) => s.drafts['A:0'])}</p>;
+    }
+    function Page() {
+      renders.page += 1;
+      const connection = useLive(store, (s) => s.connection);
+      return (
+        <div data-connection={connection}>
+          <Draft />
+          <LivePanel store={store} fallback={null} generating />
+        </div>
+      );
+    }
+    render(<Page />);
+    act(() => {
+      for (let seq = 1; seq <= 200; seq++) store.apply(seq, 'text_delta', { strategy: 'A', index: 0, delta: 'x' });
+    });
+    expect(screen.getByTestId('draft').textContent).toBe('x'.repeat(200));
+    // The live panel shows the same draft, streamed.
+    expect(screen.getByTestId('draft-text').textContent).toBe('x'.repeat(200));
+    expect(renders.page).toBe(1);
+    expect(renders.draft).toBeGreaterThan(1);
+  });
+
+  it('updates the progress bars per stage as progress events arrive', () => {
+    const store = new LiveStore();
+    render(<LivePanel store={store} fallback={null} generating />);
+    act(() => {
+      store.apply(1, 'progress', { stage: 'image', done: 2, total: 6 });
+    });
+    expect(screen.getByLabelText('图片 2/6')).toBeTruthy();
+    expect(screen.queryByTestId('stage-text')).toBeNull();
+  });
+});

@@ -1,0 +1,127 @@
+import { PlusOutlined } from '@ant-design/icons';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { errorMessage } from '../../api/client';
+import { api } from '../../api/endpoints';
+import type { BannedLevel, BannedWord, BannedWordBody } from '../../api/types';
+import { roleAtLeast } from '../../app/roles';
+import { useMe } from '../../app/session';
+import { QueryError } from '../../components/QueryError';
+import { BannedLevelTag } from '../../components/tags';
+import { usePaging } from '../../components/usePaging';
+import { PresetImport } from './PresetImport';
+
+const LEVELS: BannedLevel[] = ['hard_block', 'soft_warn', 'auto_fix'];
+
+export default function BannedWordsPage() {
+  const { t } = useTranslation();
+  const me = useMe();
+  // Operators read the library; supervisors and admins change it (the server enforces the same).
+  const canWrite = roleAtLeast(me.data?.role, 'supervisor');
+  const isAdmin = roleAtLeast(me.data?.role, 'admin');
+  const paging = usePaging();
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState<BannedWord | 'new'>();
+  const [form] = Form.useForm<BannedWordBody>();
+  const words = useQuery({ queryKey: ['banned-words', paging.query], queryFn: () => api.bannedWords.list(paging.query), placeholderData: keepPreviousData });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['banned-words'] });
+  const save = useMutation({
+    meta: { inlineError: true },
+    mutationFn: (v: BannedWordBody) => {
+      const body = { ...v, word: v.word.trim(), replacement: v.replacement?.trim() || null };
+      return editing === 'new' || !editing ? api.bannedWords.create(body) : api.bannedWords.update(editing.id, body);
+    },
+    onSuccess: () => {
+      setEditing(undefined);
+      void refresh();
+    },
+  });
+  const remove = useMutation({ mutationFn: api.bannedWords.remove, onSuccess: refresh });
+  const open = (w: BannedWord | 'new') => {
+    save.reset();
+    setEditing(w);
+    form.setFieldsValue(w === 'new' ? { word: '', level: 'soft_warn', replacement: '', updatable: true } : { ...w, replacement: w.replacement ?? '' });
+  };
+  const lockedFor = (w: BannedWord) => !w.updatable && !isAdmin;
+
+  return (
+    <>
+      <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
+        <Typography.Title level={3} style={{ margin: 0 }}>
+          {t('banned.title')}
+        </Typography.Title>
+        {canWrite && (
+          <Space>
+            <PresetImport onDone={refresh} />
+            <Button type="primary" icon={<PlusOutlined />} onClick={() => open('new')}>
+              {t('banned.add')}
+            </Button>
+          </Space>
+        )}
+      </Space>
+      {!canWrite && <Alert type="info" showIcon title={t('banned.readOnly')} style={{ marginBottom: 16 }} />}
+      <QueryError error={words.error} />
+      <Table<BannedWord>
+        rowKey="id"
+        loading={words.isFetching}
+        dataSource={words.data?.items}
+        pagination={paging.pagination(words.data?.total)}
+        locale={{ emptyText: t('banned.empty') }}
+        columns={[
+          { title: t('banned.word'), dataIndex: 'word' },
+          { title: t('banned.level'), dataIndex: 'level', render: (l: BannedLevel) => <BannedLevelTag level={l} /> },
+          { title: t('banned.replacement'), dataIndex: 'replacement', render: (v: string | null) => v ?? '—' },
+          { title: t('banned.updatable'), dataIndex: 'updatable', render: (v: boolean) => (v ? t('form.yes') : t('form.no')) },
+          ...(canWrite
+            ? [
+                {
+                  title: t('form.actions'),
+                  key: 'actions',
+                  render: (_: unknown, row: BannedWord) => (
+                    <Space>
+                      <Button type="link" size="small" disabled={lockedFor(row)} onClick={() => open(row)}>
+                        {t('form.edit')}
+                      </Button>
+                      <Popconfirm title={t('banned.deleteConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => remove.mutate(row.id)}>
+                        <Button type="link" size="small" danger disabled={lockedFor(row)}>
+                          {t('form.delete')}
+                        </Button>
+                      </Popconfirm>
+                    </Space>
+                  ),
+                },
+              ]
+            : []),
+        ]}
+      />
+      <Modal
+        open={editing !== undefined}
+        title={editing === 'new' ? t('banned.add') : t('banned.edit')}
+        okText={t('form.save')}
+        cancelText={t('form.cancel')}
+        confirmLoading={save.isPending}
+        onCancel={() => setEditing(undefined)}
+        onOk={() => form.submit()}
+        forceRender
+      >
+        {save.error && <Alert type="error" showIcon role="alert" title={errorMessage(save.error)} style={{ marginBottom: 12 }} />}
+        <Form<BannedWordBody> form={form} layout="vertical" onFinish={(v) => save.mutate(v)}>
+          <Form.Item label={t('banned.word')} name="word" rules={[{ required: true, whitespace: true, message: t('form.required') }]}>
+            <Input />
+          </Form.Item>
+          <Form.Item label={t('banned.level')} name="level" rules={[{ required: true }]}>
+            <Select options={LEVELS.map((l) => ({ value: l, label: <BannedLevelTag level={l} /> }))} />
+          </Form.Item>
+          <Form.Item label={t('banned.replacement')} name="replacement" extra={t('banned.replacementHint')}>
+            <Input />
+          </Form.Item>
+          <Form.Item label={t('banned.updatable')} name="updatable" valuePropName="checked">
+            <Switch />
+          </Form.Item>
+        </Form>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+import { ImportOutlined } from '@ant-design/icons';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Button, List, Modal, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../api/endpoints';
+import { notifySuccess } from '../../app/notify';
+import { QueryError } from '../../components/QueryError';
+
+/** Built-in word lists (advertising law, health claims) imported in one call. */
+export function PresetImport({ onDone }: { onDone: () => void }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const presets = useQuery({ queryKey: ['banned-presets'], queryFn: api.bannedWords.presets, enabled: open });
+  const importPreset = useMutation({
+    mutationFn: api.bannedWords.importPreset,
+    onSuccess: (r) => {
+      notifySuccess(t('banned.imported', { imported: r.imported, skipped: r.skipped }));
+      onDone();
+    },
+  });
+  return (
+    <>
+      <Button icon={<ImportOutlined />} onClick={() => setOpen(true)}>
+        {t('banned.importPreset')}
+      </Button>
+      <Modal open={open} title={t('banned.importPreset')} footer={null} onCancel={() => setOpen(false)}>
+        <QueryError error={presets.error} />
+        <List
+          loading={presets.isLoading}
+          dataSource={presets.data?.items}
+          renderItem={(p) => (
+            <List.Item
+              actions={[
+                <Button key="import" type="primary" size="small" loading={importPreset.isPending && importPreset.variables === p.name} onClick={() => importPreset.mutate(p.name)}>
+                  {t('banned.import')}
+                </Button>,
+              ]}
+            >
+              <List.Item.Meta title={`${p.title} · ${t('banned.wordCount', { count: p.word_count })}`} description={<Typography.Text type="secondary">{p.description}</Typography.Text>} />
+            </List.Item>
+          )}
+        />
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,151 @@
+import { DownloadOutlined, WarningOutlined } from '@ant-design/icons';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Col, Descriptions, Empty, Image, Progress, Row, Space, Tag, Tooltip, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useParams } from 'react-router-dom';
+import { api } from '../../api/endpoints';
+import type { FissionNote } from '../../api/types';
+import { notifySuccess } from '../../app/notify';
+import { CopyButton } from '../../components/CopyButton';
+import { QueryError } from '../../components/QueryError';
+import { PASS_LINE } from '../../components/ScoreBreakdown';
+import { Thumb } from '../../components/Thumb';
+
+function noteText(note: FissionNote['note']): string {
+  return note.content ?? note.body ?? note.text ?? '';
+}
+
+async function saveFile(res: Response, fallbackName: string) {
+  const disposition = res.headers.get('content-disposition') ?? '';
+  const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: FissionNote; onRetried: () => void }) {
+  const { t } = useTranslation();
+  const failedImages = note.images.filter((i) => i.error);
+  const retry = useMutation({
+    mutationFn: () => api.fission.retryImages(fissionId, note.seq),
+    onSuccess: (r) => {
+      notifySuccess(r.queued ? t('fission.retryQueued', { roles: (r.failed_roles ?? []).join(', ') }) : (r.message ?? t('fission.nothingToRetry')));
+      onRetried();
+    },
+  });
+  const tags = note.note.tags ?? [];
+  return (
+    <Card
+      size="small"
+      data-testid="fission-note"
+      data-status={note.status}
+      title={`${t('fission.set', { seq: note.seq })} · ${note.dimension}`}
+      extra={
+        <Space size={4}>
+          <Tag color={note.passed ? 'green' : 'orange'}>
+            {note.score} {note.passed ? t('score.passed') : t('score.belowLine')}
+          </Tag>
+          {note.needs_optimization && <Tag color="orange">{t('fission.needsOptimization')}</Tag>}
+          <Tag color={note.status === 'failed' ? 'red' : 'blue'}>{t(`fission.noteStatus.${note.status}`, { defaultValue: note.status })}</Tag>
+        </Space>
+      }
+      style={{ height: '100%' }}
+    >
+      {note.note.title && (
+        <Typography.Title level={5} style={{ marginTop: 0 }}>
+          {note.note.title}
+        </Typography.Title>
+      )}
+      <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{noteText(note.note)}</Typography.Paragraph>
+      <Typography.Paragraph type="secondary">{tags.map((tag) => `#${tag}`).join(' ')}</Typography.Paragraph>
+      <Progress percent={Math.max(0, Math.min(100, note.score))} success={{ percent: 0 }} showInfo={false} size="small" aria-label={t('fission.scoreLabel', { score: note.score, line: PASS_LINE })} />
+      <Image.PreviewGroup>
+        <Space wrap style={{ marginTop: 8 }}>
+          {note.images.map((img, i) =>
+            img.error || !img.url ? (
+              <Tooltip key={i} title={typeof img.error === 'string' ? img.error : undefined}>
+                <div data-testid="image-error" style={{ width: 90, aspectRatio: '3 / 4', display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', background: '#fff1f0', border: '1px dashed #ff4d4f', borderRadius: 6, fontSize: 12, color: '#a8071a' }}>
+                  <WarningOutlined aria-hidden />
+                  {t('fission.imageFailed', { role: t(`imageRole.${img.role}`, { defaultValue: img.role }) })}
+                </div>
+              </Tooltip>
+            ) : (
+              <Thumb key={i} url={img.url} alt={`${note.seq} ${img.role}`} width={90} />
+            ),
+          )}
+        </Space>
+      </Image.PreviewGroup>
+      <Space wrap style={{ marginTop: 8 }}>
+        <Button size="small" disabled={failedImages.length === 0} loading={retry.isPending} onClick={() => retry.mutate()}>
+          {t('fission.retry', { count: failedImages.length })}
+        </Button>
+        {note.note.title && <CopyButton text={note.note.title} label={t('copy.title')} />}
+        <CopyButton text={noteText(note.note)} label={t('copy.body')} />
+        <CopyButton text={tags.map((tag) => `#${tag}`).join(' ')} label={t('copy.tags')} />
+      </Space>
+    </Card>
+  );
+}
+
+export default function FissionPage() {
+  const { t } = useTranslation();
+  const id = Number(useParams().id);
+  const queryClient = useQueryClient();
+  const poll = (generating: boolean) => (generating ? 1500 : false);
+  const fission = useQuery({ queryKey: ['fission', id], queryFn: () => api.fission.get(id), refetchInterval: (q) => poll(q.state.data?.status === 'generating') });
+  const notes = useQuery({
+    queryKey: ['fission', id, 'notes'],
+    queryFn: () => api.fission.notes(id),
+    // Retried images land in the background: the notes are polled while any image is missing.
+    refetchInterval: (q) =>
+      poll(q.state.data?.status === 'generating' || Boolean(q.state.data?.notes.some((n) => n.images.some((i) => !i.url && !i.error)))),
+  });
+  const download = useMutation({ mutationFn: async () => saveFile(await api.fission.download(id), `fission_${id}.zip`) });
+  const progress = fission.data?.progress;
+
+  return (
+    <>
+      <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
+        <Typography.Title level={3} style={{ margin: 0 }}>
+          {t('fission.page', { id })}
+        </Typography.Title>
+        <Button icon={<DownloadOutlined />} onClick={() => download.mutate()} loading={download.isPending} disabled={!notes.data?.notes.length}>
+          {t('fission.download')}
+        </Button>
+      </Space>
+      <QueryError error={fission.error ?? notes.error} />
+      {fission.data && progress && (
+        <Card size="small" style={{ marginBottom: 16 }}>
+          <Descriptions size="small" column={{ xs: 1, md: 4 }}>
+            <Descriptions.Item label={t('fission.status')}>
+              <span data-testid="fission-status">{t(`fission.statuses.${fission.data.status}`)}</span>
+            </Descriptions.Item>
+            <Descriptions.Item label={t('fission.level')}>{t(`fission.levels.${fission.data.reference_level}`)}</Descriptions.Item>
+            <Descriptions.Item label={t('fission.fanout')}>{fission.data.fanout_count}</Descriptions.Item>
+            <Descriptions.Item label={t('fission.progress')}>
+              {t('fission.progressText', { done: progress.done, failed: progress.failed, total: fission.data.fanout_count })}
+            </Descriptions.Item>
+          </Descriptions>
+          <Progress
+            percent={Math.round(((progress.done + progress.failed) / Math.max(fission.data.fanout_count, 1)) * 100)}
+            success={{ percent: Math.round((progress.done / Math.max(fission.data.fanout_count, 1)) * 100) }}
+            aria-label={t('fission.progress')}
+          />
+        </Card>
+      )}
+      {notes.data && notes.data.notes.length === 0 && <Empty description={t('fission.noNotes')} />}
+      <Row gutter={[16, 16]}>
+        {notes.data?.notes.map((n) => (
+          <Col key={n.seq} xs={24} md={12} xl={8}>
+            <NoteCard fissionId={id} note={n} onRetried={() => void queryClient.invalidateQueries({ queryKey: ['fission', id] })} />
+          </Col>
+        ))}
+      </Row>
+    </>
+  );
+}

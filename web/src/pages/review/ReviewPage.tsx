@@ -1,0 +1,132 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Button, Card, Checkbox, Col, Empty, Form, Image, Input, Modal, Row, Space, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { api } from '../../api/endpoints';
+import type { ReviewItem, SelectedSet } from '../../api/types';
+import { notifySuccess } from '../../app/notify';
+import { formatTime } from '../../components/format';
+import { QueryError } from '../../components/QueryError';
+import { ScoreBreakdown } from '../../components/ScoreBreakdown';
+import { BannedStatusTag } from '../../components/tags';
+import { Thumb } from '../../components/Thumb';
+
+function SetColumn({ set }: { set: SelectedSet }) {
+  const { t } = useTranslation();
+  const text = set.selected_text;
+  return (
+    <Card size="small" title={t('candidate.set', { set: set.strategy })} data-testid={`review-set-${set.strategy}`} style={{ height: '100%' }}>
+      {text ? (
+        <>
+          <Typography.Title level={5} style={{ marginTop: 0 }}>
+            {text.title}
+          </Typography.Title>
+          <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{text.content}</Typography.Paragraph>
+          <Typography.Paragraph type="secondary">{text.tags.map((tag) => `#${tag}`).join(' ')}</Typography.Paragraph>
+          <BannedStatusTag status={text.banned_word_status} />
+          <ScoreBreakdown score={text.score} />
+        </>
+      ) : (
+        <Typography.Text type="secondary">{t('review.noText')}</Typography.Text>
+      )}
+      <Image.PreviewGroup>
+        <Space wrap style={{ marginTop: 8 }}>
+          {set.selected_images.map((img) => (
+            <Thumb key={img.candidate_id} url={img.url} alt={`${set.strategy}-${img.seq} ${t(`imageRole.${img.role}`)}`} width={90} />
+          ))}
+        </Space>
+      </Image.PreviewGroup>
+    </Card>
+  );
+}
+
+interface RejectValues {
+  reason: string;
+  final?: boolean;
+}
+
+export default function ReviewPage() {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const queue = useQuery({ queryKey: ['review-queue'], queryFn: api.review.queue });
+  const [rejecting, setRejecting] = useState<ReviewItem>();
+  const [form] = Form.useForm<RejectValues>();
+  const done = (text: string) => {
+    notifySuccess(text);
+    void queryClient.invalidateQueries({ queryKey: ['review-queue'] });
+  };
+  const approve = useMutation({ mutationFn: api.review.approve, onSuccess: () => done(t('review.approved')) });
+  const reject = useMutation({
+    mutationFn: (v: RejectValues) => api.review.reject(rejecting!.task_id, v.reason.trim(), Boolean(v.final)),
+    onSuccess: () => {
+      setRejecting(undefined);
+      done(t('review.rejected'));
+    },
+  });
+
+  return (
+    <>
+      <Typography.Title level={3} style={{ marginTop: 0 }}>
+        {t('review.title')}
+      </Typography.Title>
+      <QueryError error={queue.error} />
+      {queue.data && queue.data.items.length === 0 && <Empty description={t('review.empty')} />}
+      {queue.data?.items.map((item) => (
+        <Card
+          key={item.task_id}
+          data-testid="review-item"
+          style={{ marginBottom: 16 }}
+          title={
+            <Space wrap>
+              <Link to={`/tasks/${item.task_id}`}>
+                #{item.task_id} {item.theme}
+              </Link>
+              <Typography.Text type="secondary">
+                {item.product_name} · {t('review.by', { name: item.operator_name })} · {formatTime(item.submitted_at)}
+              </Typography.Text>
+            </Space>
+          }
+          extra={
+            <Space>
+              <Button type="primary" loading={approve.isPending && approve.variables === item.task_id} onClick={() => approve.mutate(item.task_id)}>
+                {t('review.approve')}
+              </Button>
+              <Button danger onClick={() => setRejecting(item)}>
+                {t('review.reject')}
+              </Button>
+            </Space>
+          }
+        >
+          <Row gutter={[12, 12]}>
+            {item.selected_sets.map((set) => (
+              <Col key={set.strategy} xs={24} md={Math.max(8, 24 / Math.max(item.selected_sets.length, 1))}>
+                <SetColumn set={set} />
+              </Col>
+            ))}
+          </Row>
+        </Card>
+      ))}
+      <Modal
+        open={Boolean(rejecting)}
+        title={t('review.rejectTitle', { id: rejecting?.task_id })}
+        okText={t('review.reject')}
+        okButtonProps={{ danger: true }}
+        cancelText={t('form.cancel')}
+        confirmLoading={reject.isPending}
+        onCancel={() => setRejecting(undefined)}
+        onOk={() => form.submit()}
+        destroyOnHidden
+      >
+        <Form form={form} layout="vertical" onFinish={(v: RejectValues) => reject.mutate(v)} preserve={false}>
+          <Form.Item label={t('review.reason')} name="reason" rules={[{ required: true, whitespace: true, message: t('review.reasonRequired') }]}>
+            <Input.TextArea autoSize={{ minRows: 3 }} />
+          </Form.Item>
+          <Form.Item name="final" valuePropName="checked">
+            <Checkbox>{t('review.final')}</Checkbox>
+          </Form.Item>
+        </Form>
+      </Modal>
+    </>
+  );
+}

@@ -1,0 +1,80 @@
+import { Alert, Badge, Card, Progress, Space, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { Progress as StageProgress, Stage } from '../../api/types';
+import { useLive, type LiveStore } from '../../hooks/taskStream';
+
+const STAGES: Stage[] = ['text', 'score', 'image', 'package'];
+const CONNECTION_BADGE = { idle: 'default', connecting: 'processing', open: 'success', reconnecting: 'warning', closed: 'default' } as const;
+
+function StageBar({ store, stage, fallback }: { store: LiveStore; stage: Stage; fallback: StageProgress | null }) {
+  const { t } = useTranslation();
+  const live = useLive(store, (s) => s.progress[stage]);
+  const progress = live ?? (fallback?.stage === stage ? fallback : undefined);
+  if (!progress) return null;
+  const percent = progress.total > 0 ? Math.round((progress.done / progress.total) * 100) : 0;
+  return (
+    <div data-testid={`stage-${stage}`} style={{ display: 'grid', gridTemplateColumns: '6em 1fr', alignItems: 'center', gap: 8 }}>
+      <Typography.Text>{t(`stage.${stage}`)}</Typography.Text>
+      <Progress percent={percent} format={() => `${progress.done}/${progress.total}`} aria-label={`${t(`stage.${stage}`)} ${progress.done}/${progress.total}`} />
+    </div>
+  );
+}
+
+/** Texts as they stream in, before they become candidates. Each draft re-renders alone. */
+function Draft({ store, draftKey }: { store: LiveStore; draftKey: string }) {
+  const text = useLive(store, (s) => s.drafts[draftKey]);
+  const { t } = useTranslation();
+  if (text === undefined) return null;
+  return (
+    <Card size="small" title={t('live.drafting', { set: draftKey.split(':')[0] })} style={{ width: 300 }}>
+      <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', margin: 0 }} data-testid="draft-text">
+        {text}
+      </Typography.Paragraph>
+    </Card>
+  );
+}
+
+function Drafts({ store }: { store: LiveStore }) {
+  // Re-renders when the set of drafts changes (their keys), not on each token.
+  const keys = useLive(store, (s) => Object.keys(s.drafts).join('|'));
+  if (!keys) return null;
+  return (
+    <Space wrap align="start" style={{ marginTop: 12 }}>
+      {keys.split('|').map((k) => (
+        <Draft key={k} store={store} draftKey={k} />
+      ))}
+    </Space>
+  );
+}
+
+function StreamErrors({ store }: { store: LiveStore }) {
+  const errors = useLive(store, (s) => s.errors);
+  return (
+    <>
+      {errors.map((e, i) => (
+        <Alert key={i} type="error" showIcon title={e} style={{ marginTop: 8 }} />
+      ))}
+    </>
+  );
+}
+
+export function LivePanel({ store, fallback, generating }: { store: LiveStore; fallback: StageProgress | null; generating: boolean }) {
+  const { t } = useTranslation();
+  const connection = useLive(store, (s) => s.connection);
+  return (
+    <Card
+      size="small"
+      title={t('live.title')}
+      extra={<Badge status={CONNECTION_BADGE[connection]} text={t(`live.connection.${connection}`)} />}
+      style={{ marginBottom: 16 }}
+      data-testid="live-panel"
+    >
+      {generating && <Typography.Text type="secondary">{t('live.generating')}</Typography.Text>}
+      {STAGES.map((s) => (
+        <StageBar key={s} store={store} stage={s} fallback={fallback} />
+      ))}
+      <Drafts store={store} />
+      <StreamErrors store={store} />
+    </Card>
+  );
+}

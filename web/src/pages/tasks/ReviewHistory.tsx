@@ -1,0 +1,35 @@
+import { useQuery } from '@tanstack/react-query';
+import { Card, Empty, Tag, Timeline, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../api/endpoints';
+import { formatTime } from '../../components/format';
+import { QueryError } from '../../components/QueryError';
+
+const COLOR = { submit: 'blue', approve: 'green', reject: 'red' } as const;
+
+/** Every submit / approve / reject of the task with who, when and the reason verbatim. */
+export function ReviewHistory({ taskId, version }: { taskId: number; version: string }) {
+  const { t } = useTranslation();
+  const history = useQuery({ queryKey: ['task', taskId, 'reviews', version], queryFn: () => api.tasks.reviews(taskId) });
+  return (
+    <Card size="small" title={t('taskPage.review')} style={{ marginBottom: 16 }} data-testid="review-history">
+      <QueryError error={history.error} />
+      {history.data?.items.length === 0 && <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t('taskPage.noReviews')} />}
+      <Timeline
+        items={(history.data?.items ?? []).map((r) => ({
+          color: COLOR[r.action],
+          content: (
+            <>
+              <Tag color={COLOR[r.action]}>{t(`reviewAction.${r.action}`)}</Tag>
+              {r.final && <Tag>{t('review.finalTag')}</Tag>}
+              <Typography.Text type="secondary">
+                {r.username} · {formatTime(r.created_at)}
+              </Typography.Text>
+              {r.reason && <Typography.Paragraph style={{ margin: '4px 0 0', whiteSpace: 'pre-wrap' }}>{r.reason}</Typography.Paragraph>}
+            </>
+          ),
+        }))}
+      />
+    </Card>
+  );
+}

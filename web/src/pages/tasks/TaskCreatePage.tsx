@@ -1,0 +1,94 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Alert, Button, Card, Form, Input, InputNumber, Radio, Select, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useNavigate, useSearchParams } from 'react-router-dom';
+import { errorMessage } from '../../api/client';
+import { api } from '../../api/endpoints';
+import type { TaskCreate } from '../../api/types';
+import { useAllProducts } from '../config/queries';
+
+export default function TaskCreatePage() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const [form] = Form.useForm<TaskCreate>();
+  const productId = Form.useWatch('product_id', form);
+  const products = useAllProducts();
+  const benchmarks = useQuery({
+    queryKey: ['benchmarks', productId, 'all'],
+    queryFn: () => api.benchmarks.list(productId, { page: 1, page_size: 100 }),
+    enabled: Boolean(productId),
+  });
+  const create = useMutation({
+    // 422 reasons (no API key, banned words) belong next to the form, not in a toast.
+    meta: { inlineError: true },
+    mutationFn: api.tasks.create,
+    onSuccess: (task) => navigate(`/tasks/${task.id}`),
+  });
+  const initialProduct = Number(params.get('product_id')) || undefined;
+
+  return (
+    <Card style={{ maxWidth: 720 }}>
+      <Typography.Title level={3} style={{ marginTop: 0 }}>
+        {t('nav.newTask')}
+      </Typography.Title>
+      {create.error && (
+        <Alert type="error" showIcon role="alert" title={t('taskCreate.refused')} description={errorMessage(create.error)} style={{ marginBottom: 16 }} />
+      )}
+      <Form<TaskCreate>
+        form={form}
+        layout="vertical"
+        initialValues={{ text_count: 3, image_count: 3, track: 'ai', product_id: initialProduct, benchmark_ids: [] }}
+        onFinish={(v) => create.mutate({ ...v, theme: v.theme.trim() })}
+      >
+        <Form.Item label={t('tasks.product')} name="product_id" rules={[{ required: true, message: t('form.required') }]}>
+          <Select
+            showSearch={{ optionFilterProp: 'label' }}
+            loading={products.isLoading}
+            options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))}
+            onChange={() => form.setFieldValue('benchmark_ids', [])}
+          />
+        </Form.Item>
+        <Form.Item label={t('taskCreate.benchmarks')} name="benchmark_ids">
+          <Select
+            mode="multiple"
+            disabled={!productId}
+            loading={benchmarks.isLoading}
+            options={(benchmarks.data?.items ?? []).map((b) => ({
+              value: b.id,
+              label: `#${b.id} ${(b.highlights || b.link_url || '').slice(0, 40)}`,
+            }))}
+          />
+        </Form.Item>
+        <Form.Item
+          label={t('tasks.theme')}
+          name="theme"
+          rules={[{ required: true, whitespace: true, message: t('form.required') }, { max: 200 }]}
+        >
+          <Input placeholder={t('taskCreate.themePlaceholder')} />
+        </Form.Item>
+        <div style={{ display: 'flex', gap: 24, flexWrap: 'wrap' }}>
+          <Form.Item label={t('taskCreate.textCount')} name="text_count" rules={[{ required: true, message: t('form.required') }]}>
+            <InputNumber min={1} max={30} precision={0} />
+          </Form.Item>
+          <Form.Item label={t('taskCreate.imageCount')} name="image_count" rules={[{ required: true, message: t('form.required') }]}>
+            <InputNumber min={0} max={9} precision={0} />
+          </Form.Item>
+          <Form.Item label={t('tasks.track')} name="track">
+            <Radio.Group
+              optionType="button"
+              options={[
+                { value: 'ai', label: t('track.ai') },
+                { value: 'import', label: t('track.import') },
+              ]}
+            />
+          </Form.Item>
+        </div>
+        <Typography.Paragraph type="secondary">{t('taskCreate.hint')}</Typography.Paragraph>
+        <Button type="primary" htmlType="submit" loading={create.isPending}>
+          {t('taskCreate.submit')}
+        </Button>
+      </Form>
+    </Card>
+  );
+}

@@ -1,0 +1,165 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, Card, Col, Popconfirm, Row, Space, Typography } from 'antd';
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useParams } from 'react-router-dom';
+import { api } from '../../api/endpoints';
+import type { ImageCandidate, TaskDetail, TextCandidate } from '../../api/types';
+import { PageSpin } from '../../app/guards';
+import { formatTime } from '../../components/format';
+import { QueryError } from '../../components/QueryError';
+import { applyImageSelection, applyTextSelection, canSubmitForReview } from '../../components/selection';
+import { TaskStatusTag } from '../../components/tags';
+import { isGenerating, useTaskStream } from '../../hooks/taskStream';
+import { useAllBannedWords } from '../config/queries';
+import { CandidateBoard, type BoardActions } from './CandidateBoard';
+import { DeliveryPanel } from './DeliveryPanel';
+import { EditTextModal, type EditValues } from './EditTextModal';
+import { FissionStart } from './FissionStart';
+import { ImportTextForm } from './ImportTextForm';
+import { LivePanel } from './LivePanel';
+import { PreferencePanel } from './PreferencePanel';
+import { ReviewHistory } from './ReviewHistory';
+
+export default function TaskPage() {
+  const { t } = useTranslation();
+  const taskId = Number(useParams().id);
+  const key = useMemo(() => ['task', taskId] as const, [taskId]);
+  const queryClient = useQueryClient();
+  const task = useQuery({
+    queryKey: key,
+    queryFn: () => api.tasks.get(taskId),
+    // The stream drives updates; a slow poll covers a client that cannot stream at all.
+    refetchInterval: (q) => (isGenerating(q.state.data?.status) ? 5000 : false),
+  });
+  const generating = isGenerating(task.data?.status);
+  const store = useTaskStream(taskId, generating);
+  const bannedWords = useAllBannedWords();
+  const words = useMemo(() => (bannedWords.data?.items ?? []).map((w) => ({ word: w.word, level: w.level })), [bannedWords.data]);
+  const [editing, setEditing] = useState<TextCandidate>();
+
+  // Status changes and `done` refetch the authoritative detail, without re-rendering on every event.
+  useEffect(() => {
+    let seen = store.getState().status;
+    let done = store.getState().done;
+    return store.subscribe(() => {
+      const s = store.getState();
+      if (s.status !== seen || s.done !== done) {
+        seen = s.status;
+        done = s.done;
+        void queryClient.invalidateQueries({ queryKey: key });
+      }
+    });
+  }, [store, queryClient, key]);
+
+  const patch = (update: (d: TaskDetail) => TaskDetail) =>
+    queryClient.setQueryData<TaskDetail>(key, (d) => (d ? update(d) : d));
+  const optimistic = {
+    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
+  };
+  const selectText = useMutation({
+    mutationFn: (v: { c: TextCandidate; selected: boolean }) => api.tasks.selectText(taskId, v.c.candidate_id, v.selected),
+    onMutate: async (v) => {
+      await queryClient.cancelQueries({ queryKey: key });
+      const previous = queryClient.getQueryData<TaskDetail>(key);
+      patch((d) => ({ ...d, text_candidates: applyTextSelection(d.text_candidates, v.c.candidate_id, v.selected) }));
+      return { previous };
+    },
+    onError: (_e, _v, ctx) => queryClient.setQueryData(key, ctx?.previous),
+    ...optimistic,
+  });
+  const selectImage = useMutation({
+    mutationFn: (v: { c: ImageCandidate; selected: boolean }) => api.tasks.selectImage(taskId, v.c.candidate_id, v.selected),
+    onMutate: async (v) => {
+      await queryClient.cancelQueries({ queryKey: key });
+      const previous = queryClient.getQueryData<TaskDetail>(key);
+      patch((d) => ({ ...d, image_candidates: applyImageSelection(d.image_candidates, v.c.candidate_id, v.selected) }));
+      return { previous };
+    },
+    onError: (_e, _v, ctx) => queryClient.setQueryData(key, ctx?.previous),
+    ...optimistic,
+  });
+  const edit = useMutation({
+    mutationFn: (v: EditValues) => api.tasks.editText(taskId, editing!.candidate_id, { content: v.content, title: v.title, tags: v.tags }),
+    onSuccess: () => setEditing(undefined),
+    ...optimistic,
+  });
+  const regenerate = useMutation({ mutationFn: () => api.tasks.regenerate(taskId), ...optimistic });
+  const submit = useMutation({ mutationFn: () => api.tasks.submitReview(taskId), ...optimistic });
+  const archive = useMutation({ mutationFn: () => api.tasks.archive(taskId), ...optimistic });
+
+  const actions: BoardActions = useMemo(
+    () => ({
+      canSelect: task.data?.status === 'pending_selection',
+      canEdit: task.data?.status === 'pending_selection',
+      onSelectText: (c, selected) => selectText.mutate({ c, selected }),
+      onSelectImage: (c, selected) => selectImage.mutate({ c, selected }),
+      onEdit: setEditing,
+    }),
+    // mutate functions are stable; only the status changes what the cards may do
+    [task.data?.status],
+  );
+
+  if (task.isLoading) return <PageSpin />;
+  if (!task.data) return <QueryError error={task.error} />;
+  const d = task.data;
+  const canSubmit = d.status === 'pending_selection' && canSubmitForReview(d.text_candidates);
+
+  return (
+    <>
+      <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap align="start">
+        <div>
+          <Typography.Title level={3} style={{ margin: 0 }}>
+            {d.theme} <TaskStatusTag status={d.status} />
+          </Typography.Title>
+          <Typography.Text type="secondary">
+            #{d.id} · {d.product_name} · {t(`track.${d.track}`)} · {t('taskPage.counts', { texts: d.text_count, images: d.image_count })} ·{' '}
+            {formatTime(d.created_at)}
+          </Typography.Text>
+        </div>
+        <Space wrap>
+          <Button onClick={() => regenerate.mutate()} loading={regenerate.isPending} disabled={!['pending_selection', 'failed'].includes(d.status)}>
+            {t('taskPage.regenerate')}
+          </Button>
+          <Button type="primary" onClick={() => submit.mutate()} loading={submit.isPending} disabled={!canSubmit}>
+            {t('taskPage.submit')}
+          </Button>
+          <Popconfirm title={t('taskPage.archiveConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => archive.mutate()}>
+            <Button disabled={!['approved', 'pending_selection', 'failed'].includes(d.status)}>{t('taskPage.archive')}</Button>
+          </Popconfirm>
+        </Space>
+      </Space>
+
+      {d.reject_reason && (
+        <Alert
+          type="warning"
+          showIcon
+          style={{ marginBottom: 16 }}
+          data-testid="reject-reason"
+          title={t('taskPage.rejected', { at: formatTime(d.reviewed_at) })}
+          description={d.reject_reason}
+        />
+      )}
+      {d.status === 'pending_selection' && !canSubmitForReview(d.text_candidates) && (
+        <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('taskPage.selectHint')} />
+      )}
+
+      <Row gutter={16}>
+        <Col xs={24} xl={17}>
+          <LivePanel store={store} fallback={d.progress} generating={generating} />
+          {d.track === 'import' && ['pending_selection', 'generating', 'pending'].includes(d.status) && <ImportTextForm taskId={taskId} />}
+          <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} words={words} actions={actions} />
+        </Col>
+        <Col xs={24} xl={7}>
+          <ReviewHistory taskId={taskId} version={d.status} />
+          <PreferencePanel taskId={taskId} version={d.status} />
+          <DeliveryPanel taskId={taskId} status={d.status} />
+          <Card size="small" title={t('fission.title')} style={{ marginBottom: 16 }}>
+            <FissionStart taskId={taskId} />
+          </Card>
+        </Col>
+      </Row>
+      <EditTextModal candidate={editing} saving={edit.isPending} onCancel={() => setEditing(undefined)} onSave={(v) => edit.mutate(v)} />
+    </>
+  );
+}
