@@ -79,7 +79,7 @@ describe('bundled CJK font', () => {
     renderSvg(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="120"><rect width="120" height="120" fill="#fff"/><text x="10" y="100" font-family="${FONT_FAMILY}" font-size="100" fill="#000">${ch}</text></svg>`);
 
   it('draws distinct Chinese glyphs (not the same missing-glyph box)', async () => {
-    const [zhong, guo, shu] = await Promise.all(['中', '国', '书'].map((c) => sharp(glyph(c)).raw().toBuffer()));
+    const [zhong, guo, shu] = (await Promise.all(['中', '国', '书'].map((c) => sharp(glyph(c)).raw().toBuffer()))) as [Buffer, Buffer, Buffer];
     expect(zhong.equals(guo)).toBe(false);
     expect(guo.equals(shu)).toBe(false);
     // Something was drawn at all.
