@@ -57,40 +57,67 @@ function foldString(s: string): string {
   return out;
 }
 
-interface Node {
-  next: Map<number, number>;
-  fail: number;
-  /** Index into entries of the longest word ending here, or -1. */
-  output: number;
-  /** Nearest node along the fail chain that ends a word (for the other, shorter words). */
-  dictLink: number;
-}
+/** Case and width folding as a table: one array read per character while scanning. */
+const FOLD = (() => {
+  const table = new Uint16Array(0x10000);
+  for (let c = 0; c < 0x10000; c++) table[c] = fold(c);
+  return table;
+})();
 
+/**
+ * The automaton in flat arrays. Characters are first mapped to a dense symbol (0: in no word),
+ * so a character that appears in no word resets to the root with a single array read, and the
+ * root, where a scan spends most of its time, has a dense transition table.
+ */
 export class BannedWordMatcher {
-  private readonly nodes: Node[] = [{ next: new Map(), fail: 0, output: -1, dictLink: -1 }];
   private readonly entries: Array<BannedWordEntry & { length: number }> = [];
+  /** UTF-16 unit → symbol (1-based; 0 = the character occurs in no word). Folding included. */
+  private readonly symbolOf = new Uint16Array(0x10000);
+  private readonly rootNext: Int32Array;
+  private readonly next: Array<Map<number, number>>;
+  private readonly fail: Int32Array;
+  /** Entry of the word ending at a node, or -1. */
+  private readonly output: Int32Array;
+  /** Nearest node along the fail chain that ends a word (the shorter words ending here), or -1. */
+  private readonly dictLink: Int32Array;
 
   constructor(words: Iterable<BannedWordEntry>) {
+    const next: Array<Map<number, number>> = [new Map()];
+    const output: number[] = [-1];
+    let symbols = 0;
+    const symbolFor = (unit: number) => {
+      if (this.symbolOf[unit] === 0) this.symbolOf[unit] = ++symbols;
+      return this.symbolOf[unit]!;
+    };
     for (const entry of words) {
       const folded = foldString(entry.word.trim());
       if (folded.length === 0) continue;
       let node = 0;
       for (let i = 0; i < folded.length; i++) {
-        const c = folded.charCodeAt(i);
-        let child = this.nodes[node]!.next.get(c);
+        const sym = symbolFor(folded.charCodeAt(i));
+        let child = next[node]!.get(sym);
         if (child === undefined) {
-          child = this.nodes.length;
-          this.nodes.push({ next: new Map(), fail: 0, output: -1, dictLink: -1 });
-          this.nodes[node]!.next.set(c, child);
+          child = next.length;
+          next.push(new Map());
+          output.push(-1);
+          next[node]!.set(sym, child);
         }
         node = child;
       }
       // The same word twice (after folding) keeps the first entry.
-      if (this.nodes[node]!.output === -1) {
-        this.nodes[node]!.output = this.entries.length;
+      if (output[node] === -1) {
+        output[node] = this.entries.length;
         this.entries.push({ ...entry, length: folded.length });
       }
     }
+    // Every spelling that folds to a word's character maps to the same symbol.
+    for (let c = 0; c < 0x10000; c++) this.symbolOf[c] = this.symbolOf[FOLD[c]!]!;
+    this.next = next;
+    this.output = Int32Array.from(output);
+    this.fail = new Int32Array(next.length);
+    this.dictLink = new Int32Array(next.length).fill(-1);
+    this.rootNext = new Int32Array(symbols + 1);
+    for (const [sym, child] of next[0]!) this.rootNext[sym] = child;
     this.link();
   }
 
@@ -98,22 +125,22 @@ export class BannedWordMatcher {
     return this.entries.length;
   }
 
+  private step(state: number, sym: number): number {
+    return state === 0 ? this.rootNext[sym]! : (this.next[state]!.get(sym) ?? -1);
+  }
+
   /** Breadth-first failure and dictionary links (the classic construction). */
   private link(): void {
-    const queue: number[] = [];
-    for (const child of this.nodes[0]!.next.values()) queue.push(child);
+    const queue: number[] = [...this.next[0]!.values()];
     for (let head = 0; head < queue.length; head++) {
       const id = queue[head]!;
-      const node = this.nodes[id]!;
-      for (const [c, child] of node.next) {
-        let f = node.fail;
-        while (f !== 0 && !this.nodes[f]!.next.has(c)) f = this.nodes[f]!.fail;
-        const target = this.nodes[f]!.next.get(c);
-        const fail = target !== undefined && target !== child ? target : 0;
-        const childNode = this.nodes[child]!;
-        childNode.fail = fail;
-        const failNode = this.nodes[fail]!;
-        childNode.dictLink = failNode.output !== -1 ? fail : failNode.dictLink;
+      for (const [sym, child] of this.next[id]!) {
+        let f = this.fail[id]!;
+        while (f !== 0 && !this.next[f]!.has(sym)) f = this.fail[f]!;
+        const target = this.step(f, sym);
+        const failTo = target > 0 && target !== child ? target : 0;
+        this.fail[child] = failTo;
+        this.dictLink[child] = this.output[failTo] !== -1 ? failTo : this.dictLink[failTo]!;
         queue.push(child);
       }
     }
@@ -124,11 +151,19 @@ export class BannedWordMatcher {
     const found: Array<{ entry: number; start: number; end: number }> = [];
     let state = 0;
     for (let i = 0; i < text.length; i++) {
-      const c = fold(text.charCodeAt(i));
-      while (state !== 0 && !this.nodes[state]!.next.has(c)) state = this.nodes[state]!.fail;
-      state = this.nodes[state]!.next.get(c) ?? 0;
-      for (let n = this.nodes[state]!.output !== -1 ? state : this.nodes[state]!.dictLink; n !== -1; n = this.nodes[n]!.dictLink) {
-        const entry = this.nodes[n]!.output;
+      const sym = this.symbolOf[text.charCodeAt(i)]!;
+      if (sym === 0) {
+        state = 0;
+        continue;
+      }
+      let to = this.step(state, sym);
+      while (to < 0) {
+        state = this.fail[state]!;
+        to = this.step(state, sym);
+      }
+      state = to;
+      for (let n = this.output[state] !== -1 ? state : this.dictLink[state]!; n !== -1; n = this.dictLink[n]!) {
+        const entry = this.output[n]!;
         found.push({ entry, start: i + 1 - this.entries[entry]!.length, end: i + 1 });
       }
     }

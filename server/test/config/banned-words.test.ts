@@ -56,8 +56,10 @@ describe('banned-word matcher', () => {
     const alphabet = [...new Set(words.map((w) => w.word).join('') + '的了是我你好')];
     let seed = 7;
     const rand = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
     };
     for (let round = 0; round < 200; round++) {
       let text = '';

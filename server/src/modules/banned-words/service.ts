@@ -115,7 +115,8 @@ export function validateBannedWordIds(ctx: AppContext, workspaceId: number, ids:
 }
 
 const matcherCache = new Map<number, { version: string; matcher: BannedWordMatcher }>();
-const MATCHER_CACHE_LIMIT = 256;
+// Each compiled matcher holds a 128 KiB character table plus its automaton.
+const MATCHER_CACHE_LIMIT = 64;
 
 /**
  * The compiled matcher of a workspace's words. Compiling thousands of words costs a few
