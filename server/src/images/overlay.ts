@@ -1,6 +1,5 @@
-import sharp from 'sharp';
 import { renderSvg, svgTextBlock, wrapBalanced, wrapText } from './fonts.js';
-import { normalizeImage, type NormalizedImage } from './normalize.js';
+import { DEFAULT_HEIGHT, DEFAULT_WIDTH, encode, normalizedPipeline, type NormalizedImage } from './normalize.js';
 
 export interface OverlayText {
   /** Cover title: large and bold in the top band (hook and main images). */
@@ -19,12 +18,13 @@ export async function overlayText(
   text: OverlayText,
   opts: { width?: number; height?: number; format?: 'jpeg' | 'png' } = {},
 ): Promise<NormalizedImage> {
-  const base = await normalizeImage(image, { width: opts.width, height: opts.height, format: 'png' });
-  const svg = overlaySvg(base.width, base.height, text);
-  if (!svg) return opts.format === 'png' ? base : normalizeImage(base.data, { ...opts, format: 'jpeg' });
-  const layer = renderSvg(svg);
-  const composed = await sharp(base.data).composite([{ input: layer, top: 0, left: 0 }]).png().toBuffer();
-  return normalizeImage(composed, { width: base.width, height: base.height, format: opts.format ?? 'jpeg' });
+  const width = opts.width ?? DEFAULT_WIDTH;
+  const height = opts.height ?? DEFAULT_HEIGHT;
+  const pipeline = await normalizedPipeline(image, width, height);
+  const svg = overlaySvg(width, height, text);
+  // sharp composites after the resize, so the whole job is one decode and one encode.
+  if (svg) pipeline.composite([{ input: renderSvg(svg), top: 0, left: 0 }]);
+  return encode(pipeline, { width, height, format: opts.format });
 }
 
 /** The transparent text layer, or undefined when there is nothing drawable. */

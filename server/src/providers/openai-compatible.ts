@@ -183,16 +183,19 @@ export class OpenAICompatibleProvider implements Provider {
       }
     }
     const onDelta = request.onDelta;
+    // A stream cut off mid-way is retried from the start; listeners get only text beyond what
+    // they already saw, so a retry never shows them the same words twice.
+    let emitted = 0;
     const text =
       onDelta && features.streaming
         ? await this.call(what, request.signal, async (signal) => {
             const stream = await this.client.chat.completions.create({ ...body, stream: true }, { signal });
             let streamed = '';
             for await (const chunk of stream) {
-              const delta = chunk.choices[0]?.delta?.content;
-              if (delta) {
-                streamed += delta;
-                onDelta(delta);
+              streamed += chunk.choices[0]?.delta?.content ?? '';
+              if (streamed.length > emitted) {
+                onDelta(streamed.slice(emitted));
+                emitted = streamed.length;
               }
             }
             return streamed;

@@ -69,6 +69,20 @@ describe('text', () => {
     expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${KEY}`);
   });
 
+  it('retries a stream cut off mid-way without repeating deltas already delivered', async () => {
+    fake.handle((_req, res, n) => {
+      if (n > 1) return streamChat(res, ['第一句。', '第二句。', '第三句。']);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'fake', choices: [{ index: 0, delta: { content: '第一句。' }, finish_reason: null }] };
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`, () => setTimeout(() => res.socket?.destroy(), 20));
+    });
+    const deltas: string[] = [];
+    const result = await provider('openai').generateText({ ...text(), onDelta: (d) => deltas.push(d) });
+    expect(fake.requests).toHaveLength(2);
+    expect(result.text).toBe('第一句。第二句。第三句。');
+    expect(deltas.join('')).toBe(result.text);
+  });
+
   it('asks openai for json_schema with strict and returns the validated object', async () => {
     fake.handle((_req, res) => json(res, 200, chatReply('{"greeting":"嗨","count":2}')));
     const result = await provider('openai').generateText({ ...text(), schema });
