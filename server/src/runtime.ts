@@ -41,7 +41,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel, opts.logDestination);
-  const providers = createProviderFactory(config.env);
+  const providers = createProviderFactory(config.env, log);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (opts.migrate !== false) await migrateToLatest(database.db);
   const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, log) : undefined);

@@ -49,7 +49,7 @@ export async function submitAndPollDashscopeImage(
   const native = dashscopeNativeBase(preset.baseUrl);
   const headers = { authorization: `Bearer ${deps.apiKey}`, 'content-type': 'application/json' };
   const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) =>
-    reliably({ provider: preset.label, what, apiKey: deps.apiKey, options: deps.options, semaphore: deps.semaphore, signal: req.signal }, attempt);
+    reliably({ ...deps, provider: preset.label, what, signal: req.signal }, attempt);
 
   const submitted = await call('image generation', (signal) =>
     jsonCall(`${native}/services/aigc/text2image/image-synthesis`, {

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { ProviderCredentials } from '../modules/api-keys/service.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
@@ -17,7 +18,7 @@ export interface ProviderFactory {
  * _POLL_INTERVAL_MS, each also per label). The concurrency limit is per provider label and
  * process, shared by every key and task, because rate limits are per account and endpoint.
  */
-export function createProviderFactory(env: NodeJS.ProcessEnv): ProviderFactory {
+export function createProviderFactory(env: NodeJS.ProcessEnv, log?: Logger): ProviderFactory {
   // Read every label's settings now, so a bad value stops the process at start, not a task later.
   const settings = new Map(
     PRESET_PROVIDERS.map((label) => {
@@ -33,7 +34,7 @@ export function createProviderFactory(env: NodeJS.ProcessEnv): ProviderFactory {
     forCredentials(creds) {
       if (creds.provider === 'local') return local;
       const { preset, options, pollIntervalMs, semaphore } = settings.get(creds.provider)!;
-      return new OpenAICompatibleProvider(preset, { apiKey: creds.apiKey, options, semaphore, pollIntervalMs });
+      return new OpenAICompatibleProvider(preset, { apiKey: creds.apiKey, options, semaphore, pollIntervalMs, log });
     },
   };
 }

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import type { Logger } from 'pino';
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { probeImage } from '../images/probe.js';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, normalizeImage } from '../images/normalize.js';
@@ -21,6 +22,7 @@ export interface AdapterDeps {
   apiKey: string;
   options: ReliabilityOptions;
   semaphore: Semaphore;
+  log?: Logger;
   /** DashScope task polling interval. */
   pollIntervalMs: number;
 }
@@ -208,7 +210,7 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return reliably({ provider: this.label, what, apiKey: this.deps.apiKey, options: this.deps.options, semaphore: this.deps.semaphore, signal }, attempt);
+    return reliably({ ...this.deps, provider: this.label, what, signal }, attempt);
   }
 }
 

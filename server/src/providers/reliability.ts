@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { Logger } from 'pino';
 import { ProviderError, type ProviderErrorKind } from './types.js';
 
 export interface ReliabilityOptions {
@@ -164,6 +165,8 @@ export interface CallContext {
   options: ReliabilityOptions;
   semaphore: Semaphore;
   signal?: AbortSignal;
+  /** Retries are logged (never the key) so operators see a struggling provider before it fails. */
+  log?: Logger;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -229,6 +232,11 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
       const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${advice[outcome.kind]}. Provider said: ${outcome.detail}`;
       throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status);
     }
-    await wait(backoffMs(n, options, outcome.retryAfterMs), call.signal);
+    const waitMs = Math.round(backoffMs(n, options, outcome.retryAfterMs));
+    call.log?.warn(
+      { provider: call.provider, operation: call.what, attempt: n + 1, kind: outcome.kind, status: outcome.status, waitMs },
+      `provider call failed, retrying: ${redact(outcome.detail, call.apiKey)}`,
+    );
+    await wait(waitMs, call.signal);
   }
 }

@@ -34,10 +34,29 @@ describe('ctx.providers', () => {
     expect(server.logs.join('')).not.toContain('sk-ds-live-0123456789');
   });
 
+  it('logs retries with the provider and reason but never the key', async () => {
+    const creds = { keyId: 9, provider: 'deepseek' as const, apiKey: 'sk-ds-echoed-9876543210' };
+    fake.handle((req, res, n) =>
+      n === 1
+        ? json(res, 503, { error: { message: `busy; key ${String(req.headers.authorization).slice(7)}` } }, { 'retry-after-ms': '10' })
+        : json(res, 200, chatReply('好了')),
+    );
+    const before = server.logs.length;
+    fake.requests.length = 0;
+    const result = await server.ctx.providers.forCredentials(creds).generateText({ system: 's', prompt: 'p', intent: { kind: 'free' } });
+    expect(result.text).toBe('好了');
+    const logged = server.logs.slice(before).join('');
+    expect(logged).toContain('provider call failed, retrying');
+    expect(logged).toContain('deepseek');
+    expect(logged).not.toContain('sk-ds-echoed-9876543210');
+  });
+
   it('serves the offline local provider for any key string', async () => {
+    const calls = fake.requests.length;
     const provider = server.ctx.providers.forCredentials({ keyId: 1, provider: 'local', apiKey: 'anything' });
     const result = await provider.generateText({ system: 's', prompt: 'p', intent: { kind: 'free', input: { product: { name: '保温杯' }, theme: '通勤' } } });
     expect(result.text).toContain('保温杯');
-    expect(fake.requests).toHaveLength(1);
+    // Offline: no request reached the (only) HTTP endpoint configured.
+    expect(fake.requests).toHaveLength(calls);
   });
 });
