@@ -4,6 +4,7 @@ import { json, nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { DB, TaskStatus } from '../../db/schema.js';
 import type { NewTaskEvent } from '../../events/types.js';
+import type { BannedWordMatcher } from '../../generation/banned-words.js';
 import { evaluateNote, type NoteText } from '../../generation/evaluate.js';
 import type { StrategyCode } from '../../generation/schemas.js';
 import { imageStrategies } from '../../generation/strategies.js';
@@ -252,9 +253,8 @@ export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: nu
 }
 
 /** Banned-word check and deterministic score of a text against its task's product and theme. */
-async function evaluateForTask(ctx: AppContext, trx: Transaction<DB>, task: TaskRow, note: NoteText) {
+async function evaluateForTask(trx: Transaction<DB>, matcher: BannedWordMatcher, task: TaskRow, note: NoteText) {
   const product = await findProduct(trx, task.workspace_id, task.product_id);
-  const matcher = await bannedWordMatcherFor(ctx, task.workspace_id);
   return evaluateNote(matcher, note, {
     productName: product?.name ?? '',
     sellingPoints: product?.selling_points ?? [],
@@ -273,11 +273,13 @@ export interface EditInput {
   tags?: string[] | undefined;
 }
 
-export function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, input: EditInput) {
+export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, input: EditInput) {
+  // Read before the transaction: on SQLite it holds the only connection.
+  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId);
   return operateOnTask(ctx, auth, taskId, 'edit', async (trx, task, now) => {
     const candidate = await repo.findTextCandidate(trx, taskId, candidateId);
     if (!candidate) throw notFound('text candidate');
-    const evaluated = await evaluateForTask(ctx, trx, task, {
+    const evaluated = await evaluateForTask(trx, matcher, task, {
       title: input.title ?? candidate.title,
       content: input.content,
       tags: input.tags ? cleanTags(input.tags) : candidate.tags,
@@ -331,7 +333,8 @@ async function emptiestSet(trx: Transaction<DB>, task: TaskRow): Promise<Strateg
   return imageStrategies(task.text_count).reduce((best, s) => (countOf(s) < countOf(best) ? s : best));
 }
 
-export function importText(ctx: AppContext, auth: AuthUser, taskId: number, input: ImportInput) {
+export async function importText(ctx: AppContext, auth: AuthUser, taskId: number, input: ImportInput) {
+  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId);
   return operateOnTask(ctx, auth, taskId, 'importText', async (trx, task, now) => {
     if (task.track !== 'import') throw conflict('import-text is accepted only on tasks of the import track');
     const content = input.content.trim();
@@ -340,7 +343,7 @@ export function importText(ctx: AppContext, auth: AuthUser, taskId: number, inpu
     if (!angleLabel) throw badRequest('body.angle_label must not be blank');
     const title = input.title?.trim() || clip(content.split('\n').find((l) => l.trim()) ?? content, 20);
     const strategy = input.strategy ?? (await emptiestSet(trx, task));
-    const evaluated = await evaluateForTask(ctx, trx, task, { title, content, tags: cleanTags(input.tags ?? []), cover_title: clip(title, 12) });
+    const evaluated = await evaluateForTask(trx, matcher, task, { title, content, tags: cleanTags(input.tags ?? []), cover_title: clip(title, 12) });
     const stamp = nowIso(now);
     const row = await repo.insertTextCandidate(trx, {
       workspace_id: task.workspace_id,
