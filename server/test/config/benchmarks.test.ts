@@ -102,6 +102,11 @@ describe('benchmarks', () => {
     const fake415 = await uploadBenchmark({ highlights: 'x' }, Buffer.from('GIF89a not really'));
     expect(fake415.status).toBe(415);
     expect((await uploadBenchmark({ link_url: 'javascript:1' })).status).toBe(400);
+    expect((await uploadBenchmark({ highlights: '长'.repeat(10_001) })).status).toBe(400);
+    // Beyond the multipart field limit the text would arrive cut short: refused, not stored.
+    expect((await uploadBenchmark({ highlights: '长'.repeat(30_000) })).status).toBe(413);
+    const cjk = await uploadBenchmark({ highlights: '长'.repeat(10_000) });
+    expect(cjk.body.data.highlights).toHaveLength(10_000);
     const ok = await uploadBenchmark({ highlights: '干皮必看 #换季护肤', link_url: 'https://example.com/p' });
     expect(ok.status).toBe(200);
     expect(ok.body.data).toMatchObject({ has_uploaded_screenshot: true, highlights: '干皮必看 #换季护肤', link_url: 'https://example.com/p' });

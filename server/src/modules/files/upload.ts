@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../app.js';
-import { badRequest } from '../../http/errors.js';
+import { AppError, badRequest } from '../../http/errors.js';
 
 /** 10 MB as contract-decisions §6 defines it. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -14,7 +14,7 @@ export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 export async function uploadScope(app: App, routes: (scope: App) => Promise<void> | void): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(multipart, {
-      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 8, fieldSize: 20_000, parts: 10, headerPairs: 100 },
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 8, fieldSize: 64 * 1024, parts: 10, headerPairs: 100 },
     });
     await routes(scope as App);
   });
@@ -34,6 +34,8 @@ export async function readUpload(request: FastifyRequest, fileField: string): Pr
       if (part.fieldname !== fileField) throw badRequest(`unexpected file field "${part.fieldname}"; send the file as "${fileField}"`);
       file = await part.toBuffer();
     } else {
+      // busboy cuts an over-long field silently; a cut text must not be stored as if whole.
+      if (part.valueTruncated) throw new AppError('payloadTooLarge', `multipart field "${part.fieldname}" is too long`);
       fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
     }
   }
