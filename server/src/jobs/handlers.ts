@@ -1,3 +1,4 @@
+import { taskGenerateJob } from '../generation/job.js';
 import { packageBuildJob } from '../modules/delivery/build.js';
 import type { JobHandlers } from './types.js';
 
@@ -7,4 +8,5 @@ import type { JobHandlers } from './types.js';
  */
 export const jobHandlers: JobHandlers = {
   'package.build': packageBuildJob,
+  'task.generate': taskGenerateJob,
 };

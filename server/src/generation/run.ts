@@ -1,0 +1,572 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../context.js';
+import { json, nowIso } from '../db/codec.js';
+import type { DB, NewRow, Row } from '../db/schema.js';
+import type { NewTaskEvent } from '../events/types.js';
+import { overlayText } from '../images/overlay.js';
+import { resolveProviderCredentials } from '../modules/api-keys/service.js';
+import { pickProductImage } from '../modules/products/pick-image.js';
+import { Semaphore } from '../providers/reliability.js';
+import { ProviderError, type Provider } from '../providers/types.js';
+import { checkNote, evaluateNote, type CheckedNote } from './evaluate.js';
+import { NotesDeltaExtractor } from './deltas.js';
+import { loadGenerationInputs, type LoadedInputs } from './inputs.js';
+import { imagePrompt, notesInput, notesPrompt, rewritePrompt, scorePrompt } from './prompts.js';
+import * as repo from './repository.js';
+import {
+  notesReplySchema,
+  scoreReplySpec,
+  type Note,
+  type NotesIntentInput,
+  type NotesReply,
+  type ScoreIntentInput,
+  type ScoreReply,
+  type StoryboardImageInput,
+  type StrategyCode,
+} from './schemas.js';
+import { fromJudge, type ScoredText } from './scoring.js';
+import { buildStoryboard, type StoryboardFrame } from './storyboard.js';
+import { imageStrategies, slotsByStrategy, STRATEGY_GUIDES } from './strategies.js';
+import { clip } from './text.js';
+import { imageCandidateView, textCandidateView } from './views.js';
+
+/**
+ * The generation of one task: texts per strategy set, their banned-word check and score, then
+ * each set's storyboard images, all persisted step by step so a re-run after a crash resumes
+ * where the last run stopped. Paid provider results go through the provider_calls ledger first:
+ * a re-run reuses them instead of paying again.
+ */
+
+const IMAGE_WIDTH = 1080;
+const IMAGE_HEIGHT = 1440;
+/** Streamed text reaches the event log in batches: one row per flush, not per token. */
+const DELTA_FLUSH_MS = 250;
+const MAX_REASON = 500;
+
+export interface GenerationOptions {
+  /** Images of one task generated at the same time (GENERATION_IMAGE_CONCURRENCY); the provider's own limit also applies. */
+  imageConcurrency: number;
+}
+
+export function generationOptions(env: NodeJS.ProcessEnv): GenerationOptions {
+  const raw = env.GENERATION_IMAGE_CONCURRENCY;
+  const value = raw ? Number(raw) : 6;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`GENERATION_IMAGE_CONCURRENCY must be a positive integer, got "${raw}"`);
+  return { imageConcurrency: value };
+}
+
+type TaskRow = Row<'tasks'>;
+type TextRow = Row<'text_candidates'>;
+
+const EXTENSION: Record<string, 'png' | 'jpg' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return clip(message.replace(/\s+/g, ' '), MAX_REASON);
+}
+
+const statusEvents = (taskId: number, status: TaskRow['status']): NewTaskEvent[] => [{ name: 'status', data: { task_id: taskId, status } }];
+
+/**
+ * Moves a task that is still pending or generating to `failed` with the reason, and tells the
+ * stream. Used when a run cannot start and, through the job handler, when the job fails for good.
+ */
+export async function failTaskGeneration(ctx: AppContext, taskId: number, reason: string): Promise<boolean> {
+  const failureReason = clip(reason, MAX_REASON);
+  return ctx.events.commit(taskId, async (trx) => {
+    const moved = await repo.updateTaskIf(trx, taskId, ['pending', 'generating'], {
+      status: 'failed',
+      failure_reason: failureReason,
+      updated_at: nowIso(ctx.clock.now()),
+    });
+    return {
+      result: moved,
+      events: moved
+        ? [{ name: 'error', data: { message: failureReason } }, ...statusEvents(taskId, 'failed'), { name: 'done', data: { status: 'failed' } }]
+        : [],
+    };
+  });
+}
+
+/**
+ * The `task.generate` job. A task that is no longer pending or generating is left alone (the job
+ * may be a duplicate or late). `generation` is set by whoever started the run: the task's first
+ * run is generation 1, and the tasks module increments it for every regenerate.
+ */
+export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?: AbortSignal): Promise<void> {
+  const task = await repo.findTask(ctx.db, taskId);
+  if (!task || (task.status !== 'pending' && task.status !== 'generating')) return;
+  const generation = Math.max(task.generation, 1);
+
+  const creds = await resolveProviderCredentials(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, preferredKeyId: task.api_key_id });
+  if (!creds) {
+    await failTaskGeneration(ctx, taskId, 'the workspace has no API key: add one under API keys, then regenerate');
+    return;
+  }
+  const product = await repo.findProduct(ctx.db, task.workspace_id, task.product_id);
+  if (!product) {
+    await failTaskGeneration(ctx, taskId, 'the product of this task no longer exists');
+    return;
+  }
+  const loaded = await loadGenerationInputs(ctx, task, generation, product);
+
+  const started = await ctx.events.commit(taskId, async (trx) => {
+    const moved = await repo.updateTaskIf(trx, taskId, ['pending', 'generating'], {
+      status: 'generating',
+      generation,
+      api_key_id: creds.keyId,
+      provider: creds.provider,
+      need_product_image: loaded.productImages.length > 0,
+      failure_reason: null,
+      updated_at: nowIso(ctx.clock.now()),
+    });
+    return { result: moved, events: moved && task.status !== 'generating' ? statusEvents(taskId, 'generating') : [] };
+  });
+  if (!started) return;
+
+  const provider = ctx.providers.forCredentials(creds);
+  const run = new GenerationRun(ctx, { ...task, generation, status: 'generating' }, provider, loaded, generationOptions(ctx.config.env), signal);
+  await run.execute();
+}
+
+interface Counters {
+  textsDone: number;
+  textsTotal: number;
+  imagesDone: number;
+  imagesFailed: number;
+  imagesTotal: number;
+}
+
+class GenerationRun {
+  private readonly pool: Semaphore;
+  private readonly prefix: string;
+  private readonly counters: Counters = { textsDone: 0, textsTotal: 0, imagesDone: 0, imagesFailed: 0, imagesTotal: 0 };
+  private readonly setFailures: string[] = [];
+  private readonly imageFailures: string[] = [];
+  private textsThisGeneration = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly task: TaskRow,
+    private readonly provider: Provider,
+    private readonly loaded: LoadedInputs,
+    options: GenerationOptions,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.pool = new Semaphore(options.imageConcurrency);
+    this.prefix = `task:${task.id}:gen:${task.generation}`;
+  }
+
+  private get ws() {
+    return this.task.workspace_id;
+  }
+
+  private now() {
+    return nowIso(this.ctx.clock.now());
+  }
+
+  async execute(): Promise<void> {
+    const { task } = this;
+    const existingTexts = task.track === 'ai' ? await repo.textCandidatesOf(this.ctx.db, this.ws, task.id, task.generation) : [];
+    const doneImages = new Set((await repo.imageSlotsOf(this.ctx.db, this.ws, task.id, task.generation)).map((s) => `${s.strategy}:${s.seq}`));
+    const sets =
+      task.track === 'ai'
+        ? slotsByStrategy(task.text_count)
+        : imageStrategies(task.text_count).map((strategy) => ({ strategy, slots: [] as number[] }));
+    this.counters.textsTotal = task.track === 'ai' ? task.text_count : 0;
+    this.counters.textsDone = existingTexts.length;
+    this.textsThisGeneration = existingTexts.length;
+    this.counters.imagesTotal = sets.length * task.image_count;
+    this.counters.imagesDone = doneImages.size;
+    const importTexts = task.track === 'import' ? await repo.latestTextsOf(this.ctx.db, this.ws, task.id) : [];
+
+    const outcomes = await Promise.allSettled(
+      sets.map(async ({ strategy, slots }) => {
+        const texts =
+          task.track === 'ai'
+            ? await this.textsOfSet(strategy, slots, existingTexts.filter((r) => r.strategy === strategy))
+            : importTexts.filter((r) => r.strategy === strategy);
+        await this.imagesOfSet(strategy, texts, doneImages);
+      }),
+    );
+    if (this.signal?.aborted) throw this.signal.reason;
+    // Anything that escaped the per-step handling is infrastructure (database, storage): let the
+    // job retry; everything persisted so far is kept and skipped next time.
+    const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (broken) throw broken.reason;
+    await this.finish();
+  }
+
+  // ---- ledger ------------------------------------------------------------------------------
+
+  /** A paid call's result, from the ledger when an earlier run already paid for it. */
+  private async ledger<T>(callKey: string, call: () => Promise<T>): Promise<T> {
+    const hit = await repo.findCall(this.ctx.db, this.ws, callKey);
+    if (hit) return hit.result as T;
+    const result = await call();
+    await repo.saveCall(this.ctx.db, this.ws, callKey, result, this.now());
+    return result;
+  }
+
+  // ---- texts -------------------------------------------------------------------------------
+
+  private async textsOfSet(strategy: StrategyCode, slots: number[], existing: TextRow[]): Promise<TextRow[]> {
+    if (existing.length >= slots.length) return existing;
+    const count = slots.length;
+    const input = notesInput(this.loaded.inputs, strategy, count);
+    let notes: Note[];
+    try {
+      const reply = await this.ledger(`${this.prefix}:text:${strategy}`, () => this.callNotes(input, notesPrompt(input), strategy));
+      notes = reply.notes.slice(0, count).map((n) => normaliseNote(n, strategy));
+      if (notes.length === 0) throw new ProviderError('invalid_output', 'the reply held no notes', this.provider.label);
+    } catch (err) {
+      if (this.signal?.aborted) throw err;
+      this.setFailures.push(`set ${strategy}: ${describe(err)}`);
+      this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'text generation of a set failed');
+      await this.ctx.events.append(this.task.id, [{ name: 'error', data: { message: `texts of set ${strategy} failed: ${describe(err)}` } }]);
+      return existing;
+    }
+    await this.progress('text', (this.counters.textsDone += notes.length), this.counters.textsTotal);
+
+    const checked: CheckedNote[] = [];
+    for (const [k, note] of notes.entries()) checked.push(await this.checkOrRewrite(input, note, slots[k]!));
+    const scored = await this.scoreSet(strategy, checked);
+
+    const at = this.now();
+    const rows: NewRow<'text_candidates'>[] = checked.map((c, k) => {
+      const note = notes[k]!;
+      return {
+        workspace_id: this.ws,
+        task_id: this.task.id,
+        generation: this.task.generation,
+        slot: slots[k]!,
+        strategy,
+        angle_label: note.angle_label,
+        title: c.note.title,
+        content: c.note.content,
+        tags: json(c.note.tags),
+        cover_title: c.note.cover_title,
+        image_brief: note.image_brief,
+        source: 'ai',
+        score: json(scored[k]!.score),
+        score_total: scored[k]!.score.total,
+        banned_word_status: c.status,
+        banned_hits: json(c.hits),
+        is_selected: false,
+        verdict: scored[k]!.verdict,
+        summary: scored[k]!.summary,
+        edited: false,
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    const inserted = await this.ctx.events.commit(this.task.id, async (trx) => {
+      const fresh = await repo.insertTextCandidates(trx, rows);
+      this.textsThisGeneration += fresh.length;
+      const progress = { stage: 'score', done: this.textsThisGeneration, total: this.counters.textsTotal };
+      await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(progress) }, this.task.generation);
+      return {
+        result: fresh,
+        events: [...fresh.map((row): NewTaskEvent => ({ name: 'text_candidate', data: textCandidateView(row) })), { name: 'progress', data: progress }],
+      };
+    });
+    return [...existing, ...inserted].sort((a, b) => a.slot - b.slot);
+  }
+
+  private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, stream?: StrategyCode): Promise<NotesReply> {
+    const sink = stream ? new DeltaSink(this.ctx, this.task.id, stream) : undefined;
+    try {
+      const result = await this.provider.generateText({
+        ...prompt,
+        intent: { kind: 'notes', input },
+        schema: notesReplySchema(input.count),
+        ...(sink ? { onDelta: (delta: string) => sink.push(delta) } : {}),
+        signal: this.signal,
+      });
+      return result.json as NotesReply;
+    } finally {
+      await sink?.close();
+    }
+  }
+
+  /** hard_block texts get one automatic rewrite; whatever it yields is checked again and kept. */
+  private async checkOrRewrite(input: NotesIntentInput, note: Note, slot: number): Promise<CheckedNote> {
+    const checked = checkNote(this.loaded.matcher, note);
+    if (checked.status !== 'hard_block') return checked;
+    const blocked = [...new Set(checked.hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
+    const rewriteInput: NotesIntentInput = { ...input, count: 1, rewrite: { note, blocked_words: blocked } };
+    try {
+      const reply = await this.ledger(`${this.prefix}:rewrite:${slot}`, () => this.callNotes(rewriteInput, rewritePrompt(rewriteInput)));
+      const rewritten = reply.notes[0];
+      if (!rewritten) return checked;
+      return checkNote(this.loaded.matcher, normaliseNote({ ...rewritten, angle_label: note.angle_label }, input.strategy));
+    } catch (err) {
+      if (this.signal?.aborted) throw err;
+      this.ctx.log.warn({ taskId: this.task.id, slot, err: describe(err) }, 'automatic rewrite of a hard-blocked text failed');
+      return checked;
+    }
+  }
+
+  /**
+   * The judge scores a whole set in one call; `local` and any failed judge get the deterministic
+   * scorer, which also caps compliance for the judge (it does not see the banned-word library).
+   */
+  private async scoreSet(strategy: StrategyCode, checked: CheckedNote[]): Promise<ScoredText[]> {
+    const { inputs, matcher } = this.loaded;
+    const subject = { productName: inputs.product.name, sellingPoints: inputs.product.selling_points, theme: inputs.theme };
+    const heuristic = checked.map((c) => evaluateNote(matcher, c.note, subject).scored);
+    if (this.provider.label === 'local') return heuristic;
+    const input: ScoreIntentInput = {
+      product: { name: inputs.product.name, selling_points: inputs.product.selling_points },
+      theme: inputs.theme,
+      texts: checked.map((c, index) => ({ index, title: c.note.title, content: c.note.content, tags: c.note.tags })),
+    };
+    try {
+      const reply = await this.ledger(`${this.prefix}:score:${strategy}`, async () => {
+        const result = await this.provider.generateText({
+          ...scorePrompt(input),
+          intent: { kind: 'score', input },
+          schema: scoreReplySpec,
+          signal: this.signal,
+        });
+        return result.json as ScoreReply;
+      });
+      return heuristic.map((h, index) => {
+        const entry = reply.scores.find((s) => s.index === index);
+        return entry ? fromJudge(entry, h) : h;
+      });
+    } catch (err) {
+      if (this.signal?.aborted) throw err;
+      this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'judge failed; heuristic scores used');
+      return heuristic;
+    }
+  }
+
+  // ---- images ------------------------------------------------------------------------------
+
+  private async imagesOfSet(strategy: StrategyCode, texts: TextRow[], done: Set<string>): Promise<void> {
+    const { inputs } = this.loaded;
+    if (this.task.image_count === 0) return;
+    if (this.task.track === 'ai' && texts.length === 0) {
+      // No text to illustrate: the set's images are not attempted, and say so.
+      this.counters.imagesFailed += this.task.image_count;
+      this.imageFailures.push(`set ${strategy}: no text, so no images`);
+      return;
+    }
+    const lead = texts[0] ?? null;
+    const frames = buildStoryboard({
+      strategy,
+      imageCount: this.task.image_count,
+      note: lead,
+      productName: inputs.product.name,
+      sellingPoints: inputs.product.selling_points,
+      theme: inputs.theme,
+    });
+    const outcomes = await Promise.allSettled(
+      frames
+        .filter((frame) => !done.has(`${strategy}:${frame.seq}`))
+        .map((frame) => this.pool.run(() => this.image(strategy, frame), this.signal)),
+    );
+    const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (broken) throw broken.reason;
+  }
+
+  /** One image: generated (or taken from the ledger), overlaid, stored, then recorded with its event. */
+  private async image(strategy: StrategyCode, frame: StoryboardFrame): Promise<void> {
+    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, this.referenceFor(frame) !== null);
+    let file: { file_key: string; mime: string };
+    try {
+      file = await this.produceImage(strategy, frame, prompt);
+    } catch (err) {
+      if (this.signal?.aborted) throw err;
+      await this.imageFailed(strategy, frame, err);
+      return;
+    }
+    await this.ctx.events.commit(this.task.id, async (trx) => {
+      const row = await repo.insertImageCandidate(trx, {
+        workspace_id: this.ws,
+        task_id: this.task.id,
+        generation: this.task.generation,
+        strategy,
+        role: frame.role,
+        seq: frame.seq,
+        file_key: file.file_key,
+        mime: file.mime,
+        prompt,
+        is_selected: false,
+        is_regen: this.task.generation > 1,
+        ai_visual_score: null,
+        ai_visual_note: null,
+        created_at: this.now(),
+      });
+      if (row) this.counters.imagesDone += 1;
+      const progress = await this.imageProgress(trx);
+      return { result: row, events: [...(row ? [{ name: 'image_candidate' as const, data: imageCandidateView(this.ctx, row) }] : []), progress] };
+    });
+  }
+
+  private referenceFor(frame: StoryboardFrame) {
+    return pickProductImage(this.loaded.productImages, frame.role);
+  }
+
+  private async produceImage(strategy: StrategyCode, frame: StoryboardFrame, prompt: string): Promise<{ file_key: string; mime: string }> {
+    const { storage } = this.ctx;
+    const raw = await this.ledger(`${this.prefix}:image:${strategy}:${frame.seq}`, async () => {
+      const reference = this.referenceFor(frame);
+      const input: StoryboardImageInput = {
+        purpose: 'storyboard-image',
+        strategy,
+        role: frame.role,
+        seq: frame.seq,
+        seed: `${this.prefix}:${strategy}:${frame.seq}`,
+        product_name: this.loaded.inputs.product.name,
+        theme: this.loaded.inputs.theme,
+        brief: frame.brief,
+        overlay: this.task.overlay_text ? (frame.overlay?.text ?? null) : null,
+        has_reference_image: reference !== null,
+      };
+      const result = await this.provider.generateImage({
+        prompt,
+        width: IMAGE_WIDTH,
+        height: IMAGE_HEIGHT,
+        ...(reference ? { referenceImage: { data: await storage.read(reference.file_key), mime: reference.mime } } : {}),
+        intent: { kind: 'free', input },
+        signal: this.signal,
+      });
+      const stored = await storage.put(result.data, { contentType: result.mime, extension: EXTENSION[result.mime] ?? 'png' });
+      return { file_key: stored.key, mime: result.mime };
+    });
+    if (!this.task.overlay_text || !frame.overlay) return raw;
+    const drawn = await overlayText(
+      await storage.read(raw.file_key),
+      frame.overlay.kind === 'cover' ? { title: frame.overlay.text } : { caption: frame.overlay.text },
+      { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
+    );
+    const stored = await storage.put(drawn.data, { contentType: drawn.mime, extension: EXTENSION[drawn.mime] ?? 'jpg' });
+    return { file_key: stored.key, mime: drawn.mime };
+  }
+
+  private async imageFailed(strategy: StrategyCode, frame: StoryboardFrame, err: unknown): Promise<void> {
+    this.counters.imagesFailed += 1;
+    const message = `image ${strategy}${frame.seq} (${frame.role}) failed: ${describe(err)}`;
+    this.imageFailures.push(message);
+    this.ctx.log.warn({ taskId: this.task.id, strategy, seq: frame.seq, err: describe(err) }, 'image generation failed');
+    await this.ctx.events.commit(this.task.id, async (trx) => ({
+      result: undefined,
+      events: [{ name: 'error', data: { message } }, await this.imageProgress(trx)],
+    }));
+  }
+
+  /** Image progress counts settled images (made or failed), so it always reaches its total. */
+  private async imageProgress(trx: Transaction<DB>): Promise<NewTaskEvent> {
+    const progress = { stage: 'image', done: this.counters.imagesDone + this.counters.imagesFailed, total: this.counters.imagesTotal };
+    await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(progress) }, this.task.generation);
+    return { name: 'progress', data: progress };
+  }
+
+  private async progress(stage: 'text' | 'score' | 'image', done: number, total: number): Promise<void> {
+    const data = { stage, done, total };
+    await this.ctx.events.commit(this.task.id, async (trx) => {
+      await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(data) }, this.task.generation);
+      return { result: undefined, events: [{ name: 'progress', data }] };
+    });
+  }
+
+  // ---- settle ------------------------------------------------------------------------------
+
+  /**
+   * pending_selection when the task has something to work with, failed (with the reason) when
+   * not. A regenerate that produced nothing still leaves the earlier candidates usable.
+   */
+  private async finish(): Promise<void> {
+    const { task, counters } = this;
+    const producedImages = counters.imagesDone > 0;
+    const usable =
+      this.textsThisGeneration > 0 ||
+      (task.track === 'import' && (producedImages || task.image_count === 0)) ||
+      (task.generation > 1 && (await repo.countTextCandidates(this.ctx.db, this.ws, task.id)) > 0);
+    // Sets and images settle in any order; the stored reason should not depend on it.
+    const problems = [...this.setFailures.sort(), ...this.imageFailures.sort()];
+    const status = usable ? 'pending_selection' : 'failed';
+    const events: NewTaskEvent[] = [];
+    let failureReason: string | null = null;
+    if (!usable) {
+      failureReason = clip(`nothing usable was produced: ${problems.join('; ') || 'no result'}`, MAX_REASON);
+      events.push({ name: 'error', data: { message: failureReason } });
+    } else if (problems.length > 0) {
+      const parts: string[] = [];
+      if (this.setFailures.length > 0) parts.push(`${this.setFailures.length} of ${slotsByStrategy(task.text_count).length} text sets failed`);
+      if (counters.imagesFailed > 0) parts.push(`${counters.imagesFailed} of ${counters.imagesTotal} images failed`);
+      events.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready` } });
+    }
+    events.push(...statusEvents(task.id, status), { name: 'done', data: { status } });
+    const progress = task.image_count > 0 && counters.imagesTotal > 0
+      ? { stage: 'image', done: counters.imagesDone + counters.imagesFailed, total: counters.imagesTotal }
+      : { stage: 'score', done: this.textsThisGeneration, total: counters.textsTotal };
+    await this.ctx.events.commit(task.id, async (trx) => {
+      const moved = await repo.updateTaskIf(
+        trx,
+        task.id,
+        ['generating'],
+        { status, failure_reason: failureReason, progress: json(progress), updated_at: this.now() },
+        task.generation,
+      );
+      return { result: moved, events: moved ? events : [] };
+    });
+  }
+}
+
+/** Provider replies trimmed to what the contract and the UI expect (strict outputs carry no length limits). */
+function normaliseNote(note: Note, strategy: StrategyCode): Note {
+  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const tags = [...new Set(note.tags.map((t) => clip(oneLine(t).replace(/^#+/, ''), 20)).filter(Boolean))].slice(0, 10);
+  const title = clip(oneLine(note.title), 20);
+  return {
+    angle_label: clip(oneLine(note.angle_label), 20) || STRATEGY_GUIDES[strategy].name,
+    title,
+    content: note.content.trim(),
+    tags,
+    cover_title: clip(oneLine(note.cover_title), 12) || clip(title, 12),
+    image_brief: note.image_brief.trim(),
+  };
+}
+
+/** Buffers streamed JSON, extracts the notes' text and appends it as text_delta events every DELTA_FLUSH_MS. */
+class DeltaSink {
+  private readonly pending = new Map<number, string>();
+  private readonly extractor: NotesDeltaExtractor;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly taskId: number,
+    private readonly strategy: StrategyCode,
+  ) {
+    this.extractor = new NotesDeltaExtractor((index, delta) => {
+      this.pending.set(index, (this.pending.get(index) ?? '') + delta);
+      this.timer ??= setTimeout(() => this.flush(), DELTA_FLUSH_MS);
+    });
+  }
+
+  push(chunk: string): void {
+    this.extractor.push(chunk);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    if (this.pending.size === 0) return;
+    const events: NewTaskEvent[] = [...this.pending].map(([index, delta]) => ({ name: 'text_delta', data: { strategy: this.strategy, index, delta } }));
+    this.pending.clear();
+    // Deltas are a preview; the text_candidate event is authoritative, so a lost batch is only logged.
+    this.writing = this.writing
+      .then(() => this.ctx.events.append(this.taskId, events))
+      .catch((err: unknown) => this.ctx.log.warn({ taskId: this.taskId, err: describe(err) }, 'text deltas not stored'));
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.flush();
+    await this.writing;
+  }
+}

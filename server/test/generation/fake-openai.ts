@@ -1,0 +1,144 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+
+/**
+ * A real HTTP server speaking the OpenAI chat-completions and image-generations API, for tests
+ * and the pipeline bench: replies fit the pipeline's schemas (by the json_schema name), streams
+ * when asked to, answers after fixed latencies, and fails the requests a test picks.
+ */
+
+export interface FakeNote {
+  angle_label: string;
+  title: string;
+  content: string;
+  tags: string[];
+  cover_title: string;
+  image_brief: string;
+}
+
+export interface FakeOpenAIOptions {
+  textLatencyMs?: number;
+  imageLatencyMs?: number;
+  /** Notes of a `notes` reply; `rewrite` is true for the automatic rewrite of a blocked note. */
+  note?: (index: number, opts: { rewrite: boolean; prompt: string }) => FakeNote;
+  /** An HTTP status to fail this image request with (every time it is asked), or undefined. */
+  failImage?: (prompt: string) => number | undefined;
+  /** Fails `notes` calls (generation and rewrite) with this status. */
+  failText?: number;
+  /** Fails `score` (judge) calls with this status. */
+  failScore?: number;
+}
+
+export interface CallLog {
+  kind: 'notes' | 'rewrite' | 'score' | 'image' | 'other';
+  prompt: string;
+  stream: boolean;
+  startedAt: number;
+  endedAt: number;
+  status: number;
+}
+
+export interface FakeOpenAI {
+  url: string;
+  /** Read on every request: a test may change the behaviour between tasks. */
+  options: FakeOpenAIOptions;
+  calls: CallLog[];
+  close(): Promise<void>;
+}
+
+export function defaultNote(index: number, opts: { rewrite: boolean }): FakeNote {
+  return {
+    angle_label: `角度${index + 1}`,
+    title: `换季护肤｜${index + 1}个补水秘诀✨`,
+    content: `换季皮肤干到起皮真的崩溃😭\n${opts.rewrite ? '改写后：' : ''}这款面膜玻尿酸深层补水，敷完第二天脸超级舒服！\n质地清爽不黏腻，懒人也能坚持💧\n你们换季有什么护肤烦恼？评论区聊聊🥰`,
+    tags: ['换季护肤', '补水面膜', '护肤分享', '好物推荐', '敏感肌'],
+    cover_title: '换季补水秘诀',
+    image_brief: '清晨窗边，女生手拿面膜，柔和自然光',
+  };
+}
+
+async function readJson(req: IncomingMessage): Promise<any> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
+  const calls: CallLog[] = [];
+  // One small portrait PNG, made once: the pipeline normalises it to 1080×1440 anyway.
+  const png = await sharp({ create: { width: 512, height: 768, channels: 3, background: { r: 230, g: 180, b: 190 } } }).png().toBuffer();
+  const b64 = png.toString('base64');
+
+  const api: { current?: FakeOpenAI } = {};
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const options = api.current!.options;
+      const startedAt = Date.now();
+      const body = await readJson(req);
+      const send = (status: number, payload: unknown, kind: CallLog['kind'], prompt: string, stream = false) => {
+        calls.push({ kind, prompt, stream, startedAt, endedAt: Date.now(), status });
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(payload));
+      };
+
+      if (req.url?.endsWith('/images/generations')) {
+        await sleep(options.imageLatencyMs ?? 0);
+        const prompt = String(body.prompt ?? '');
+        const failure = options.failImage?.(prompt);
+        if (failure) return send(failure, { error: { message: 'fake image failure', type: 'invalid_request_error' } }, 'image', prompt);
+        return send(200, { created: 1, data: [{ b64_json: b64 }] }, 'image', prompt);
+      }
+
+      if (req.url?.endsWith('/chat/completions')) {
+        const prompt = (body.messages as Array<{ role: string; content: string }>).map((m) => m.content).join('\n');
+        const schemaName: string | undefined = body.response_format?.json_schema?.name;
+        const schema = body.response_format?.json_schema?.schema;
+        await sleep(options.textLatencyMs ?? 0);
+        let kind: CallLog['kind'] = 'other';
+        let reply: unknown = {};
+        if (schemaName === 'notes') {
+          const count: number = schema?.properties?.notes?.minItems ?? 1;
+          const rewrite = prompt.includes('words that are not allowed');
+          kind = rewrite ? 'rewrite' : 'notes';
+          if (options.failText) return send(options.failText, { error: { message: 'fake text failure' } }, kind, prompt);
+          const noteOf = options.note ?? defaultNote;
+          reply = { notes: Array.from({ length: count }, (_, i) => noteOf(i, { rewrite, prompt })) };
+        } else if (schemaName === 'text_scores') {
+          kind = 'score';
+          if (options.failScore) return send(options.failScore, { error: { message: 'fake judge failure' } }, kind, prompt);
+          const indexes = [...prompt.matchAll(/^Text (\d+):/gm)].map((m) => Number(m[1]));
+          reply = { scores: indexes.map((index) => ({ index, title: 22, emotion: 21, selling: 23, keyword: 17, compliance: 5, summary: '评审：结构清晰，卖点突出。' })) };
+        }
+        const content = JSON.stringify(reply);
+        if (body.stream) {
+          calls.push({ kind, prompt, stream: true, startedAt, endedAt: Date.now(), status: 200 });
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          for (let i = 0; i < content.length; i += 16) {
+            const chunk = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: content.slice(i, i + 16) }, finish_reason: null }] };
+            res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+          }
+          res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+          res.end('data: [DONE]\n\n');
+          return;
+        }
+        return send(200, { id: 'c1', object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }, kind, prompt);
+      }
+      send(404, { error: { message: 'not found' } }, 'other', '');
+    })().catch((err: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: String(err) } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  api.current = {
+    url: `http://127.0.0.1:${port}/v1`,
+    options,
+    calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  return api.current;
+}
