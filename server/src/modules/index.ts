@@ -7,9 +7,10 @@ import { deliveryRoutes } from './delivery/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { preferenceRoutes } from './preferences/routes.js';
 import { productRoutes } from './products/routes.js';
+import { reviewRoutes } from './review/routes.js';
 import { taskRoutes } from './tasks/routes.js';
 import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, preferenceRoutes, deliveryRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes];

@@ -66,6 +66,17 @@ export async function seedTask(
 
 let slot = 0;
 
+/** Dimension values within the contract's maxima that add up to `total`. */
+function scoreFor(total: number) {
+  let left = total;
+  const take = (max: number) => {
+    const v = Math.min(max, left);
+    left -= v;
+    return v;
+  };
+  return { title: take(25), emotion: take(25), selling: take(25), keyword: take(20), compliance: take(5), total };
+}
+
 export async function seedText(
   server: TestServer,
   task: { id: number; workspaceId: number },
@@ -98,7 +109,7 @@ export async function seedText(
       cover_title: '封面',
       image_brief: '画面',
       source: 'ai',
-      score: json({ title: 20, emotion: 20, selling: 20, keyword: total - 64, compliance: 4, total }),
+      score: json(scoreFor(total)),
       score_total: total,
       banned_word_status: opts.hardBlock ? 'hard_block' : 'pass',
       banned_hits: json(opts.hardBlock ? [{ word: opts.hardBlock, level: 'hard_block', start: 0, end: opts.hardBlock.length }] : []),

@@ -1,0 +1,119 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { currentUser } from '../../http/auth.js';
+import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import { ImageCandidateSchema, TextCandidateSchema } from '../../generation/views.js';
+import { StrategySchema, TaskStatusSchema } from '../tasks/views.js';
+import * as service from './service.js';
+
+const tags = ['review'];
+const errors409 = { ...commonErrors, 409: ErrorEnvelope };
+
+const ReviewState = Type.Object({
+  task_id: Type.Integer(),
+  status: TaskStatusSchema,
+  review_status: Nullable(Type.String()),
+  reject_reason: Nullable(Type.String()),
+  reviewed_at: Nullable(DateTime),
+  submitted_at: Nullable(DateTime),
+});
+
+const ReviewQueueItem = Type.Object({
+  task_id: Type.Integer(),
+  product_name: Type.String(),
+  theme: Type.String(),
+  submitted_at: DateTime,
+  operator_name: Type.String(),
+  selected_text: Nullable(TextCandidateSchema),
+  selected_image: Nullable(ImageCandidateSchema),
+  selected_sets: Type.Array(
+    Type.Object({
+      strategy: StrategySchema,
+      selected_text: Nullable(TextCandidateSchema),
+      selected_images: Type.Array(ImageCandidateSchema),
+    }),
+  ),
+});
+
+const ReviewRecord = Type.Object({
+  id: Type.Integer(),
+  action: Type.Enum(['submit', 'approve', 'reject']),
+  user_id: Type.Integer(),
+  username: Type.String(),
+  reason: Nullable(Type.String()),
+  final: Type.Boolean(),
+  created_at: DateTime,
+});
+
+const TaskIdParams = Type.Object({ task_id: IdParams.properties.id });
+const supervisors = { access: { minRole: 'supervisor' as const } };
+
+export const reviewRoutes: ApiModule = async (app, ctx) => {
+  app.post(
+    '/tasks/:id/submit-review',
+    {
+      schema: {
+        tags,
+        summary: 'pending_selection → pending_review (needs at least one selected text)',
+        params: IdParams,
+        response: { 200: Ok(ReviewState), ...errors409 },
+      },
+    },
+    async (request) => ok(await service.submitForReview(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.get(
+    '/review/queue',
+    {
+      config: supervisors,
+      schema: {
+        tags,
+        summary: 'Tasks waiting for review, oldest submission first (supervisors and admins)',
+        querystring: PageQuery,
+        response: { 200: Ok(Paged(ReviewQueueItem)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.reviewQueue(ctx, currentUser(request), request.query)),
+  );
+
+  app.post(
+    '/review/:task_id/approve',
+    {
+      config: supervisors,
+      schema: { tags, summary: 'pending_review → approved (+5)', params: TaskIdParams, response: { 200: Ok(ReviewState), ...errors409 } },
+    },
+    async (request) => ok(await service.approve(ctx, currentUser(request), request.params.task_id)),
+  );
+
+  app.post(
+    '/review/:task_id/reject',
+    {
+      config: supervisors,
+      schema: {
+        tags,
+        summary: 'pending_review → pending_selection (−3, reason stored verbatim); with final: true → rejected',
+        params: TaskIdParams,
+        body: Type.Object({
+          reason: Type.String({ minLength: 1, maxLength: 2000 }),
+          final: Type.Optional(Type.Boolean({ description: 'end the task in status rejected (no further submission)' })),
+        }),
+        response: { 200: Ok(ReviewState), ...errors409 },
+      },
+    },
+    async (request) => ok(await service.reject(ctx, currentUser(request), request.params.task_id, request.body.reason, request.body.final ?? false)),
+  );
+
+  app.get(
+    '/tasks/:id/reviews',
+    {
+      schema: {
+        tags,
+        summary: 'Every review step of the task (submit, approve, reject: who, when, reason), oldest first',
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: Ok(Paged(ReviewRecord)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.reviewHistory(ctx, currentUser(request), request.params.id, request.query)),
+  );
+};

@@ -1,0 +1,154 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/codec.js';
+import type { DB, Row, RowUpdate, TaskStatus } from '../../db/schema.js';
+import type { AuthUser } from '../../http/auth.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { recordSignal } from '../preferences/signals.js';
+import { lockTask, transitionTask } from '../tasks/repository.js';
+import { imageCandidateView, textCandidateView } from '../../generation/views.js';
+import * as repo from './repository.js';
+
+const SETS = ['A', 'B', 'C'] as const;
+
+type LockedTask = NonNullable<Awaited<ReturnType<typeof lockTask>>>;
+
+/** What a review action answers: the task's review fields after the change. */
+function reviewState(task: Pick<Row<'tasks'>, 'id' | 'status' | 'review_status' | 'reject_reason' | 'reviewed_at' | 'submitted_at'>) {
+  return {
+    task_id: task.id,
+    status: task.status,
+    review_status: task.review_status,
+    reject_reason: task.reject_reason,
+    reviewed_at: task.reviewed_at,
+    submitted_at: task.submitted_at,
+  };
+}
+
+/**
+ * One review step on a locked task, in the transaction that also stores its `status` event:
+ * the task row lock (PostgreSQL) or the single writer (SQLite) queues concurrent reviewers, and
+ * the UPDATE is conditional on the status they saw, so exactly one of them moves the task.
+ */
+function reviewStep(
+  ctx: AppContext,
+  auth: AuthUser,
+  taskId: number,
+  from: TaskStatus,
+  step: (trx: Transaction<DB>, task: LockedTask, now: string) => Promise<{ next: TaskStatus; changes: Pick<RowUpdate<'tasks'>, 'review_status' | 'reject_reason' | 'reviewed_at' | 'submitted_at' | 'submitted_by'> }>,
+) {
+  return ctx.events.commit(taskId, async (trx) => {
+    const task = await lockTask(trx, ctx.dialect, auth.workspaceId, taskId);
+    if (!task) throw notFound('task');
+    if (task.status !== from) throw conflict(`this needs the task in status ${from}; it is ${task.status}`);
+    const now = nowIso(ctx.clock.now());
+    const { next, changes } = await step(trx, task, now);
+    const update = { ...changes, status: next, updated_at: now };
+    if (!(await transitionTask(trx, taskId, [from], update))) throw conflict(`the task is no longer in status ${from}`);
+    return { result: reviewState({ ...task, ...update }), events: [{ name: 'status' as const, data: { task_id: taskId, status: next } }] };
+  });
+}
+
+/** The text a reviewer decides on: the best-scored selected text (its angle and set get the signal). */
+async function decidedText(trx: Transaction<DB>, workspaceId: number, taskId: number) {
+  const [best] = await repo.selectedTexts(trx, workspaceId, [taskId]);
+  return best;
+}
+
+export function submitForReview(ctx: AppContext, auth: AuthUser, taskId: number) {
+  return reviewStep(ctx, auth, taskId, 'pending_selection', async (trx, task, now) => {
+    if (!(await decidedText(trx, auth.workspaceId, task.id))) throw conflict('select at least one text candidate before submitting for review');
+    await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'submit', reason: null, final: false, created_at: now });
+    return { next: 'pending_review', changes: { review_status: 'pending', submitted_at: now, submitted_by: auth.userId } };
+  });
+}
+
+export function approve(ctx: AppContext, auth: AuthUser, taskId: number) {
+  return reviewStep(ctx, auth, taskId, 'pending_review', async (trx, task, now) => {
+    const text = await decidedText(trx, auth.workspaceId, task.id);
+    await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'approve', reason: null, final: false, created_at: now });
+    await recordSignal(trx, {
+      workspaceId: auth.workspaceId,
+      productId: task.product_id,
+      taskId: task.id,
+      userId: auth.userId,
+      type: 'approve',
+      candidateId: text?.id ?? null,
+      candidateKind: text ? 'text' : null,
+      strategy: text?.strategy ?? null,
+      angleLabel: text?.angle_label ?? null,
+      at: ctx.clock.now(),
+    });
+    return { next: 'approved', changes: { review_status: 'approved', reject_reason: null, reviewed_at: now } };
+  });
+}
+
+/**
+ * Back to pending_selection with the reason on the task, or, with `final`, the end of the task
+ * (status rejected). The reason is kept exactly as written: it is injected into the next
+ * generation of the product verbatim.
+ */
+export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: string, final: boolean) {
+  if (reason.trim() === '') throw badRequest('body.reason must not be blank');
+  return reviewStep(ctx, auth, taskId, 'pending_review', async (trx, task, now) => {
+    const text = await decidedText(trx, auth.workspaceId, task.id);
+    await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'reject', reason, final, created_at: now });
+    await recordSignal(trx, {
+      workspaceId: auth.workspaceId,
+      productId: task.product_id,
+      taskId: task.id,
+      userId: auth.userId,
+      type: 'reject',
+      candidateId: text?.id ?? null,
+      candidateKind: text ? 'text' : null,
+      strategy: text?.strategy ?? null,
+      angleLabel: text?.angle_label ?? null,
+      reason,
+      at: ctx.clock.now(),
+    });
+    return { next: final ? 'rejected' : 'pending_selection', changes: { review_status: 'rejected', reject_reason: reason, reviewed_at: now } };
+  });
+}
+
+/** Review queue items exactly as the contract's "Review queue item", oldest submission first. */
+export async function reviewQueue(ctx: AppContext, auth: AuthUser, query: PageQuery) {
+  const [tasks, total] = await repo.reviewQueue(ctx.db, auth.workspaceId, pageWindow(query));
+  const ids = tasks.map((t) => t.id);
+  const [texts, images, sets] = await Promise.all([
+    repo.selectedTexts(ctx.db, auth.workspaceId, ids),
+    repo.selectedImages(ctx.db, auth.workspaceId, ids),
+    repo.taskSets(ctx.db, auth.workspaceId, ids),
+  ]);
+  const items = tasks.map((task) => {
+    const taskTexts = texts.filter((t) => t.task_id === task.id);
+    const taskImages = images.filter((i) => i.task_id === task.id);
+    const best = taskTexts[0];
+    const firstImage = best ? taskImages.find((i) => i.strategy === best.strategy) : undefined;
+    const present = new Set(sets.filter((s) => s.task_id === task.id).map((s) => s.strategy));
+    return {
+      task_id: task.id,
+      product_name: task.product_name,
+      theme: task.theme,
+      submitted_at: task.submitted_at ?? task.created_at,
+      operator_name: task.operator_name,
+      selected_text: best ? textCandidateView(best) : null,
+      selected_image: firstImage ? imageCandidateView(ctx, firstImage) : null,
+      selected_sets: SETS.filter((s) => present.has(s)).map((strategy) => {
+        const text = taskTexts.find((t) => t.strategy === strategy);
+        return {
+          strategy,
+          selected_text: text ? textCandidateView(text) : null,
+          selected_images: taskImages.filter((i) => i.strategy === strategy).map((i) => imageCandidateView(ctx, i)),
+        };
+      }),
+    };
+  });
+  return pageOf(items, total, query);
+}
+
+export async function reviewHistory(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
+  if (!(await repo.taskExists(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  const [items, total] = await repo.reviewHistory(ctx.db, auth.workspaceId, taskId, pageWindow(query));
+  return pageOf(items, total, query);
+}

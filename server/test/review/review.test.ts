@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskStatus } from '../../src/db/schema.js';
+import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
+import { imageBytes, seedImage, seedProduct, seedTask, seedText, workspaceOf } from '../delivery/fixtures.js';
+
+const TEXT_CANDIDATE_KEYS = [
+  'angle_label',
+  'banned_word_status',
+  'candidate_id',
+  'content',
+  'cover_title',
+  'edited',
+  'image_brief',
+  'is_selected',
+  'score',
+  'source',
+  'strategy',
+  'summary',
+  'tags',
+  'title',
+  'verdict',
+];
+const IMAGE_CANDIDATE_KEYS = ['ai_visual_note', 'ai_visual_score', 'candidate_id', 'is_regen', 'is_selected', 'role', 'seq', 'strategy', 'url'];
+
+describe('review', () => {
+  let server: TestServer;
+  let operator: { token: string; id: number };
+  let supervisor: { token: string; id: number };
+  let supervisor2: { token: string; id: number };
+  let ws: number;
+  let productId: number;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const admin = await server.adminToken();
+    operator = await userWithRole(server, 'writer', 'operator');
+    supervisor = await userWithRole(server, 'boss', 'supervisor');
+    supervisor2 = await userWithRole(server, 'boss2', 'supervisor');
+    ws = await workspaceOf(server, admin);
+    productId = await seedProduct(server, ws, '保温杯');
+  });
+  afterAll(async () => server?.close());
+
+  const newTask = async (status: TaskStatus, withSelection = true) => {
+    const id = await seedTask(server, { workspaceId: ws, productId, operatorId: operator.id, status });
+    const task = { id, workspaceId: ws };
+    if (withSelection) await seedText(server, task, { strategy: 'A', selected: true, angle: '通勤保温' });
+    return task;
+  };
+  const post = (path: string, token: string, body?: unknown) => server.request('POST', `/api/v1${path}`, { token, ...(body === undefined ? {} : { body }) });
+  const taskStatus = async (id: number) =>
+    (await server.ctx.db.selectFrom('tasks').select(['status', 'review_status', 'reject_reason', 'reviewed_at', 'submitted_at', 'submitted_by']).where('id', '=', id).executeTakeFirstOrThrow());
+  const signals = async (taskId: number) => (await server.request('GET', `/api/v1/tasks/${taskId}/preference/signals`, { token: operator.token })).body.data.items;
+
+  it('submits from pending_selection with a selected text, and from nothing else', async () => {
+    const task = await newTask('pending_selection');
+    const res = await post(`/tasks/${task.id}/submit-review`, operator.token);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({ task_id: task.id, status: 'pending_review', review_status: 'pending' });
+    const row = await taskStatus(task.id);
+    expect(row.status).toBe('pending_review');
+    expect(row.submitted_by).toBe(operator.id);
+    expect(row.submitted_at).toBe(res.body.data.submitted_at);
+
+    const unselected = await newTask('pending_selection', false);
+    await seedText(server, unselected, { strategy: 'A', selected: false });
+    const refused = await post(`/tasks/${unselected.id}/submit-review`, operator.token);
+    expect([refused.status, refused.body.code]).toEqual([409, 40900]);
+    expect((await taskStatus(unselected.id)).status).toBe('pending_selection');
+
+    for (const status of ['pending', 'generating', 'pending_review', 'approved', 'rejected', 'archived', 'failed'] as const) {
+      const other = await newTask(status);
+      const r = await post(`/tasks/${other.id}/submit-review`, operator.token);
+      expect([r.status, r.body.code], status).toEqual([409, 40900]);
+      expect((await taskStatus(other.id)).status).toBe(status);
+    }
+    expect((await post('/tasks/999999/submit-review', operator.token)).status).toBe(404);
+
+    const events = await server.ctx.events.replay(task.id, 0);
+    expect(events.map((e) => [e.name, e.data])).toEqual([['status', { task_id: task.id, status: 'pending_review' }]]);
+  });
+
+  it('approves and rejects only from pending_review, and only as supervisor or admin', async () => {
+    const task = await newTask('pending_selection');
+    for (const action of ['approve', 'reject']) {
+      const early = await post(`/review/${task.id}/${action}`, supervisor.token, action === 'reject' ? { reason: 'x' } : undefined);
+      expect([early.status, early.body.code], action).toEqual([409, 40900]);
+    }
+    await post(`/tasks/${task.id}/submit-review`, operator.token);
+    const forbidden = await post(`/review/${task.id}/approve`, operator.token);
+    expect([forbidden.status, forbidden.body.code]).toEqual([403, 40300]);
+    const forbiddenReject = await post(`/review/${task.id}/reject`, operator.token, { reason: 'no' });
+    expect([forbiddenReject.status, forbiddenReject.body.code]).toEqual([403, 40300]);
+
+    const approved = await post(`/review/${task.id}/approve`, supervisor.token);
+    expect(approved.status, approved.text).toBe(200);
+    expect(approved.body.data).toMatchObject({ status: 'approved', review_status: 'approved', reject_reason: null });
+    expect(approved.body.data.reviewed_at).toEqual(expect.any(String));
+    for (const action of ['approve', 'reject']) {
+      const again = await post(`/review/${task.id}/${action}`, supervisor.token, action === 'reject' ? { reason: 'x' } : undefined);
+      expect([again.status, again.body.code], action).toEqual([409, 40900]);
+    }
+    expect((await post(`/tasks/${task.id}/submit-review`, operator.token)).status).toBe(409);
+
+    const recorded = await signals(task.id);
+    expect(recorded.map((s: any) => [s.signal_type, s.weight, s.strategy, s.angle_label, s.user_id])).toEqual([['approve', 5, 'A', '通勤保温', supervisor.id]]);
+    expect((await post('/review/999999/approve', supervisor.token)).status).toBe(404);
+  });
+
+  it('rejects with the reason verbatim, back to pending_selection; final ends the task; history keeps every step', async () => {
+    const task = await newTask('pending_selection');
+    await post(`/tasks/${task.id}/submit-review`, operator.token);
+    const blank = await post(`/review/${task.id}/reject`, supervisor.token, { reason: '   ' });
+    expect([blank.status, blank.body.code]).toEqual([400, 40000]);
+    const missing = await post(`/review/${task.id}/reject`, supervisor.token, {});
+    expect([missing.status, missing.body.code]).toEqual([400, 40000]);
+
+    const reason = '  标题太夸张了，“最强”不能用！\n换成真实体验 😅 ';
+    const rejected = await post(`/review/${task.id}/reject`, supervisor.token, { reason });
+    expect(rejected.status, rejected.text).toBe(200);
+    expect(rejected.body.data).toMatchObject({ status: 'pending_selection', review_status: 'rejected', reject_reason: reason });
+    const row = await taskStatus(task.id);
+    expect(row.reject_reason).toBe(reason);
+    expect(row.reviewed_at).toEqual(expect.any(String));
+    const listed = await server.request('GET', `/api/v1/tasks/${task.id}`, { token: operator.token });
+    if (listed.status === 200) expect(listed.body.data).toMatchObject({ reject_reason: reason, review_status: 'rejected' });
+
+    const resubmitted = await post(`/tasks/${task.id}/submit-review`, operator.token);
+    expect(resubmitted.body.data.status).toBe('pending_review');
+    const final = await post(`/review/${task.id}/reject`, supervisor2.token, { reason: '方向不对，不再继续', final: true });
+    expect(final.body.data.status).toBe('rejected');
+    const afterFinal = await post(`/tasks/${task.id}/submit-review`, operator.token);
+    expect([afterFinal.status, afterFinal.body.code]).toEqual([409, 40900]);
+
+    const history = await server.request('GET', `/api/v1/tasks/${task.id}/reviews`, { token: operator.token });
+    expect(history.status).toBe(200);
+    expect(history.body.data.total).toBe(4);
+    expect(history.body.data.items.map((r: any) => [r.action, r.username, r.reason, r.final])).toEqual([
+      ['submit', 'writer', null, false],
+      ['reject', 'boss', reason, false],
+      ['submit', 'writer', null, false],
+      ['reject', 'boss2', '方向不对，不再继续', true],
+    ]);
+    const recorded = await signals(task.id);
+    expect(recorded.map((s: any) => [s.signal_type, s.weight, s.reason])).toEqual([
+      ['reject', -3, reason],
+      ['reject', -3, '方向不对，不再继续'],
+    ]);
+    const statuses = (await server.ctx.events.replay(task.id, 0)).filter((e) => e.name === 'status').map((e) => (e.data as any).status);
+    expect(statuses).toEqual(['pending_review', 'pending_selection', 'pending_review', 'rejected']);
+  });
+
+  it('lets exactly one of many concurrent reviewers decide', async () => {
+    const task = await newTask('pending_selection');
+    await post(`/tasks/${task.id}/submit-review`, operator.token);
+    const attempts = Array.from({ length: 12 }, (_, i) =>
+      i % 2 === 0
+        ? post(`/review/${task.id}/approve`, i % 4 === 0 ? supervisor.token : supervisor2.token)
+        : post(`/review/${task.id}/reject`, i % 4 === 1 ? supervisor.token : supervisor2.token, { reason: `reason ${i}` }),
+    );
+    const results = await Promise.all(attempts);
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 409 && r.body.code === 40900)).toHaveLength(11);
+    const winner = results.find((r) => r.status === 200)!;
+    expect((await taskStatus(task.id)).status).toBe(winner.body.data.status);
+    const decisions = await server.ctx.db.selectFrom('reviews').select('action').where('task_id', '=', task.id).where('action', '!=', 'submit').execute();
+    expect(decisions).toHaveLength(1);
+    expect(await signals(task.id)).toHaveLength(1);
+  });
+
+  it('lists the queue oldest first, items exactly as the contract shapes them', async () => {
+    const other = await userWithRole(server, 'reviewq', 'operator');
+    const first = await newTask('pending_selection', false);
+    await seedText(server, first, { strategy: 'A', selected: true, total: 82, title: 'A 入选' });
+    const bestB = await seedText(server, first, { strategy: 'B', selected: true, total: 91, title: 'B 入选' });
+    await seedText(server, first, { strategy: 'B', selected: false, total: 99 });
+    await seedText(server, first, { strategy: 'C', selected: false, total: 70 });
+    const png = await imageBytes({ color: '#445566' });
+    await seedImage(server, first, { strategy: 'A', seq: 1, selected: true, data: png });
+    const b2 = await seedImage(server, first, { strategy: 'B', seq: 2, role: 'pain', selected: true, data: png });
+    const b1 = await seedImage(server, first, { strategy: 'B', seq: 1, role: 'hook', selected: true, data: png });
+    await seedImage(server, first, { strategy: 'B', seq: 3, selected: false, data: png });
+    await post(`/tasks/${first.id}/submit-review`, other.token);
+    server.clock.advance(1000);
+    const second = await newTask('pending_selection');
+    await post(`/tasks/${second.id}/submit-review`, operator.token);
+
+    const forbidden = await server.request('GET', '/api/v1/review/queue', { token: operator.token });
+    expect([forbidden.status, forbidden.body.code]).toEqual([403, 40300]);
+    const queue = await server.request('GET', '/api/v1/review/queue?page_size=100', { token: supervisor.token });
+    expect(queue.status, queue.text).toBe(200);
+    const ids = queue.body.data.items.map((i: any) => i.task_id);
+    expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
+    const submittedAts = queue.body.data.items.map((i: any) => i.submitted_at);
+    expect([...submittedAts].sort()).toEqual(submittedAts);
+
+    const item = queue.body.data.items.find((i: any) => i.task_id === first.id);
+    expect(Object.keys(item).sort()).toEqual(['operator_name', 'product_name', 'selected_image', 'selected_sets', 'selected_text', 'submitted_at', 'task_id', 'theme']);
+    expect(item).toMatchObject({ product_name: '保温杯', theme: '夏日通勤', operator_name: 'reviewq' });
+    expect(Object.keys(item.selected_text).sort()).toEqual(TEXT_CANDIDATE_KEYS);
+    expect(item.selected_text.candidate_id).toBe(bestB);
+    expect(Object.keys(item.selected_text.score).sort()).toEqual(['compliance', 'emotion', 'keyword', 'selling', 'title', 'total']);
+    expect(item.selected_text.score.total).toBe(91);
+    expect(Object.keys(item.selected_image).sort()).toEqual(IMAGE_CANDIDATE_KEYS);
+    expect(item.selected_image.candidate_id).toBe(b1.id);
+    expect(item.selected_sets.map((s: any) => [s.strategy, s.selected_text?.title ?? null, s.selected_images.map((i: any) => i.candidate_id)])).toEqual([
+      ['A', 'A 入选', [expect.any(Number)]],
+      ['B', 'B 入选', [b1.id, b2.id]],
+      ['C', null, []],
+    ]);
+    // Image links are signed file links, fetchable without a bearer.
+    expect((await fetch(`${server.url}${item.selected_image.url}`)).status).toBe(200);
+
+    // Approved or rejected tasks leave the queue.
+    await post(`/review/${first.id}/approve`, supervisor.token);
+    const after = await server.request('GET', '/api/v1/review/queue?page_size=100', { token: supervisor.token });
+    expect(after.body.data.items.map((i: any) => i.task_id)).not.toContain(first.id);
+  });
+});
