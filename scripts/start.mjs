@@ -21,7 +21,13 @@ function buildIfStale(name, output, sources) {
   const sourceTime = Math.max(...sources.filter(existsSync).map((s) => (statSync(s).isDirectory() ? newestMtime(s) : statSync(s).mtimeMs)));
   if (outputTime >= sourceTime) return;
   process.stderr.write(`building ${name}…\n`);
-  execFileSync('npm', ['run', 'build', '-w', name], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  try {
+    execFileSync('npm', ['run', 'build', '-w', name], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  } catch {
+    // The compiler already printed why; a stack trace of this script would only bury it.
+    process.stderr.write(`\nbuilding ${name} failed (see above); not starting\n`);
+    process.exit(1);
+  }
 }
 
 buildIfStale('server', path.join(root, 'server/dist/main.js'), [path.join(root, 'server/src')]);
