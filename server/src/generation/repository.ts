@@ -52,7 +52,7 @@ export function textCandidatesOf(db: DbOrTx, workspaceId: number, taskId: number
     .execute();
 }
 
-/** The newest text of each strategy set over all generations (import track: what images illustrate). */
+/** Texts of the task over all generations, newest first (import track: what its images illustrate). */
 export function latestTextsOf(db: DbOrTx, workspaceId: number, taskId: number) {
   return db
     .selectFrom('text_candidates')

@@ -57,6 +57,12 @@ export function generationOptions(env: NodeJS.ProcessEnv): GenerationOptions {
 
 type TaskRow = Row<'tasks'>;
 type TextRow = Row<'text_candidates'>;
+/** The note a set's storyboard is built from. */
+type Lead = Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'>;
+interface StoredImage {
+  file_key: string;
+  mime: string;
+}
 
 const EXTENSION: Record<string, 'png' | 'jpg' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
@@ -180,21 +186,31 @@ class GenerationRun {
     this.counters.imagesDone = doneImages.size;
     const importTexts = task.track === 'import' ? await repo.latestTextsOf(this.ctx.db, this.ws, task.id) : [];
 
-    const outcomes = await Promise.allSettled(
+    // Each set goes on to its images as soon as its texts are written and checked; their
+    // scoring and storing runs alongside, so the judge call is not on the images' path.
+    await this.settleAll(
       sets.map(async ({ strategy, slots }) => {
-        const texts =
-          task.track === 'ai'
-            ? await this.textsOfSet(strategy, slots, existingTexts.filter((r) => r.strategy === strategy))
-            : importTexts.filter((r) => r.strategy === strategy);
-        await this.imagesOfSet(strategy, texts, doneImages);
+        if (task.track === 'import') {
+          await this.imagesOfSet(strategy, importTexts.find((r) => r.strategy === strategy) ?? null, doneImages);
+          return;
+        }
+        const prepared = await this.prepareTexts(strategy, slots, existingTexts.filter((r) => r.strategy === strategy));
+        await this.settleAll([prepared.stored, this.imagesOfSet(strategy, prepared.lead, doneImages)]);
       }),
     );
+    await this.finish();
+  }
+
+  /**
+   * Waits for every step, then rethrows the first failure. What escapes the per-step handling is
+   * infrastructure (database, storage) or cancellation: the job is retried and resumes from
+   * everything persisted so far.
+   */
+  private async settleAll(steps: Array<Promise<unknown>>): Promise<void> {
+    const outcomes = await Promise.allSettled(steps);
     if (this.signal?.aborted) throw this.signal.reason;
-    // Anything that escaped the per-step handling is infrastructure (database, storage): let the
-    // job retry; everything persisted so far is kept and skipped next time.
     const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (broken) throw broken.reason;
-    await this.finish();
   }
 
   // ---- ledger ------------------------------------------------------------------------------
@@ -210,8 +226,14 @@ class GenerationRun {
 
   // ---- texts -------------------------------------------------------------------------------
 
-  private async textsOfSet(strategy: StrategyCode, slots: number[], existing: TextRow[]): Promise<TextRow[]> {
-    if (existing.length >= slots.length) return existing;
+  /**
+   * A set's notes: written (or taken from the ledger) and checked against the banned words. The
+   * lead note (the first slot) is what the set's images illustrate; `stored` settles once the
+   * notes are scored and persisted as candidates.
+   */
+  private async prepareTexts(strategy: StrategyCode, slots: number[], existing: TextRow[]): Promise<{ lead: Lead | null; stored: Promise<unknown> }> {
+    const done = { lead: existing[0] ?? null, stored: Promise.resolve() };
+    if (existing.length >= slots.length) return done;
     const count = slots.length;
     const input = notesInput(this.loaded.inputs, strategy, count);
     let notes: Note[];
@@ -224,14 +246,17 @@ class GenerationRun {
       this.setFailures.push(`set ${strategy}: ${describe(err)}`);
       this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'text generation of a set failed');
       await this.ctx.events.append(this.task.id, [{ name: 'error', data: { message: `texts of set ${strategy} failed: ${describe(err)}` } }]);
-      return existing;
+      return done;
     }
     await this.progress('text', (this.counters.textsDone += notes.length), this.counters.textsTotal);
-
     const checked: CheckedNote[] = [];
     for (const [k, note] of notes.entries()) checked.push(await this.checkOrRewrite(input, note, slots[k]!));
-    const scored = await this.scoreSet(strategy, checked);
+    const lead = { ...checked[0]!.note, angle_label: notes[0]!.angle_label, image_brief: notes[0]!.image_brief };
+    return { lead, stored: this.storeTexts(strategy, slots, notes, checked) };
+  }
 
+  private async storeTexts(strategy: StrategyCode, slots: number[], notes: Note[], checked: CheckedNote[]): Promise<void> {
+    const scored = await this.scoreSet(strategy, checked);
     const at = this.now();
     const rows: NewRow<'text_candidates'>[] = checked.map((c, k) => {
       const note = notes[k]!;
@@ -260,7 +285,7 @@ class GenerationRun {
         updated_at: at,
       };
     });
-    const inserted = await this.ctx.events.commit(this.task.id, async (trx) => {
+    await this.ctx.events.commit(this.task.id, async (trx) => {
       const fresh = await repo.insertTextCandidates(trx, rows);
       this.textsThisGeneration += fresh.length;
       const progress = { stage: 'score', done: this.textsThisGeneration, total: this.counters.textsTotal };
@@ -270,7 +295,6 @@ class GenerationRun {
         events: [...fresh.map((row): NewTaskEvent => ({ name: 'text_candidate', data: textCandidateView(row) })), { name: 'progress', data: progress }],
       };
     });
-    return [...existing, ...inserted].sort((a, b) => a.slot - b.slot);
   }
 
   private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, stream?: StrategyCode): Promise<NotesReply> {
@@ -344,16 +368,15 @@ class GenerationRun {
 
   // ---- images ------------------------------------------------------------------------------
 
-  private async imagesOfSet(strategy: StrategyCode, texts: TextRow[], done: Set<string>): Promise<void> {
+  private async imagesOfSet(strategy: StrategyCode, lead: Lead | null, done: Set<string>): Promise<void> {
     const { inputs } = this.loaded;
     if (this.task.image_count === 0) return;
-    if (this.task.track === 'ai' && texts.length === 0) {
+    if (this.task.track === 'ai' && !lead) {
       // No text to illustrate: the set's images are not attempted, and say so.
       this.counters.imagesFailed += this.task.image_count;
       this.imageFailures.push(`set ${strategy}: no text, so no images`);
       return;
     }
-    const lead = texts[0] ?? null;
     const frames = buildStoryboard({
       strategy,
       imageCount: this.task.image_count,
@@ -362,21 +385,17 @@ class GenerationRun {
       sellingPoints: inputs.product.selling_points,
       theme: inputs.theme,
     });
-    const outcomes = await Promise.allSettled(
-      frames
-        .filter((frame) => !done.has(`${strategy}:${frame.seq}`))
-        .map((frame) => this.pool.run(() => this.image(strategy, frame), this.signal)),
-    );
-    const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (broken) throw broken.reason;
+    await this.settleAll(frames.filter((frame) => !done.has(`${strategy}:${frame.seq}`)).map((frame) => this.image(strategy, frame)));
   }
 
   /** One image: generated (or taken from the ledger), overlaid, stored, then recorded with its event. */
   private async image(strategy: StrategyCode, frame: StoryboardFrame): Promise<void> {
     const prompt = imagePrompt(frame, this.loaded.inputs.product.name, this.referenceFor(frame) !== null);
-    let file: { file_key: string; mime: string };
+    let file: StoredImage;
     try {
-      file = await this.produceImage(strategy, frame, prompt);
+      // The pool bounds provider calls only; drawing the overlay does not hold a slot.
+      const raw = await this.pool.run(() => this.generateImage(strategy, frame, prompt), this.signal);
+      file = await this.overlay(raw, frame);
     } catch (err) {
       if (this.signal?.aborted) throw err;
       await this.imageFailed(strategy, frame, err);
@@ -409,9 +428,10 @@ class GenerationRun {
     return pickProductImage(this.loaded.productImages, frame.role);
   }
 
-  private async produceImage(strategy: StrategyCode, frame: StoryboardFrame, prompt: string): Promise<{ file_key: string; mime: string }> {
+  /** The provider's image, stored, through the ledger. */
+  private generateImage(strategy: StrategyCode, frame: StoryboardFrame, prompt: string): Promise<StoredImage> {
     const { storage } = this.ctx;
-    const raw = await this.ledger(`${this.prefix}:image:${strategy}:${frame.seq}`, async () => {
+    return this.ledger(`${this.prefix}:image:${strategy}:${frame.seq}`, async () => {
       const reference = this.referenceFor(frame);
       const input: StoryboardImageInput = {
         purpose: 'storyboard-image',
@@ -436,6 +456,11 @@ class GenerationRun {
       const stored = await storage.put(result.data, { contentType: result.mime, extension: EXTENSION[result.mime] ?? 'png' });
       return { file_key: stored.key, mime: result.mime };
     });
+  }
+
+  /** The cover title or caption drawn by the service (when the task wants it), stored as a new file. */
+  private async overlay(raw: StoredImage, frame: StoryboardFrame): Promise<StoredImage> {
+    const { storage } = this.ctx;
     if (!this.task.overlay_text || !frame.overlay) return raw;
     const drawn = await overlayText(
       await storage.read(raw.file_key),

@@ -65,7 +65,8 @@ describe('crash and resume of a generation', () => {
     expect(mid.status).toBe('generating');
     expect((mid.text_candidates as any[]).map((t) => t.strategy).sort()).toEqual(['A', 'C']);
     const imagesBeforeResume = (mid.image_candidates as any[]).length;
-    expect(imagesBeforeResume).toBe(11); // 12 images of sets A and C, minus the one lost in the crash
+    // Images start once a set's texts are written, before they are stored: all 18 but the lost one.
+    expect(imagesBeforeResume).toBe(17);
     expect(count('notes') - before.notes).toBe(3);
 
     await runTaskGeneration(server.ctx, taskId);
