@@ -7,6 +7,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { DbTaskEventBus } from './events/bus.js';
 import { jobHandlers } from './jobs/handlers.js';
 import { createJobBackend, startJobWorker } from './jobs/index.js';
+import { jobOptionsFrom } from './jobs/options.js';
 import type { JobHandlers } from './jobs/types.js';
 import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
@@ -44,7 +45,7 @@ export async function createRuntime(
   const providers = createProviderFactory(config.env, log);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (opts.migrate !== false) await migrateToLatest(database.db);
-  const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, log) : undefined);
+  const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log) : undefined);
   await events.start().catch(async (err: unknown) => {
     await database.close();
     throw err;

@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { EventTransport } from './bus.js';
 import type { StoredTaskEvent } from './types.js';
 
-const CHANNEL = 'cps:task-events';
 const CONNECT_TIMEOUT_MS = 10_000;
 
 interface Message {
@@ -14,7 +13,8 @@ interface Message {
 }
 
 /**
- * Redis pub/sub between processes. One channel for all tasks: each process subscribes once at
+ * Redis pub/sub between processes. One channel for all tasks of a deployment (named with the
+ * deployment's Redis prefix, so deployments sharing a Redis never see each other's events): each process subscribes once at
  * start, so a new stream is live the moment it registers its listener, with no round trip to
  * Redis between its subscription and its replay. Lost messages (a reconnect) cost nothing but
  * latency: followers read gaps from the database.
@@ -23,8 +23,10 @@ export class RedisEventTransport implements EventTransport {
   private readonly origin = randomUUID();
   private readonly pub: Redis;
   private readonly sub: Redis;
+  private readonly channel: string;
 
-  constructor(url: string, private readonly log: Logger) {
+  constructor(url: string, prefix: string, private readonly log: Logger) {
+    this.channel = `${prefix}:task-events`;
     const options = { lazyConnect: true, connectTimeout: CONNECT_TIMEOUT_MS, maxRetriesPerRequest: null };
     this.pub = new Redis(url, { ...options, maxRetriesPerRequest: 3 });
     this.sub = new Redis(url, options);
@@ -45,11 +47,11 @@ export class RedisEventTransport implements EventTransport {
       }
       if (message.o !== this.origin && Array.isArray(message.e)) deliver(message.e);
     });
-    await this.sub.subscribe(CHANNEL);
+    await this.sub.subscribe(this.channel);
   }
 
   async publish(events: StoredTaskEvent[]): Promise<void> {
-    await this.pub.publish(CHANNEL, JSON.stringify({ o: this.origin, e: events } satisfies Message));
+    await this.pub.publish(this.channel, JSON.stringify({ o: this.origin, e: events } satisfies Message));
   }
 
   async close(): Promise<void> {
