@@ -6,6 +6,7 @@ import { runJob } from './runner.js';
 import type { JobBackend, JobHandlers, JobKind, JobWorker } from './types.js';
 
 const QUEUE_NAME = 'jobs';
+const ENQUEUE_TIMEOUT_MS = 5_000;
 const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
 
 interface JobData {
@@ -36,13 +37,21 @@ export class BullJobBackend implements JobBackend {
   }
 
   async enqueue(kind: JobKind, refId: number): Promise<void> {
-    await this.queue.add(kind, { kind, refId }, {
+    const added = this.queue.add(kind, { kind, refId }, {
       deduplication: { id: dedupId(kind, refId), keepLastIfActive: true },
       attempts: this.options.maxAttempts,
       backoff: { type: 'exponential', delay: this.options.backoffMs },
       removeOnComplete: true,
       removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
     });
+    // While Redis is down BullMQ waits for it; an API request must not. The add still lands once
+    // Redis is back, and otherwise the sweeper enqueues the record's work again.
+    await Promise.race([
+      added,
+      sleep(ENQUEUE_TIMEOUT_MS).then(() => {
+        throw new Error(`the job queue (Redis) did not answer within ${ENQUEUE_TIMEOUT_MS / 1000} s`);
+      }),
+    ]);
   }
 
   async hasLiveJob(kind: JobKind, refId: number): Promise<boolean> {

@@ -23,6 +23,10 @@ export function startJobWorker(ctx: AppContext, backend: JobBackend, handlers: J
   const worker = backend.startWorker(ctx, handlers);
   const sweeper = new StaleWorkSweeper(ctx, backend, handlers, backend.options);
   sweeper.start();
+  ctx.log.info(
+    { queue: ctx.config.redisUrl ? 'bullmq' : 'in-process', concurrency: backend.options.concurrency, kinds: Object.keys(handlers) },
+    'job worker started',
+  );
   return {
     async close() {
       await sweeper.stop();
