@@ -54,6 +54,25 @@ describe('roles and workspace isolation', () => {
     });
   });
 
+  it('an admin changes only the role of an account that also belongs to workspaces they do not administer', async () => {
+    const shared = await userWithRole(server, 'shared-user', 'operator');
+    const elsewhere = await server.request('POST', '/api/v1/workspaces', { token: admin, body: { name: 'Elsewhere', slug: 'elsewhere' } });
+    await server.request('POST', `/api/v1/workspaces/${elsewhere.body.data.id}/members`, {
+      token: admin,
+      body: { user_id: shared.id, role: 'admin' },
+    });
+    // r-admin administers only the default workspace: taking over the account is refused.
+    for (const body of [{ password: 'taken-over-pw-1' }, { is_active: false }, { email: 'attacker@example.com' }]) {
+      const res = await call('admin', 'PATCH', `/api/v1/users/${shared.id}`, body);
+      expect({ body, status: res.status, code: res.body.code }).toEqual({ body, status: 403, code: 40300 });
+    }
+    const role = await call('admin', 'PATCH', `/api/v1/users/${shared.id}`, { role: 'supervisor' });
+    expect(role.status, role.text).toBe(200);
+    // The bootstrapped admin runs both workspaces and may reset the password.
+    const reset = await server.request('PATCH', `/api/v1/users/${shared.id}`, { token: admin, body: { password: 'reset-by-admin-1' } });
+    expect(reset.status, reset.text).toBe(200);
+  });
+
   describe('workspaces', () => {
     it('every role lists only its own workspaces; only admins create one', async () => {
       const mine = await call('operator', 'GET', '/api/v1/workspaces');

@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { Role } from '../../db/schema.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashPassword } from '../../security/passwords.js';
-import { countAdmins, upsertMembership } from '../workspaces/repository.js';
+import { countAdmins, countMembershipsOutsideAdminOf, upsertMembership } from '../workspaces/repository.js';
 import * as repo from './repository.js';
 
 export async function listUsers(ctx: AppContext, auth: AuthUser, query: PageQuery) {
@@ -44,6 +44,13 @@ export async function updateWorkspaceUser(
 ) {
   const target = await repo.findWorkspaceUser(ctx.db, auth.workspaceId, userId);
   if (!target) throw notFound('user');
+  // Email, password and the active flag belong to the account, which may also be a member (even
+  // an admin) of workspaces this admin does not run: changing them there would hand this admin
+  // that account. The role is per workspace and stays changeable.
+  const accountWide = changes.email !== undefined || changes.password !== undefined || changes.is_active !== undefined;
+  if (accountWide && userId !== auth.userId && (await countMembershipsOutsideAdminOf(ctx.db, userId, auth.userId)) > 0) {
+    throw forbidden('this user also belongs to workspaces you are not an admin of: only their role can be changed here');
+  }
   const now = nowIso(ctx.clock.now());
   const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined;
   await ctx.db.transaction().execute(async (trx) => {

@@ -63,3 +63,24 @@ export function countAdmins(db: DbOrTx, workspaceId: number) {
     .executeTakeFirstOrThrow()
     .then((r) => Number(r.n));
 }
+
+/** Memberships of a user in workspaces where `adminId` is not an admin. */
+export function countMembershipsOutsideAdminOf(db: DbOrTx, userId: number, adminId: number) {
+  return db
+    .selectFrom('memberships as m')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('m.user_id', '=', userId)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('memberships as a')
+            .select('a.user_id')
+            .whereRef('a.workspace_id', '=', 'm.workspace_id')
+            .where('a.user_id', '=', adminId)
+            .where('a.role', '=', 'admin'),
+        ),
+      ),
+    )
+    .executeTakeFirstOrThrow()
+    .then((r) => Number(r.n));
+}
