@@ -21,6 +21,7 @@ function wrapStorage(real: FileStorage, overrides: Partial<FileStorage>): FileSt
     createReadStream: (key, range) => real.createReadStream(key, range),
     stat: (key) => real.stat(key),
     delete: (key) => real.delete(key),
+    ping: () => real.ping(),
     ...overrides,
   };
 }

@@ -95,25 +95,21 @@ describe('delivery packages', () => {
     const task = await newTask('approved');
     await seedText(server, task, { strategy: 'A', total: 95, selected: false, title: '不该入选' });
     await seedText(server, task, { strategy: 'A', total: 82, selected: true, title: '清爽一夏☀️', content: '第一行\n第二行', tags: ['防晒', '#通勤'] });
-    await seedText(server, task, { strategy: 'B', total: 70, title: 'B 低分' });
-    await seedText(server, task, { strategy: 'B', total: 88, title: 'B 高分' });
-    await seedText(server, task, { strategy: 'C', total: 99, title: 'C 违禁', hardBlock: '最好' });
+    await seedText(server, task, { strategy: 'B', total: 70, selected: true, title: 'B 入选' });
+    await seedText(server, task, { strategy: 'B', total: 88, title: 'B 高分未选' });
+    // Set C has no selected text: with selections elsewhere, the set stays out.
+    await seedText(server, task, { strategy: 'C', total: 99, title: 'C 未选' });
 
     const red = await imageBytes({ color: '#ff0000' });
     const blue = await imageBytes({ color: '#0000ff' });
     const withExif = await imageBytes({ color: '#00ff00', exif: true });
     expect((await sharp(withExif).metadata()).exif).toBeDefined();
-    const green = await imageBytes({ color: '#00aa00' });
-    const yellow = await imageBytes({ color: '#ffff00' });
-    const png = await imageBytes({ color: '#123456', format: 'png' });
     await seedImage(server, task, { strategy: 'A', seq: 1, role: 'hook', selected: true, generation: 1, data: red });
     await seedImage(server, task, { strategy: 'A', seq: 1, role: 'hook', selected: true, generation: 2, data: blue });
     await seedImage(server, task, { strategy: 'A', seq: 2, role: 'pain', selected: true, data: withExif });
-    await seedImage(server, task, { strategy: 'A', seq: 3, role: 'convert', selected: false, data: green });
-    // Set B has no selected image: all of its images go in, still the latest per seq.
-    await seedImage(server, task, { strategy: 'B', seq: 1, role: 'hook', generation: 2, data: yellow });
-    await seedImage(server, task, { strategy: 'B', seq: 1, role: 'hook', generation: 1, data: green });
-    await seedImage(server, task, { strategy: 'B', seq: 2, role: 'proof', data: png, mime: 'image/png' });
+    await seedImage(server, task, { strategy: 'A', seq: 3, role: 'convert', selected: false, data: await imageBytes({ color: '#00aa00' }) });
+    // Set B has no selected image: its folder holds only the text.
+    await seedImage(server, task, { strategy: 'B', seq: 1, role: 'hook', data: await imageBytes({ color: '#ffff00' }) });
 
     const pkg = await readyPackage(task.id);
     expect(pkg.download_url).toBe(`/api/v1/delivery-packages/${pkg.id}/download-file`);
@@ -130,32 +126,45 @@ describe('delivery packages', () => {
     expect(pkg.file_name).toContain('轻盈防晒霜 SPF50');
 
     const entries = await readZip(file.body);
-    expect(entries.map((e) => e.name).sort()).toEqual([
-      'note_01_A/01_hook.jpg',
-      'note_01_A/02_pain.jpg',
-      'note_01_A/note.txt',
-      'note_02_B/01_hook.jpg',
-      'note_02_B/02_proof.png',
-      'note_02_B/note.txt',
-    ]);
+    expect(entries.map((e) => e.name).sort()).toEqual(['note_01_A/01_hook.jpg', 'note_01_A/02_pain.jpg', 'note_01_A/note.txt', 'note_02_B/note.txt']);
     for (const e of entries) expect(e.flags & 0x800, e.name).toBe(0x800);
     const byName = new Map(entries.map((e) => [e.name, e.data]));
     expect(sha(byName.get('note_01_A/01_hook.jpg')!)).toBe(sha(blue));
-    expect(sha(byName.get('note_02_B/01_hook.jpg')!)).toBe(sha(yellow));
-    expect(sha(byName.get('note_02_B/02_proof.png')!)).toBe(sha(png));
     const stripped = byName.get('note_01_A/02_pain.jpg')!;
     const meta = await sharp(stripped).metadata();
     expect(meta.format).toBe('jpeg');
     expect(meta.exif).toBeUndefined();
     expect(stripped.includes(Buffer.from('LeakyCam'))).toBe(false);
     expect(byName.get('note_01_A/note.txt')!.toString('utf8')).toBe('清爽一夏☀️\n\n第一行\n第二行\n\n#防晒 #通勤\n');
-    expect(byName.get('note_02_B/note.txt')!.toString('utf8')).toContain('B 高分');
+    expect(byName.get('note_02_B/note.txt')!.toString('utf8')).toContain('B 入选');
 
     const events = await server.ctx.events.replay(task.id, 0);
     expect(events.filter((e) => e.name === 'progress').map((e) => e.data)).toEqual([
       { stage: 'package', done: 0, total: 2 },
       { stage: 'package', done: 2, total: 2 },
     ]);
+  });
+
+  it('without any selection packs each set\'s best-scored text and all its images, latest per seq', async () => {
+    const task = await newTask('pending_selection');
+    await seedText(server, task, { strategy: 'B', total: 70, title: 'B 低分' });
+    await seedText(server, task, { strategy: 'B', total: 88, title: 'B 高分' });
+    await seedText(server, task, { strategy: 'C', total: 99, title: 'C 违禁', hardBlock: '最好' });
+    await seedText(server, task, { strategy: 'C', total: 60, title: 'C 可用' });
+    const yellow = await imageBytes({ color: '#ffff00' });
+    const png = await imageBytes({ color: '#123456', format: 'png' });
+    await seedImage(server, task, { strategy: 'B', seq: 1, role: 'hook', generation: 2, data: yellow });
+    await seedImage(server, task, { strategy: 'B', seq: 1, role: 'hook', generation: 1, data: await imageBytes({ color: '#00aa00' }) });
+    await seedImage(server, task, { strategy: 'B', seq: 2, role: 'proof', data: png, mime: 'image/png' });
+
+    const pkg = await readyPackage(task.id);
+    const entries = await readZip((await download(server, pkg.download_url, { token: operator.token })).body);
+    expect(entries.map((e) => e.name).sort()).toEqual(['note_01_B/01_hook.jpg', 'note_01_B/02_proof.png', 'note_01_B/note.txt', 'note_02_C/note.txt']);
+    const byName = new Map(entries.map((e) => [e.name, e.data]));
+    expect(sha(byName.get('note_01_B/01_hook.jpg')!)).toBe(sha(yellow));
+    expect(sha(byName.get('note_01_B/02_proof.png')!)).toBe(sha(png));
+    expect(byName.get('note_01_B/note.txt')!.toString('utf8')).toContain('B 高分');
+    expect(byName.get('note_02_C/note.txt')!.toString('utf8')).toContain('C 可用');
   });
 
   it('packs exactly the note_ids asked for; refuses foreign and hard-blocked texts', async () => {

@@ -22,14 +22,14 @@ type Text = Awaited<ReturnType<typeof repo.taskTexts>>[number];
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /**
- * The images one note folder holds: the set's selected images (every image of the set when none
- * is selected), one per seq, the latest generation and then the latest id winning.
+ * The images one note folder holds: the set's selected images, or, when no image of the task is
+ * selected at all, every image of the set; one per seq, the latest generation and then the
+ * latest id winning.
  */
-export function imagesForSet(images: Image[], strategy: string | null): Image[] {
-  const ofSet = images.filter((i) => i.strategy === strategy);
-  const selected = ofSet.filter((i) => i.is_selected);
+function imagesForSet(images: Image[], strategy: string | null): Image[] {
+  const pool = images.some((i) => i.is_selected) ? images.filter((i) => i.is_selected) : images;
   const latest = new Map<number, Image>();
-  for (const image of selected.length > 0 ? selected : ofSet) {
+  for (const image of pool.filter((i) => i.strategy === strategy)) {
     const current = latest.get(image.seq);
     if (!current || image.generation > current.generation || (image.generation === current.generation && image.id > current.id)) {
       latest.set(image.seq, image);
@@ -38,7 +38,7 @@ export function imagesForSet(images: Image[], strategy: string | null): Image[] 
   return [...latest.values()].sort((a, b) => a.seq - b.seq);
 }
 
-export function noteText(text: Pick<Text, 'title' | 'content' | 'tags'>): string {
+function noteText(text: Pick<Text, 'title' | 'content' | 'tags'>): string {
   const tags = text.tags.map((t) => `#${t.replace(/^#/, '')}`).join(' ');
   return `${text.title}\n\n${text.content}\n\n${tags}\n`;
 }
@@ -49,7 +49,7 @@ function safeNamePart(value: string, max: number): string {
   return value.replace(/[\\/:*?"<>|\u0000-\u001f\u007f]+/g, '_').replace(/\s+/g, ' ').trim().slice(0, max);
 }
 
-export function packageFileName(productName: string, theme: string, id: number): string {
+function packageFileName(productName: string, theme: string, id: number): string {
   const parts = [safeNamePart(productName, 40), safeNamePart(theme, 40)].filter(Boolean);
   return `${[...parts, `package_${id}`].join('_')}.zip`;
 }

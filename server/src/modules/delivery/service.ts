@@ -29,9 +29,11 @@ function hardBlocked(text: Text): AppError {
 }
 
 /**
- * contract-decisions §4: the requested texts, else each set's selected text, else each set's
- * best-scored text. Hard-blocked texts are never packed. Resolved now and stored on the
- * package, so the zip holds what the user asked for even if the selection changes meanwhile.
+ * contract-decisions §4: the requested texts; else every set's selected text; else, when no
+ * text is selected at all, each set's best-scored text. A selection is the operator's choice,
+ * so a set left unselected next to selected ones stays out. Hard-blocked texts are never packed.
+ * Resolved now and stored on the package, so the zip holds what the user asked for even if the
+ * selection changes meanwhile.
  */
 function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
   let chosen: Text[];
@@ -44,15 +46,13 @@ function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
       return text;
     });
   } else {
-    const sets = new Map<string | null, Text[]>();
-    for (const t of texts) {
-      if (t.banned_word_status === 'hard_block') continue;
-      sets.set(t.strategy, [...(sets.get(t.strategy) ?? []), t]);
+    const packable = texts.filter((t) => t.banned_word_status !== 'hard_block');
+    const selected = packable.filter((t) => t.is_selected);
+    const best = new Map<string | null, Text>();
+    for (const t of (selected.length > 0 ? selected : packable).sort(byScoreThenId)) {
+      if (!best.has(t.strategy)) best.set(t.strategy, t);
     }
-    chosen = [...sets.values()].map((members) => {
-      const selected = members.filter((t) => t.is_selected).sort(byScoreThenId);
-      return selected[0] ?? members.sort(byScoreThenId)[0]!;
-    });
+    chosen = [...best.values()];
   }
   // Stable sort: inside one set the order the caller gave is kept.
   return chosen.sort((a, b) => setRank(a.strategy) - setRank(b.strategy)).map((t) => t.id);
