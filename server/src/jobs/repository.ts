@@ -65,12 +65,14 @@ export async function claimNextJob(db: Db, dialect: Dialect, nowIso: string, loc
     )
     .orderBy('j.run_after')
     .orderBy('j.id')
-    .limit(1)
-    .$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+    .limit(1);
+  // An idle poll stays a plain read: on SQLite even an UPDATE that matches nothing takes the
+  // database's write lock, which API requests would then queue behind.
+  if (!(await due.executeTakeFirst())) return undefined;
   return db
     .updateTable('jobs')
     .set((eb) => ({ status: 'running', attempts: eb('attempts', '+', 1), locked_until: lockedUntilIso, updated_at: nowIso }))
-    .where('id', '=', due)
+    .where('id', '=', due.$if(dialect === 'postgres', (qb) => qb.forUpdate().skipLocked()))
     .where((eb) =>
       eb.or([
         eb.and([eb('status', '=', 'queued'), eb('run_after', '<=', nowIso)]),
