@@ -104,12 +104,14 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
   if (!task || (task.status !== 'pending' && task.status !== 'generating')) return;
   const generation = Math.max(task.generation, 1);
 
-  const creds = await resolveProviderCredentials(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, preferredKeyId: task.api_key_id });
+  const [creds, product] = await Promise.all([
+    resolveProviderCredentials(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, preferredKeyId: task.api_key_id }),
+    repo.findProduct(ctx.db, task.workspace_id, task.product_id),
+  ]);
   if (!creds) {
     await failTaskGeneration(ctx, taskId, 'the workspace has no API key: add one under API keys, then regenerate');
     return;
   }
-  const product = await repo.findProduct(ctx.db, task.workspace_id, task.product_id);
   if (!product) {
     await failTaskGeneration(ctx, taskId, 'the product of this task no longer exists');
     return;
@@ -248,11 +250,11 @@ class GenerationRun {
       await this.ctx.events.append(this.task.id, [{ name: 'error', data: { message: `texts of set ${strategy} failed: ${describe(err)}` } }]);
       return done;
     }
-    await this.progress('text', (this.counters.textsDone += notes.length), this.counters.textsTotal);
+    const textProgress = this.progress('text', (this.counters.textsDone += notes.length), this.counters.textsTotal);
     const checked: CheckedNote[] = [];
     for (const [k, note] of notes.entries()) checked.push(await this.checkOrRewrite(input, note, slots[k]!));
     const lead = { ...checked[0]!.note, angle_label: notes[0]!.angle_label, image_brief: notes[0]!.image_brief };
-    return { lead, stored: this.storeTexts(strategy, slots, notes, checked) };
+    return { lead, stored: textProgress.then(() => this.storeTexts(strategy, slots, notes, checked)) };
   }
 
   private async storeTexts(strategy: StrategyCode, slots: number[], notes: Note[], checked: CheckedNote[]): Promise<void> {

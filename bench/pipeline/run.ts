@@ -1,0 +1,140 @@
+/**
+ * Pipeline benchmark: one task (text_count 6, image_count 6: 3 sets × 6 images) generated end
+ * to end against a fake OpenAI-compatible provider with fixed latencies (300 ms per text call,
+ * 800 ms per image). Prints the wall time, the critical path the configured concurrency allows
+ * (the same call graph scheduled with zero overhead), their ratio (target ≤ 1.15), and the
+ * speed-up over the same task run with every call one after another, measured in the same run
+ * (target ≥ 5×).
+ *
+ *   npx tsx bench/pipeline/run.ts
+ *   BENCH_PROVIDER_CONCURRENCY=8 BENCH_IMAGE_CONCURRENCY=6 npx tsx bench/pipeline/run.ts
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/pipeline/run.ts
+ */
+import { runTaskGeneration } from '../../server/src/generation/run.js';
+import { startTestServer } from '../../server/test/helpers/server.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../../server/test/generation/fake-openai.js';
+import { createTask, ok, workspaceWithProduct } from '../../server/test/tasks/fixtures.js';
+
+const TEXT_MS = 300;
+const IMAGE_MS = 800;
+const SETS = 3;
+const TEXT_COUNT = 6;
+const IMAGE_COUNT = 6;
+const providerConcurrency = Number(process.env.BENCH_PROVIDER_CONCURRENCY ?? 8);
+const imageConcurrency = Number(process.env.BENCH_IMAGE_CONCURRENCY ?? 6);
+
+/** A FIFO counting semaphore on simulated time. */
+class SimSemaphore {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+  constructor(limit: number) {
+    this.free = limit;
+  }
+  acquire(then: () => void) {
+    if (this.free > 0) {
+      this.free -= 1;
+      then();
+    } else this.waiting.push(then);
+  }
+  release() {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free += 1;
+  }
+}
+
+/**
+ * The pipeline's call graph on simulated time, with no CPU cost: per set one notes call, then
+ * (in parallel) one judge call and the set's images; every call holds a provider slot, every
+ * image also a slot of the task's image pool (taken first, as the pipeline does).
+ */
+function criticalPathMs(pLimit: number, iLimit: number): number {
+  let now = 0;
+  let last = 0;
+  const timers: Array<{ at: number; seq: number; fn: () => void }> = [];
+  let seq = 0;
+  const after = (ms: number, fn: () => void) => timers.push({ at: now + ms, seq: seq++, fn });
+  const provider = new SimSemaphore(pLimit);
+  const pool = new SimSemaphore(iLimit);
+  const call = (ms: number, done: () => void) =>
+    provider.acquire(() =>
+      after(ms, () => {
+        provider.release();
+        last = Math.max(last, now);
+        done();
+      }),
+    );
+  for (let s = 0; s < SETS; s++) {
+    call(TEXT_MS, () => {
+      call(TEXT_MS, () => undefined); // the judge
+      for (let i = 0; i < IMAGE_COUNT; i++) pool.acquire(() => call(IMAGE_MS, () => pool.release()));
+    });
+  }
+  while (timers.length > 0) {
+    timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const next = timers.shift()!;
+    now = next.at;
+    next.fn();
+  }
+  return last;
+}
+
+async function measure(fake: FakeOpenAI, pLimit: number, iLimit: number): Promise<{ wallMs: number; calls: number; images: number; status: string }> {
+  const server = await startTestServer({
+    worker: false,
+    env: {
+      PROVIDER_OPENAI_BASE_URL: fake.url,
+      PROVIDER_CONCURRENCY: String(pLimit),
+      GENERATION_IMAGE_CONCURRENCY: String(iLimit),
+      LOG_LEVEL: 'warn',
+    },
+  });
+  try {
+    const ws = await workspaceWithProduct(server, { apiKey: false, product: { name: '晚安面膜', selling_points: ['玻尿酸深层补水', '质地清爽不黏腻'] } });
+    await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-bench-0000' });
+    const created = await createTask(server, ws, { text_count: TEXT_COUNT, image_count: IMAGE_COUNT });
+    const taskId = (created.id ?? created.task_id) as number;
+    const callsBefore = fake.calls.length;
+    const started = performance.now();
+    await runTaskGeneration(server.ctx, taskId);
+    const wallMs = performance.now() - started;
+    const task = await server.ctx.db.selectFrom('tasks').select('status').where('id', '=', taskId).executeTakeFirstOrThrow();
+    const images = await server.ctx.db.selectFrom('image_candidates').select('id').where('task_id', '=', taskId).execute();
+    return { wallMs, calls: fake.calls.length - callsBefore, images: images.length, status: task.status };
+  } finally {
+    await server.close();
+  }
+}
+
+async function main() {
+  const fake = await startFakeOpenAI({ textLatencyMs: TEXT_MS, imageLatencyMs: IMAGE_MS });
+  try {
+    const critical = criticalPathMs(providerConcurrency, imageConcurrency);
+    const sequentialCallsMs = criticalPathMs(1, 1);
+    const parallel = await measure(fake, providerConcurrency, imageConcurrency);
+    const sequential = await measure(fake, 1, 1);
+    for (const [name, run] of [['parallel', parallel], ['sequential', sequential]] as const) {
+      if (run.status !== 'pending_selection' || run.images !== SETS * IMAGE_COUNT) {
+        throw new Error(`${name} run did not finish cleanly: status ${run.status}, ${run.images} images`);
+      }
+    }
+    const ratio = parallel.wallMs / critical;
+    const speedup = sequential.wallMs / parallel.wallMs;
+    const ms = (v: number) => `${Math.round(v)} ms`;
+    console.log(`pipeline bench: text_count ${TEXT_COUNT}, image_count ${IMAGE_COUNT} (${SETS} sets × ${IMAGE_COUNT} images), ${parallel.calls} provider calls`);
+    console.log(`fake provider: ${TEXT_MS} ms per text call, ${IMAGE_MS} ms per image; database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
+    console.log(`configured concurrency: provider ${providerConcurrency}, images per task ${imageConcurrency}`);
+    console.log(`wall time                 ${ms(parallel.wallMs)}`);
+    console.log(`critical path (allowed)   ${ms(critical)}`);
+    console.log(`ratio wall/critical       ${ratio.toFixed(3)}  (target ≤ 1.15) ${ratio <= 1.15 ? 'OK' : 'MISSED'}`);
+    console.log(`sequential wall time      ${ms(sequential.wallMs)}  (calls alone: ${ms(sequentialCallsMs)})`);
+    console.log(`speed-up over sequential  ${speedup.toFixed(2)}×  (target ≥ 5×) ${speedup >= 5 ? 'OK' : 'MISSED'}`);
+  } finally {
+    await fake.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
