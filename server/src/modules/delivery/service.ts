@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { nowIso } from '../../db/codec.js';
+import { json, nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { AppError, conflict, notFound } from '../../http/errors.js';
 import { API_PREFIX } from '../../app.js';
@@ -72,7 +72,7 @@ export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: num
     task_id: taskId,
     created_by: auth.userId,
     status: 'pending',
-    note_ids: JSON.stringify(resolved),
+    note_ids: json(resolved),
     created_at: now,
     updated_at: now,
   });
