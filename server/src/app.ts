@@ -16,6 +16,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { strictBodyValidators } from './http/validation.js';
 import { apiModules } from './modules/index.js';
+import { opsRoutes } from './ops/routes.js';
 
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 export type ApiModule = (app: App, ctx: AppContext) => Promise<void>;
@@ -45,6 +46,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installErrorHandlers(app);
   // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
+  // First, so its timing and request-id hooks see every request, refused ones included.
+  await opsRoutes(app, ctx);
 
   await app.register(helmet, {
     contentSecurityPolicy: {

@@ -11,6 +11,7 @@ import { jobOptionsFrom } from './jobs/options.js';
 import type { JobHandlers } from './jobs/types.js';
 import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
+import { instrumentJobHandlers } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
@@ -68,7 +69,7 @@ export async function createRuntime(
   // queue's connections close.
   const closers: Array<() => Promise<void> | void> = [() => jobs.close()];
   if (opts.worker) {
-    const worker = startJobWorker(ctx, jobs, opts.jobHandlers ?? jobHandlers);
+    const worker = startJobWorker(ctx, jobs, instrumentJobHandlers(opts.jobHandlers ?? jobHandlers));
     closers.push(() => worker.close());
   }
   return {

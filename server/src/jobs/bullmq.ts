@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import type { JobOptions } from './options.js';
 import { runJob } from './runner.js';
-import type { JobBackend, JobHandlers, JobKind, JobWorker } from './types.js';
+import type { JobBackend, JobHandlers, JobKind, JobWorker, QueueCounts } from './types.js';
 
 const QUEUE_NAME = 'jobs';
 const ENQUEUE_TIMEOUT_MS = 5_000;
@@ -58,6 +58,11 @@ export class BullJobBackend implements JobBackend {
     const jobId = await this.queue.getDeduplicationJobId(dedupId(kind, refId));
     if (!jobId) return false;
     return LIVE_STATES.has(await this.queue.getJobState(jobId));
+  }
+
+  async counts(): Promise<QueueCounts> {
+    const c = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed');
+    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), delayed: c.delayed ?? 0, running: c.active ?? 0, failed: c.failed ?? 0 };
   }
 
   startWorker(ctx: AppContext, handlers: JobHandlers): JobWorker {

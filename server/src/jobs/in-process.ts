@@ -4,6 +4,7 @@ import type { Db, Dialect } from '../db/database.js';
 import { retryDelayMs, type JobOptions } from './options.js';
 import {
   claimNextJob,
+  countJobs,
   deleteFinishedJob,
   hasLiveJobRow,
   insertJob,
@@ -14,7 +15,7 @@ import {
   type ClaimedJob,
 } from './repository.js';
 import { errorMessage, runJob, type RunEnv } from './runner.js';
-import type { JobBackend, JobHandlers, JobKind, JobWorker } from './types.js';
+import type { JobBackend, JobHandlers, JobKind, JobWorker, QueueCounts } from './types.js';
 
 const nowIso = () => new Date().toISOString();
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -40,6 +41,10 @@ export class InProcessJobBackend implements JobBackend {
 
   hasLiveJob(kind: JobKind, refId: number): Promise<boolean> {
     return hasLiveJobRow(this.db, kind, refId);
+  }
+
+  counts(): Promise<QueueCounts> {
+    return countJobs(this.db, nowIso());
   }
 
   startWorker(ctx: AppContext, handlers: JobHandlers): JobWorker {

@@ -1,5 +1,5 @@
 import type { Db, Dialect } from '../db/database.js';
-import type { JobKind } from './types.js';
+import type { JobKind, QueueCounts } from './types.js';
 
 /**
  * The durable queue of the in-process backend (`jobs` table) and the records the worker leases
@@ -122,6 +122,19 @@ export async function hasLiveJobRow(db: Db, kind: JobKind, refId: number): Promi
     .where('status', 'in', LIVE)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+export async function countJobs(db: Db, nowIso: string): Promise<QueueCounts> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select((eb) => [
+      eb.fn.countAll<number>().filterWhere((w) => w.and([w('status', '=', 'queued'), w('run_after', '<=', nowIso)])).as('waiting'),
+      eb.fn.countAll<number>().filterWhere((w) => w.and([w('status', '=', 'queued'), w('run_after', '>', nowIso)])).as('delayed'),
+      eb.fn.countAll<number>().filterWhere('status', '=', 'running').as('running'),
+      eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { waiting: Number(rows.waiting), delayed: Number(rows.delayed), running: Number(rows.running), failed: Number(rows.failed) };
 }
 
 /**

@@ -14,7 +14,11 @@ export interface JobQueue {
    * exactly one follow-up run. Handlers must therefore tolerate being run on finished work.
    */
   enqueue(kind: JobKind, refId: number): Promise<void>;
+  /** Jobs by state, for the queue-depth metric: waiting (due now), delayed (a retry), running, failed. */
+  counts(): Promise<QueueCounts>;
 }
+
+export type QueueCounts = Record<'waiting' | 'delayed' | 'running' | 'failed', number>;
 
 export interface JobRun {
   /** 1 on the first attempt. */

@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { Logger } from 'pino';
+import { observeProviderAttempt } from '../ops/metrics.js';
 import { ProviderError, type ProviderErrorKind } from './types.js';
 
 export interface ReliabilityOptions {
@@ -202,8 +203,12 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
   const wait = call.sleep ?? sleep;
   for (let n = 0; ; n++) {
     let outcome: Classified;
+    // Measured from the moment the slot is held: waiting for a slot is our queue, not the provider.
+    let started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     try {
-      return await call.semaphore.run(async () => {
+      const result = await call.semaphore.run(async () => {
+        started = performance.now();
         const controller = new AbortController();
         const timer = setTimeout(() => controller.abort(new AttemptTimeout()), options.timeoutMs);
         const onCallerAbort = () => controller.abort(call.signal!.reason);
@@ -221,10 +226,16 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
           call.signal?.removeEventListener('abort', onCallerAbort);
         }
       }, call.signal);
+      observeProviderAttempt(call.provider, call.what, 'ok', seconds());
+      return result;
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
-      if (error instanceof ProviderError) throw error;
+      if (error instanceof ProviderError) {
+        observeProviderAttempt(call.provider, call.what, error.kind, seconds());
+        throw error;
+      }
       outcome = classify(error);
+      observeProviderAttempt(call.provider, call.what, outcome.kind, seconds());
     }
     if (!outcome.retryable || n >= options.maxRetries) {
       const tries = n + 1;

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { TaskStatus } from '../../db/schema.js';
 import { followTask } from '../../events/follow.js';
 import type { StoredTaskEvent } from '../../events/types.js';
+import { sseConnections } from '../../ops/metrics.js';
 
 export const HEARTBEAT_MS = 15_000;
 /** A client this far behind is cut off; it reconnects with Last-Event-ID and replays. */
@@ -53,6 +54,7 @@ export class EventStreams {
     const end = () => {
       if (ended) return;
       ended = true;
+      sseConnections.dec();
       follower.close();
       clearInterval(heartbeat);
       this.open.delete(end);
@@ -84,6 +86,7 @@ export class EventStreams {
       },
     });
 
+    sseConnections.inc();
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     this.open.add(end);

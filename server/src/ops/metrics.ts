@@ -1,0 +1,91 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { AppContext } from '../context.js';
+import type { JobHandler, JobHandlers, JobKind } from '../jobs/types.js';
+
+/**
+ * One registry per process, as Prometheus scrapes processes: every API and worker process
+ * exposes its own figures and the server sums them. Module-level on purpose, so the code that
+ * measures (the provider call wrapper, the event streams) needs no context to reach it.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LONG_SECONDS = [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+export const httpDuration = new Histogram({
+  name: 'cps_http_request_duration_seconds',
+  help: 'HTTP request latency by route template (event streams excluded: they last as long as the task)',
+  labelNames: ['method', 'route', 'status_code'] as const,
+  buckets: SECONDS,
+  registers: [metricsRegistry],
+});
+
+export const jobDuration = new Histogram({
+  name: 'cps_job_duration_seconds',
+  help: 'Background job run time by kind and outcome (ok, error)',
+  labelNames: ['kind', 'outcome'] as const,
+  buckets: LONG_SECONDS,
+  registers: [metricsRegistry],
+});
+
+export const queueJobs = new Gauge({
+  name: 'cps_queue_jobs',
+  help: 'Jobs in the queue by state (waiting, delayed, running, failed), read at scrape time',
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+});
+
+export const providerCallDuration = new Histogram({
+  name: 'cps_provider_call_duration_seconds',
+  help: 'Provider call attempts by provider, operation and outcome (ok or the error kind)',
+  labelNames: ['provider', 'operation', 'outcome'] as const,
+  buckets: LONG_SECONDS,
+  registers: [metricsRegistry],
+});
+
+export const providerErrors = new Counter({
+  name: 'cps_provider_errors_total',
+  help: 'Failed provider call attempts by provider and error kind (retried ones included)',
+  labelNames: ['provider', 'kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const sseConnections = new Gauge({
+  name: 'cps_sse_connections',
+  help: 'Task event streams open in this process',
+  registers: [metricsRegistry],
+});
+
+/** Records one provider attempt; `outcome` is `ok` or a ProviderErrorKind. */
+export function observeProviderAttempt(provider: string, operation: string, outcome: string, seconds: number): void {
+  providerCallDuration.observe({ provider, operation, outcome }, seconds);
+  if (outcome !== 'ok') providerErrors.inc({ provider, kind: outcome });
+}
+
+function instrument(kind: JobKind, handler: JobHandler): JobHandler {
+  return {
+    async run(ctx, refId, job) {
+      // Every line logged while the job runs names the job and its record (the task id for
+      // task.generate), so one task's story can be read from the logs of any worker.
+      const jobCtx: AppContext = { ...ctx, log: ctx.log.child({ job: kind, refId, attempt: job.attempt }) };
+      const end = jobDuration.startTimer({ kind });
+      try {
+        await handler.run(jobCtx, refId, job);
+        jobCtx.log.info({ seconds: end({ outcome: 'ok' }) }, 'job run finished');
+      } catch (err) {
+        // The runner logs the failure and decides on a retry; here only the time is recorded.
+        end({ outcome: 'error' });
+        throw err;
+      }
+    },
+    onFailed: (ctx, refId, reason) => handler.onFailed(ctx, refId, reason),
+  };
+}
+
+/** The handlers with run times measured and a per-job logger. */
+export function instrumentJobHandlers(handlers: JobHandlers): JobHandlers {
+  const out: JobHandlers = {};
+  for (const [kind, handler] of Object.entries(handlers) as Array<[JobKind, JobHandler]>) out[kind] = instrument(kind, handler);
+  return out;
+}
