@@ -55,6 +55,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
         'img-src': ["'self'", 'data:', 'blob:'],
         'script-src': ["'self'"],
         'style-src': ["'self'", "'unsafe-inline'"],
+        // The service is often reached over plain HTTP on a LAN address; upgrading its asset
+        // requests to HTTPS there would break the client.
+        'upgrade-insecure-requests': null,
       },
     },
     crossOriginEmbedderPolicy: false,
@@ -77,7 +80,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true, uiConfig: { persistAuthorization: false } });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    staticCSP: true,
+    // The UI's syntax highlighter sets inline styles on the responses it shows; and, as above, no
+    // upgrade to HTTPS on a plain-HTTP deployment.
+    transformStaticCSP: (header) =>
+      header.replace("style-src 'self' https:", "style-src 'self' 'unsafe-inline'").replace(/\s*upgrade-insecure-requests;/, ''),
+    uiConfig: { persistAuthorization: false },
+  });
 
   await app.register(authHooks, { ctx });
   await registerRateLimit(app, ctx);

@@ -69,6 +69,12 @@ describe('web client, API reference, logs', () => {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      // Plain HTTP on a LAN address must keep working: no forced upgrade of asset requests.
+      const docs = await server.request('GET', '/api/docs/static/index.html');
+      for (const csp of [res.headers.get('content-security-policy'), docs.headers.get('content-security-policy')]) {
+        expect(csp).toMatch(/script-src 'self'/);
+        expect(csp).not.toMatch(/upgrade-insecure-requests/);
+      }
     });
   });
 
