@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from './config.js';
 import type { Role } from './db/schema.js';
 import { createRuntime } from './runtime.js';
+import { backupDatabase } from './ops/backup.js';
 import { createUser, resetPasswordByUsername } from './modules/users/service.js';
 import { findWorkspaceBySlug } from './modules/workspaces/repository.js';
 import { USERNAME_PATTERN } from './modules/users/routes.js';
@@ -10,7 +11,9 @@ import { generatePassword } from './security/passwords.js';
 const USAGE = `usage:
   npm run cli -- create-user --username NAME --email EMAIL [--role admin|supervisor|operator] [--workspace SLUG] [--password PW]
   npm run cli -- reset-password --username NAME [--password PW]
-A password that is not given is generated and printed; the user must change it at next login.`;
+  npm run cli -- backup --out FILE
+A password that is not given is generated and printed; the user must change it at next login.
+backup: SQLite is copied online into FILE; for PostgreSQL the pg_dump command is printed.`;
 
 function parseOptions(args: string[]) {
   return parseArgs({
@@ -21,6 +24,7 @@ function parseOptions(args: string[]) {
       role: { type: 'string', default: 'operator' },
       workspace: { type: 'string', default: 'default' },
       password: { type: 'string' },
+      out: { type: 'string' },
     },
     strict: true,
   }).values;
@@ -44,6 +48,7 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
     return 2;
   }
+  if (command === 'backup') return backup(config, values.out);
   if (command !== 'create-user' && command !== 'reset-password') {
     process.stderr.write(`${USAGE}\n`);
     return 2;
@@ -83,5 +88,25 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
     return 1;
   } finally {
     await runtime.close();
+  }
+}
+
+async function backup(config: Config, out: string | undefined): Promise<number> {
+  if (!out) {
+    process.stderr.write(`--out FILE is required\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const result = await backupDatabase(config, out);
+    if (result.kind === 'postgres') {
+      process.stderr.write('PostgreSQL is backed up with its own tool (docs/deploy.md); run, with DATABASE_URL set:\n');
+      process.stdout.write(`${result.command}\n`);
+    } else {
+      process.stdout.write(`backed up ${result.bytes} bytes of the SQLite database to ${result.file}\n`);
+    }
+    return 0;
+  } catch (err) {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
   }
 }

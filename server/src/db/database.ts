@@ -32,6 +32,11 @@ const pgTypes = {
   },
 };
 
+/** The SQLite database of a data directory (also what `cli backup` copies). */
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'app.sqlite');
+}
+
 export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: string; poolSize?: number }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
@@ -42,8 +47,7 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
-  const file = path.join(opts.dataDir, 'app.sqlite');
-  const sqlite = new SqliteDatabase(file);
+  const sqlite = new SqliteDatabase(sqliteFile(opts.dataDir));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
