@@ -37,7 +37,8 @@ export function notesInput(inputs: GenerationInputs, strategy: StrategyCode, cou
   };
 }
 
-const SYSTEM = [
+/** The notes writer's system prompt (also fission's): voice, compliance, data fencing, JSON only. */
+export const SYSTEM = [
   'You are a senior Xiaohongshu (小红书) content strategist who writes native, high-performing notes in Simplified Chinese.',
   'Write like a real user sharing an experience: first person, conversational, short paragraphs with line breaks, a few fitting emoji.',
   'Never invent certifications, medical effects or absolute claims (最好, 第一, 100%, 根治 and the like); respect advertising law.',
@@ -46,15 +47,15 @@ const SYSTEM = [
 ].join('\n');
 
 /** User material fenced off from instructions; a fence inside the material cannot close it early. */
-function dataBlock(parts: string[]): string {
+export function dataBlock(parts: string[]): string {
   return ['<data>', ...parts.map((p) => p.replace(/<\/?data>/gi, '')), '</data>'].join('\n');
 }
 
-function bullet(items: string[]): string {
+export function bullet(items: string[]): string {
   return items.length > 0 ? items.map((s) => `- ${s}`).join('\n') : '- (none)';
 }
 
-function productSection(input: NotesIntentInput): string {
+export function productSection(input: Pick<NotesIntentInput, 'product'>): string {
   const p = input.product;
   return [
     `Product: ${p.name}`,
@@ -66,7 +67,7 @@ function productSection(input: NotesIntentInput): string {
   ].join('\n');
 }
 
-function benchmarkSection(input: NotesIntentInput): string {
+export function benchmarkSection(input: Pick<NotesIntentInput, 'benchmarks'>): string {
   if (input.benchmarks.length === 0) return 'Benchmarks: (none)';
   const lines = input.benchmarks.map((b, i) => {
     const features = b.features ? ` Analysis: ${clip(JSON.stringify(b.features), BENCHMARK_CHARS)}` : '';
@@ -79,7 +80,7 @@ function benchmarkSection(input: NotesIntentInput): string {
  * The flywheel's part of the prompt. Reject reasons and style examples go in verbatim: a
  * reviewer's words lose their point when paraphrased.
  */
-function preferenceSection(input: NotesIntentInput): string {
+export function preferenceSection(input: Pick<NotesIntentInput, 'preferences'>): string {
   const pref = input.preferences;
   const parts: string[] = [];
   if (pref.recent_preference) parts.push(`What this team preferred recently: ${pref.recent_preference}`);

@@ -55,12 +55,14 @@ export function buildStoryboard(opts: {
   productName: string;
   sellingPoints: string[];
   theme: string;
+  /** The roles in order, when the caller fixes them (fission at reference level high keeps the source's); else storyboardRoles. */
+  roles?: readonly ImageRole[];
 }): StoryboardFrame[] {
   const guide = STRATEGY_GUIDES[opts.strategy];
   const scene = opts.note?.image_brief.trim() || `${opts.productName}, theme: ${opts.theme}`;
   const cover = opts.note?.cover_title.trim() || opts.note?.title.trim() || opts.theme;
   let sellingIndex = 0;
-  return storyboardRoles(opts.strategy, opts.imageCount).map((role, i) => {
+  return (opts.roles ?? storyboardRoles(opts.strategy, opts.imageCount)).map((role, i) => {
     let overlay: StoryboardFrame['overlay'] = null;
     if (role === 'hook' || role === 'main') overlay = { kind: 'cover', text: clip(cover, COVER_MAX) };
     else if (role === 'pain' && opts.note?.angle_label.trim()) overlay = { kind: 'caption', text: clip(opts.note.angle_label.trim(), CAPTION_MAX) };

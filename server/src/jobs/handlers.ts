@@ -1,5 +1,6 @@
 import { taskGenerateJob } from '../generation/job.js';
 import { packageBuildJob } from '../modules/delivery/build.js';
+import { fissionGenerateJob, fissionRetryImagesJob } from '../modules/fission/pipeline.js';
 import type { JobHandlers } from './types.js';
 
 /**
@@ -9,4 +10,6 @@ import type { JobHandlers } from './types.js';
 export const jobHandlers: JobHandlers = {
   'package.build': packageBuildJob,
   'task.generate': taskGenerateJob,
+  'fission.generate': fissionGenerateJob,
+  'fission.retry-images': fissionRetryImagesJob,
 };

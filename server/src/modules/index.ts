@@ -5,6 +5,7 @@ import { bannedWordRoutes } from './banned-words/routes.js';
 import { benchmarkRoutes } from './benchmarks/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
 import { fileRoutes } from './files/routes.js';
+import { fissionRoutes } from './fission/routes.js';
 import { preferenceRoutes } from './preferences/routes.js';
 import { productRoutes } from './products/routes.js';
 import { reviewRoutes } from './review/routes.js';
@@ -13,4 +14,4 @@ import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes];

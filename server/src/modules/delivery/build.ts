@@ -1,11 +1,10 @@
-import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { ZipFile } from 'yazl';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { MAX_INPUT_PIXELS, sniffImageMime, type ImageMime } from '../../images/probe.js';
 import { PermanentJobError, type JobHandler } from '../../jobs/types.js';
+import { lazyZip, noteText, type LazyZipEntry } from './archive.js';
 import * as repo from './repository.js';
 import { PACKAGE_LIFETIME_DAYS, setRank } from './service.js';
 
@@ -36,11 +35,6 @@ function imagesForSet(images: Image[], strategy: string | null): Image[] {
     }
   }
   return [...latest.values()].sort((a, b) => a.seq - b.seq);
-}
-
-function noteText(text: Pick<Text, 'title' | 'content' | 'tags'>): string {
-  const tags = text.tags.map((t) => `#${t.replace(/^#/, '')}`).join(' ');
-  return `${text.title}\n\n${text.content}\n\n${tags}\n`;
 }
 
 /** Characters Windows or macOS refuse in file names, and control characters. */
@@ -109,33 +103,12 @@ async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Prom
 }
 
 /**
- * Writes the zip straight into storage: entries are produced one at a time when yazl asks for
- * them (addReadStreamLazy), and storage pulls the archive with backpressure, so memory holds one
- * image at a time however large the package. Entry times are the package's creation time, so a
- * rebuild of the same content yields the same bytes (and, storage being content-addressed, the
- * same key).
+ * Writes the zip straight into storage (lazyZip: one entry in memory at a time, storage pulling
+ * with backpressure). Entry times are the package's creation time, so a rebuild of the same
+ * content yields the same bytes (and, storage being content-addressed, the same key).
  */
 async function writeZip(ctx: AppContext, plan: Plan, mtime: Date, signal: AbortSignal) {
-  const zip = new ZipFile();
-  // yazl's output is a PassThrough; its typings only promise a ReadableStream.
-  const output = zip.outputStream as Readable;
-  let aborted = false;
-  // yazl reports a failed entry on the ZipFile, not on its output: without ending the output,
-  // storage would wait forever for the rest of the archive. The output is destroyed without the
-  // error (it may have no listener yet); the error itself is what this function throws.
-  let zipError: Error | undefined;
-  zip.on('error', (err: Error) => {
-    zipError ??= err;
-    output.destroy();
-  });
-  const lazy = (name: string, produce: () => Promise<Buffer>, compress: boolean) =>
-    zip.addReadStreamLazy(name, { mtime, compress }, (cb) => {
-      if (aborted || signal.aborted) return cb(new Error('package build aborted'), Readable.from([]));
-      produce().then(
-        (data) => cb(null, Readable.from([data])),
-        (err: Error) => cb(err, Readable.from([])),
-      );
-    });
+  const entries: LazyZipEntry[] = [];
   let imageCount = 0;
   for (const folder of plan.folders) {
     for (const image of folder.images) {
@@ -143,23 +116,27 @@ async function writeZip(ctx: AppContext, plan: Plan, mtime: Date, signal: AbortS
       // Names are fixed before any image is read, so they follow the stored mime; the bytes
       // are checked against it when the image is read.
       const ext = EXTENSIONS[image.mime as ImageMime] ?? 'jpg';
-      lazy(`${folder.name}/${pad2(image.seq)}_${image.role}.${ext}`, async () => {
-        const prepared = await deliverableImage(ctx, image);
-        if (prepared.extension !== ext) {
-          throw new PackageBuildError(`image candidate ${image.id} is stored as ${image.mime} but its bytes are ${prepared.extension}`);
-        }
-        return prepared.data;
-      }, false);
+      entries.push({
+        name: `${folder.name}/${pad2(image.seq)}_${image.role}.${ext}`,
+        compress: false,
+        produce: async () => {
+          const prepared = await deliverableImage(ctx, image);
+          if (prepared.extension !== ext) {
+            throw new PackageBuildError(`image candidate ${image.id} is stored as ${image.mime} but its bytes are ${prepared.extension}`);
+          }
+          return prepared.data;
+        },
+      });
     }
-    lazy(`${folder.name}/note.txt`, async () => Buffer.from(noteText(folder.text), 'utf8'), true);
+    entries.push({ name: `${folder.name}/note.txt`, compress: true, produce: async () => Buffer.from(noteText(folder.text), 'utf8') });
   }
-  zip.end();
+  const zip = lazyZip(entries, { mtime, signal });
   try {
-    const stored = await ctx.storage.putStream(output, { contentType: 'application/zip', extension: 'zip' });
+    const stored = await ctx.storage.putStream(zip.output, { contentType: 'application/zip', extension: 'zip' });
     return { ...stored, imageCount };
   } catch (err) {
-    aborted = true;
-    throw zipError ?? err;
+    zip.abort();
+    throw zip.failure() ?? err;
   }
 }
 

@@ -4,6 +4,7 @@ import { DEFAULT_HEIGHT, DEFAULT_WIDTH, normalizeImage } from '../../images/norm
 import { checkAgainst } from '../structured.js';
 import { ProviderError, type ImageRequest, type ImageResult, type JsonSchemaSpec, type Provider, type ProviderIntent, type TextRequest, type TextResult, type VisionRequest } from '../types.js';
 import { renderCard } from './cards.js';
+import { composeFission, isFissionInput } from './fission.js';
 import { composeNote, composeNotes } from './notes.js';
 import { Random, seedOf } from './random.js';
 import { fillSchema, pruneToSchema } from './schema-fill.js';
@@ -43,6 +44,7 @@ function asNotesInput(input: unknown, seed: string): NotesIntentInput {
 
 /** The reply a remote model would give, built from the intent; then checked like theirs. */
 function answer(intent: ProviderIntent, seed: string, schema?: JsonSchemaSpec): unknown {
+  if (intent.kind === 'fission' && isFissionInput(intent.input)) return composeFission(intent.input);
   const rng = new Random(`${seed}/${intent.kind}`);
   const notesInput = asNotesInput(intent.input, seed);
   const subject = notesInput.product.name || '这款产品';

@@ -1,0 +1,152 @@
+import type { AppContext } from '../context.js';
+import { nowIso } from '../db/codec.js';
+import { overlayText } from '../images/overlay.js';
+import type { Provider } from '../providers/types.js';
+import type { BannedWordMatcher } from './banned-words.js';
+import { evaluateNote, type NoteText } from './evaluate.js';
+import { scorePrompt } from './prompts.js';
+import * as repo from './repository.js';
+import { scoreReplySpec, type Note, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput, type StrategyCode } from './schemas.js';
+import { fromJudge, type ScoredText } from './scoring.js';
+import type { StoryboardFrame } from './storyboard.js';
+import { STRATEGY_GUIDES } from './strategies.js';
+import { clip } from './text.js';
+
+/**
+ * Pipeline steps shared by task generation (run.ts) and fission (modules/fission): the paid-call
+ * ledger, note normalisation, the judge with its deterministic fallback, and one storyboard
+ * frame's image. One implementation, so a fission set is written, scored and illustrated
+ * exactly like a task's set.
+ */
+
+export const IMAGE_WIDTH = 1080;
+export const IMAGE_HEIGHT = 1440;
+
+export const IMAGE_EXTENSION: Record<string, 'png' | 'jpg' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
+
+/**
+ * A paid call's result, from the ledger (provider_calls) when an earlier run already paid for
+ * it; otherwise the call is made and its result stored before anything else happens with it.
+ */
+export async function viaLedger<T>(ctx: Pick<AppContext, 'db' | 'clock'>, workspaceId: number, callKey: string, call: () => Promise<T>): Promise<T> {
+  const hit = await repo.findCall(ctx.db, workspaceId, callKey);
+  if (hit) return hit.result as T;
+  const result = await call();
+  await repo.saveCall(ctx.db, workspaceId, callKey, result, nowIso(ctx.clock.now()));
+  return result;
+}
+
+/** Provider replies trimmed to what the contract and the UI expect (strict outputs carry no length limits). */
+export function normaliseNote(note: Note, strategy: StrategyCode): Note {
+  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const tags = [...new Set(note.tags.map((t) => clip(oneLine(t).replace(/^#+/, ''), 20)).filter(Boolean))].slice(0, 10);
+  const title = clip(oneLine(note.title), 20);
+  return {
+    angle_label: clip(oneLine(note.angle_label), 20) || STRATEGY_GUIDES[strategy].name,
+    title,
+    content: note.content.trim(),
+    tags,
+    cover_title: clip(oneLine(note.cover_title), 12) || clip(title, 12),
+    image_brief: note.image_brief.trim(),
+  };
+}
+
+export interface ScoreSubject {
+  productName: string;
+  sellingPoints: string[];
+  theme: string;
+}
+
+/**
+ * Scores checked notes: the judge rates them all in one call (through `ledger`, so a re-run
+ * does not pay twice); `local` and any failed judge get the deterministic scorer, which also
+ * caps the judge's compliance (the judge does not see the banned-word library).
+ */
+export async function scoreNotes(
+  provider: Provider,
+  opts: {
+    matcher: BannedWordMatcher;
+    subject: ScoreSubject;
+    notes: NoteText[];
+    ledger: (call: () => Promise<ScoreReply>) => Promise<ScoreReply>;
+    signal?: AbortSignal;
+    onJudgeFailed?: (err: unknown) => void;
+  },
+): Promise<ScoredText[]> {
+  const { matcher, subject, notes } = opts;
+  const heuristic = notes.map((note) => evaluateNote(matcher, note, subject).scored);
+  if (provider.label === 'local') return heuristic;
+  const input: ScoreIntentInput = {
+    product: { name: subject.productName, selling_points: subject.sellingPoints },
+    theme: subject.theme,
+    texts: notes.map((note, index) => ({ index, title: note.title, content: note.content, tags: note.tags })),
+  };
+  try {
+    const reply = await opts.ledger(async () => {
+      const result = await provider.generateText({ ...scorePrompt(input), intent: { kind: 'score', input }, schema: scoreReplySpec, signal: opts.signal });
+      return result.json as ScoreReply;
+    });
+    return heuristic.map((h, index) => {
+      const entry = reply.scores.find((s) => s.index === index);
+      return entry ? fromJudge(entry, h) : h;
+    });
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    opts.onJudgeFailed?.(err);
+    return heuristic;
+  }
+}
+
+export interface StoredImage {
+  file_key: string;
+  mime: string;
+}
+
+export interface FrameImageRequest {
+  workspaceId: number;
+  /** Ledger key of the provider's image: a re-run with the same key reuses the paid result. */
+  callKey: string;
+  frame: StoryboardFrame;
+  prompt: string;
+  /** What the provider's intent says about the frame (`local` draws from it). */
+  input: Omit<StoryboardImageInput, 'overlay' | 'has_reference_image'>;
+  /** The product image to keep the product faithful to, if any. */
+  reference: { file_key: string; mime: string } | null;
+  /** Draw the frame's cover title or caption on the image (the service letters, not the model). */
+  overlay: boolean;
+  signal?: AbortSignal;
+}
+
+/** The provider's image of one frame, stored, through the ledger (a re-run reuses the paid result). */
+export function generateFrameImage(ctx: AppContext, provider: Provider, req: FrameImageRequest): Promise<StoredImage> {
+  const { storage } = ctx;
+  return viaLedger(ctx, req.workspaceId, req.callKey, async () => {
+    const input: StoryboardImageInput = {
+      ...req.input,
+      overlay: req.overlay ? (req.frame.overlay?.text ?? null) : null,
+      has_reference_image: req.reference !== null,
+    };
+    const result = await provider.generateImage({
+      prompt: req.prompt,
+      width: IMAGE_WIDTH,
+      height: IMAGE_HEIGHT,
+      ...(req.reference ? { referenceImage: { data: await storage.read(req.reference.file_key), mime: req.reference.mime } } : {}),
+      intent: { kind: 'free', input },
+      signal: req.signal,
+    });
+    const stored = await storage.put(result.data, { contentType: result.mime, extension: IMAGE_EXTENSION[result.mime] ?? 'png' });
+    return { file_key: stored.key, mime: result.mime };
+  });
+}
+
+/** The frame's cover title or caption drawn by the service (when asked), stored as a new file. */
+export async function letterFrameImage(ctx: AppContext, raw: StoredImage, frame: StoryboardFrame, overlay: boolean): Promise<StoredImage> {
+  if (!overlay || !frame.overlay) return raw;
+  const drawn = await overlayText(
+    await ctx.storage.read(raw.file_key),
+    frame.overlay.kind === 'cover' ? { title: frame.overlay.text } : { caption: frame.overlay.text },
+    { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
+  );
+  const stored = await ctx.storage.put(drawn.data, { contentType: drawn.mime, extension: IMAGE_EXTENSION[drawn.mime] ?? 'jpg' });
+  return { file_key: stored.key, mime: drawn.mime };
+}

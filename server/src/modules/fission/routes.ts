@@ -1,0 +1,158 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../app.js';
+import { IMAGE_ROLES } from '../../generation/schemas.js';
+import { currentUser } from '../../http/auth.js';
+import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok } from '../../http/schemas.js';
+import { contentDisposition } from '../delivery/routes.js';
+import { REFERENCE_LEVELS } from './plan.js';
+import * as service from './service.js';
+
+const tags = ['fission'];
+const errors409 = { ...commonErrors, 409: ErrorEnvelope };
+
+const ReferenceLevel = Type.Union(
+  [Type.Literal(REFERENCE_LEVELS[0]), Type.Literal(REFERENCE_LEVELS[1]), Type.Literal(REFERENCE_LEVELS[2])],
+  { description: 'low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images' },
+);
+const FissionStatus = Type.Union([Type.Literal('generating'), Type.Literal('completed'), Type.Literal('failed')]);
+
+const FissionView = Type.Object({
+  fission_id: Type.Integer(),
+  source_task_id: Type.Integer(),
+  reference_level: ReferenceLevel,
+  fanout_count: Type.Integer(),
+  status: FissionStatus,
+  progress: Type.Object({
+    done: Type.Integer({ description: 'notes with status image_done' }),
+    failed: Type.Integer({ description: 'notes with status failed' }),
+    total: Type.Integer({ description: 'notes stored' }),
+  }),
+  error: Nullable(Type.String({ description: 'why the fission failed or has no usable set' })),
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+const ImageElement = Type.Object({
+  seq: Type.Integer(),
+  role: Type.Enum(IMAGE_ROLES),
+  url: Type.Optional(Type.String({ description: 'signed, short-lived link to the image' })),
+  error: Type.Optional(Type.String({ description: 'error marker: this image failed; retry-images makes it again' })),
+  retrying: Type.Optional(Type.Boolean({ description: 'queued for a retry; poll the notes' })),
+});
+
+const NoteBody = Type.Object(
+  {
+    angle_label: Type.String(),
+    title: Type.String(),
+    content: Type.String(),
+    tags: Type.Array(Type.String()),
+    cover_title: Type.String(),
+    image_brief: Type.String(),
+    image_plan: Type.Array(Type.Object({ role: Type.Enum(IMAGE_ROLES), brief: Type.String() })),
+  },
+  { additionalProperties: true, description: 'the package: text, tags and image plan (never the internal _score/_passed/_block)' },
+);
+
+const FissionNoteView = Type.Object({
+  seq: Type.Integer(),
+  note: NoteBody,
+  images: Type.Array(ImageElement),
+  score: Type.Number(),
+  passed: Type.Boolean({ description: 'score ≥ 80' }),
+  needs_optimization: Type.Boolean({ description: 'score < 80: kept, flagged' }),
+  dimension: Type.String({ description: 'what distinguishes this set' }),
+  status: Type.String({ description: 'image_done or failed once its images are settled; pending before' }),
+  banned_word_status: Type.Union([Type.Literal('pass'), Type.Literal('auto_fixed'), Type.Literal('soft_warn'), Type.Literal('hard_block')]),
+});
+
+const SeqParams = Type.Object({ ...IdParams.properties, seq: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+
+export const fissionRoutes: ApiModule = async (app, ctx) => {
+  app.post(
+    '/fission',
+    {
+      schema: {
+        tags,
+        summary: 'Fission a task into 1-5 complete note packages; only the fission id is queued',
+        body: Type.Object({
+          source_task_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
+          reference_level: Type.Optional({ ...ReferenceLevel, default: 'mid' }),
+          fanout_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 3 })),
+        }),
+        response: {
+          200: Ok(Type.Object({ fission_id: Type.Integer(), source_task_id: Type.Integer(), reference_level: ReferenceLevel, fanout_count: Type.Integer(), status: FissionStatus })),
+          ...errors409,
+          422: ErrorEnvelope,
+        },
+      },
+    },
+    async (request) => {
+      const { source_task_id, reference_level = 'mid', fanout_count = 3 } = request.body;
+      return ok(await service.createFission(ctx, currentUser(request), { source_task_id, reference_level, fanout_count }));
+    },
+  );
+
+  app.get(
+    '/fission/:id',
+    { schema: { tags, summary: 'The fission with its progress (reading never changes it)', params: IdParams, response: { 200: Ok(FissionView), ...commonErrors } } },
+    async (request) => ok(await service.getFission(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.get(
+    '/fission/:id/notes',
+    {
+      schema: {
+        tags,
+        summary: 'The note packages, by seq',
+        params: IdParams,
+        response: { 200: Ok(Type.Object({ fission_id: Type.Integer(), status: FissionStatus, fanout_count: Type.Integer(), notes: Type.Array(FissionNoteView) })), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listNotes(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.get(
+    '/fission/:id/download',
+    {
+      schema: {
+        tags,
+        summary: 'fission_<id>.zip: checklist.md and a folder per set (set_01, …) with note.txt and images',
+        params: IdParams,
+        response: { 200: Type.Any({ description: 'application/zip' }), ...errors409 },
+      },
+    },
+    async (request, reply) => {
+      const file = await service.exportFission(ctx, currentUser(request), request.params.id);
+      return reply
+        .type('application/zip')
+        .header('content-disposition', contentDisposition(file.fileName, request.params.id))
+        .header('cache-control', 'private, no-store')
+        .send(file.output);
+    },
+  );
+
+  app.post(
+    '/fission/:id/notes/:seq/retry-images',
+    {
+      schema: {
+        tags,
+        summary: 'Regenerate, in the background, only the images of this set that carry an error marker',
+        params: SeqParams,
+        response: {
+          200: Ok(
+            Type.Object({
+              fission_id: Type.Integer(),
+              seq: Type.Integer(),
+              queued: Type.Boolean(),
+              note_id: Type.Optional(Type.Integer()),
+              failed_roles: Type.Optional(Type.Array(Type.Enum(IMAGE_ROLES))),
+              message: Type.Optional(Type.String()),
+            }),
+          ),
+          ...errors409,
+        },
+      },
+    },
+    async (request) => ok(await service.retryImages(ctx, currentUser(request), request.params.id, request.params.seq)),
+  );
+};

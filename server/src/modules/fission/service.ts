@@ -1,0 +1,183 @@
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../../context.js';
+import { json, nowIso } from '../../db/codec.js';
+import { IMAGE_EXTENSION } from '../../generation/steps.js';
+import type { AuthUser } from '../../http/auth.js';
+import { AppError, conflict, notFound } from '../../http/errors.js';
+import { fileUrl } from '../../storage/signed-url.js';
+import { workspaceHasApiKey } from '../api-keys/service.js';
+import { lazyZip, noteText, type LazyZipEntry } from '../delivery/archive.js';
+import { checklistMarkdown, type ChecklistSet } from './checklist.js';
+import { HELPER_KEYS, NOTE_DONE, NOTE_FAILED, type SetImage, type StoredNote } from './pipeline.js';
+import type { ReferenceLevel } from './plan.js';
+import * as repo from './repository.js';
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+export async function createFission(ctx: AppContext, auth: AuthUser, body: { source_task_id: number; reference_level: ReferenceLevel; fanout_count: number }) {
+  const ws = auth.workspaceId;
+  const source = await repo.findSourceTask(ctx.db, ws, body.source_task_id);
+  if (!source) throw notFound('source task');
+  if ((await repo.countTexts(ctx.db, ws, source.id)) === 0) {
+    throw conflict('the source task has no text yet: a fission starts from a generated or imported text');
+  }
+  if (!(await workspaceHasApiKey(ctx, ws))) throw new AppError('noApiKey', 'the workspace has no API key: add one under API keys first');
+  const at = nowIso(ctx.clock.now());
+  const row = await repo.insertFission(ctx.db, {
+    workspace_id: ws,
+    source_task_id: source.id,
+    operator_id: auth.userId,
+    reference_level: body.reference_level,
+    fanout_count: body.fanout_count,
+    status: 'generating',
+    api_key_id: null,
+    provider: null,
+    error: null,
+    lease_until: null,
+    created_at: at,
+    updated_at: at,
+  });
+  try {
+    await ctx.queue.enqueue('fission.generate', row.id);
+  } catch (err) {
+    // The row is the record of the work: the stale-work sweeper enqueues a generating fission
+    // that no job runs, so the caller gets its id either way.
+    ctx.log.error({ err, fissionId: row.id }, 'fission stored but not queued; the sweeper will pick it up');
+  }
+  return { fission_id: row.id, source_task_id: row.source_task_id, reference_level: row.reference_level, fanout_count: row.fanout_count, status: row.status };
+}
+
+async function ownFission(ctx: AppContext, auth: AuthUser, id: number) {
+  const fission = await repo.findFission(ctx.db, auth.workspaceId, id);
+  if (!fission) throw notFound('fission');
+  return fission;
+}
+
+/** Contract rule 3: done = image_done notes, failed = failed notes, total = stored notes. Reading changes nothing. */
+export async function getFission(ctx: AppContext, auth: AuthUser, id: number) {
+  const fission = await ownFission(ctx, auth, id);
+  const counts = await repo.noteStatusCounts(ctx.db, auth.workspaceId, id);
+  return {
+    fission_id: fission.id,
+    source_task_id: fission.source_task_id,
+    reference_level: fission.reference_level,
+    fanout_count: fission.fanout_count,
+    status: fission.status,
+    progress: {
+      done: counts.get(NOTE_DONE) ?? 0,
+      failed: counts.get(NOTE_FAILED) ?? 0,
+      total: [...counts.values()].reduce((a, b) => a + b, 0),
+    },
+    error: fission.error,
+    created_at: fission.created_at,
+    updated_at: fission.updated_at,
+  };
+}
+
+/** Contract rule 4: the note without the internal scoring keys; flat score and passed stand for them. */
+export function publicNote<T extends object>(note: T): Omit<T, (typeof HELPER_KEYS)[number]> {
+  return Object.fromEntries(Object.entries(note).filter(([key]) => !(HELPER_KEYS as readonly string[]).includes(key))) as Omit<T, (typeof HELPER_KEYS)[number]>;
+}
+
+function imageView(ctx: AppContext, image: SetImage) {
+  return {
+    seq: image.seq,
+    role: image.role,
+    ...(image.file_key ? { url: fileUrl(ctx, image.file_key) } : {}),
+    ...(image.error ? { error: image.error } : {}),
+    ...(image.retrying ? { retrying: true } : {}),
+  };
+}
+
+export async function listNotes(ctx: AppContext, auth: AuthUser, id: number) {
+  const fission = await ownFission(ctx, auth, id);
+  const notes = await repo.notesOf(ctx.db, auth.workspaceId, id);
+  return {
+    fission_id: fission.id,
+    status: fission.status,
+    fanout_count: fission.fanout_count,
+    notes: notes.map((row) => {
+      const note = row.note as unknown as StoredNote;
+      return {
+        seq: row.seq,
+        note: publicNote(note),
+        images: (row.images as unknown as SetImage[]).map((image) => imageView(ctx, image)),
+        score: row.score,
+        passed: row.passed,
+        needs_optimization: row.needs_optimization,
+        dimension: row.dimension,
+        status: row.status,
+        banned_word_status: note._block?.status ?? 'pass',
+      };
+    }),
+  };
+}
+
+/**
+ * Contract rule 5: the elements with an error marker are queued for one background retry (the
+ * marker gives way to `retrying` meanwhile); the others are not touched.
+ */
+export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, seq: number) {
+  const fission = await ownFission(ctx, auth, id);
+  const note = await repo.findNoteBySeq(ctx.db, auth.workspaceId, id, seq);
+  if (!note) throw notFound('fission note');
+  if (fission.status === 'generating') throw conflict('the fission is still generating: retry its images once it has finished');
+  const marked = await ctx.db.transaction().execute(async (trx) => {
+    const row = await repo.lockNote(trx, ctx.dialect, note.id);
+    const images = (row?.images ?? []) as unknown as SetImage[];
+    const failed = images.filter((i) => i.error);
+    if (failed.length === 0) return { failed, retrying: images.some((i) => i.retrying) };
+    const next = images.map(({ error, ...rest }): SetImage => (error ? { ...rest, retrying: true } : rest));
+    await repo.updateNote(trx, note.id, { images: json(next), updated_at: nowIso(ctx.clock.now()) });
+    return { failed, retrying: true };
+  });
+  if (marked.failed.length === 0) {
+    return {
+      fission_id: id,
+      seq,
+      queued: false,
+      message: marked.retrying ? 'the failed images of this set are being retried already' : 'no image of this set failed: nothing to retry',
+    };
+  }
+  await ctx.queue.enqueue('fission.retry-images', note.id);
+  return { fission_id: id, seq, queued: true, note_id: note.id, failed_roles: marked.failed.map((i) => i.role) };
+}
+
+/**
+ * The download: `fission_<id>.zip` with `checklist.md` at the root and a folder per set
+ * (`set_01`, …) holding `note.txt` and the set's images (`<seq>_<role>.<ext>`). Everything is
+ * checked before the first byte goes out, so a rejection is a clean 409 and never a cut-off zip.
+ */
+export async function exportFission(ctx: AppContext, auth: AuthUser, id: number): Promise<{ fileName: string; output: Readable }> {
+  const fission = await ownFission(ctx, auth, id);
+  const notes = await repo.notesOf(ctx.db, auth.workspaceId, id);
+  if (notes.length === 0) {
+    throw new AppError('fissionEmpty', fission.status === 'generating' ? 'the fission has no notes yet: it is still generating' : 'the fission has no notes: nothing to download');
+  }
+  const problems: string[] = [];
+  const entries: LazyZipEntry[] = [];
+  const sets: ChecklistSet[] = [];
+  for (const row of notes) {
+    const folder = `set_${pad2(row.seq)}`;
+    const note = row.note as unknown as StoredNote;
+    const images = row.images as unknown as SetImage[];
+    if (!note.title?.trim() || !note.content?.trim()) problems.push(`${folder}: the note has no title or no text`);
+    sets.push({ folder, seq: row.seq, dimension: row.dimension, status: row.status, score: row.score, note, images });
+    entries.push({ name: `${folder}/note.txt`, compress: true, produce: async () => Buffer.from(noteText(note), 'utf8') });
+    for (const image of images) {
+      if (!image.file_key) continue;
+      const name = `${folder}/${pad2(image.seq)}_${image.role}.${IMAGE_EXTENSION[image.mime ?? ''] ?? 'jpg'}`;
+      if (!(await ctx.storage.stat(image.file_key))) {
+        problems.push(`${name}: the stored image file is missing`);
+        continue;
+      }
+      const key = image.file_key;
+      entries.push({ name, compress: false, produce: () => ctx.storage.read(key) });
+    }
+  }
+  if (problems.length > 0) throw new AppError('fissionExportRejected', `export rejected: ${problems.join('; ')}`);
+  const checklist = checklistMarkdown(fission, sets);
+  entries.unshift({ name: 'checklist.md', compress: true, produce: async () => Buffer.from(checklist, 'utf8') });
+  const zip = lazyZip(entries, { mtime: new Date(fission.created_at) });
+  return { fileName: `fission_${fission.id}.zip`, output: zip.output };
+}
