@@ -3,30 +3,26 @@ import type { AppContext } from '../context.js';
 import { json, nowIso } from '../db/codec.js';
 import type { DB, NewRow, Row } from '../db/schema.js';
 import type { NewTaskEvent } from '../events/types.js';
-import { overlayText } from '../images/overlay.js';
 import { resolveProviderCredentials } from '../modules/api-keys/service.js';
 import { pickProductImage } from '../modules/products/pick-image.js';
 import { Semaphore } from '../providers/reliability.js';
 import { ProviderError, type Provider } from '../providers/types.js';
-import { checkNote, evaluateNote, type CheckedNote } from './evaluate.js';
+import { checkNote, type CheckedNote } from './evaluate.js';
 import { NotesDeltaExtractor } from './deltas.js';
 import { loadGenerationInputs, type LoadedInputs } from './inputs.js';
-import { imagePrompt, notesInput, notesPrompt, rewritePrompt, scorePrompt } from './prompts.js';
+import { imagePrompt, notesInput, notesPrompt, rewritePrompt } from './prompts.js';
 import * as repo from './repository.js';
 import {
   notesReplySchema,
-  scoreReplySpec,
   type Note,
   type NotesIntentInput,
   type NotesReply,
-  type ScoreIntentInput,
-  type ScoreReply,
-  type StoryboardImageInput,
   type StrategyCode,
 } from './schemas.js';
-import { fromJudge, type ScoredText } from './scoring.js';
+import type { ScoredText } from './scoring.js';
 import { buildStoryboard, type StoryboardFrame } from './storyboard.js';
-import { imageStrategies, slotsByStrategy, STRATEGY_GUIDES } from './strategies.js';
+import { imageStrategies, slotsByStrategy } from './strategies.js';
+import { generateFrameImage, letterFrameImage, normaliseNote, scoreNotes, viaLedger, type FrameImageRequest, type StoredImage } from './steps.js';
 import { clip } from './text.js';
 import { imageCandidateView, textCandidateView } from './views.js';
 
@@ -37,8 +33,6 @@ import { imageCandidateView, textCandidateView } from './views.js';
  * a re-run reuses them instead of paying again.
  */
 
-const IMAGE_WIDTH = 1080;
-const IMAGE_HEIGHT = 1440;
 /** Streamed text reaches the event log in batches: one row per flush, not per token. */
 const DELTA_FLUSH_MS = 250;
 const MAX_REASON = 500;
@@ -59,12 +53,7 @@ type TaskRow = Row<'tasks'>;
 type TextRow = Row<'text_candidates'>;
 /** The note a set's storyboard is built from. */
 type Lead = Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'>;
-interface StoredImage {
-  file_key: string;
-  mime: string;
-}
 
-const EXTENSION: Record<string, 'png' | 'jpg' | 'webp'> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp' };
 
 function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
@@ -215,15 +204,9 @@ class GenerationRun {
     if (broken) throw broken.reason;
   }
 
-  // ---- ledger ------------------------------------------------------------------------------
-
   /** A paid call's result, from the ledger when an earlier run already paid for it. */
-  private async ledger<T>(callKey: string, call: () => Promise<T>): Promise<T> {
-    const hit = await repo.findCall(this.ctx.db, this.ws, callKey);
-    if (hit) return hit.result as T;
-    const result = await call();
-    await repo.saveCall(this.ctx.db, this.ws, callKey, result, this.now());
-    return result;
+  private ledger<T>(callKey: string, call: () => Promise<T>): Promise<T> {
+    return viaLedger(this.ctx, this.ws, callKey, call);
   }
 
   // ---- texts -------------------------------------------------------------------------------
@@ -333,39 +316,16 @@ class GenerationRun {
     }
   }
 
-  /**
-   * The judge scores a whole set in one call; `local` and any failed judge get the deterministic
-   * scorer, which also caps compliance for the judge (it does not see the banned-word library).
-   */
-  private async scoreSet(strategy: StrategyCode, checked: CheckedNote[]): Promise<ScoredText[]> {
+  private scoreSet(strategy: StrategyCode, checked: CheckedNote[]): Promise<ScoredText[]> {
     const { inputs, matcher } = this.loaded;
-    const subject = { productName: inputs.product.name, sellingPoints: inputs.product.selling_points, theme: inputs.theme };
-    const heuristic = checked.map((c) => evaluateNote(matcher, c.note, subject).scored);
-    if (this.provider.label === 'local') return heuristic;
-    const input: ScoreIntentInput = {
-      product: { name: inputs.product.name, selling_points: inputs.product.selling_points },
-      theme: inputs.theme,
-      texts: checked.map((c, index) => ({ index, title: c.note.title, content: c.note.content, tags: c.note.tags })),
-    };
-    try {
-      const reply = await this.ledger(`${this.prefix}:score:${strategy}`, async () => {
-        const result = await this.provider.generateText({
-          ...scorePrompt(input),
-          intent: { kind: 'score', input },
-          schema: scoreReplySpec,
-          signal: this.signal,
-        });
-        return result.json as ScoreReply;
-      });
-      return heuristic.map((h, index) => {
-        const entry = reply.scores.find((s) => s.index === index);
-        return entry ? fromJudge(entry, h) : h;
-      });
-    } catch (err) {
-      if (this.signal?.aborted) throw err;
-      this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'judge failed; heuristic scores used');
-      return heuristic;
-    }
+    return scoreNotes(this.provider, {
+      matcher,
+      subject: { productName: inputs.product.name, sellingPoints: inputs.product.selling_points, theme: inputs.theme },
+      notes: checked.map((c) => c.note),
+      ledger: (call) => this.ledger(`${this.prefix}:score:${strategy}`, call),
+      signal: this.signal,
+      onJudgeFailed: (err) => this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'judge failed; heuristic scores used'),
+    });
   }
 
   // ---- images ------------------------------------------------------------------------------
@@ -392,12 +352,32 @@ class GenerationRun {
 
   /** One image: generated (or taken from the ledger), overlaid, stored, then recorded with its event. */
   private async image(strategy: StrategyCode, frame: StoryboardFrame): Promise<void> {
-    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, this.referenceFor(frame) !== null);
+    const reference = pickProductImage(this.loaded.productImages, frame.role);
+    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, reference !== null);
+    const request: FrameImageRequest = {
+      workspaceId: this.ws,
+      callKey: `${this.prefix}:image:${strategy}:${frame.seq}`,
+      frame,
+      prompt,
+      input: {
+        purpose: 'storyboard-image',
+        strategy,
+        role: frame.role,
+        seq: frame.seq,
+        seed: `${this.prefix}:${strategy}:${frame.seq}`,
+        product_name: this.loaded.inputs.product.name,
+        theme: this.loaded.inputs.theme,
+        brief: frame.brief,
+      },
+      reference,
+      overlay: this.task.overlay_text,
+      signal: this.signal,
+    };
     let file: StoredImage;
     try {
       // The pool bounds provider calls only; drawing the overlay does not hold a slot.
-      const raw = await this.pool.run(() => this.generateImage(strategy, frame, prompt), this.signal);
-      file = await this.overlay(raw, frame);
+      const raw = await this.pool.run(() => generateFrameImage(this.ctx, this.provider, request), this.signal);
+      file = await letterFrameImage(this.ctx, raw, frame, this.task.overlay_text);
     } catch (err) {
       if (this.signal?.aborted) throw err;
       await this.imageFailed(strategy, frame, err);
@@ -424,53 +404,6 @@ class GenerationRun {
       const progress = await this.imageProgress(trx);
       return { result: row, events: [...(row ? [{ name: 'image_candidate' as const, data: imageCandidateView(this.ctx, row) }] : []), progress] };
     });
-  }
-
-  private referenceFor(frame: StoryboardFrame) {
-    return pickProductImage(this.loaded.productImages, frame.role);
-  }
-
-  /** The provider's image, stored, through the ledger. */
-  private generateImage(strategy: StrategyCode, frame: StoryboardFrame, prompt: string): Promise<StoredImage> {
-    const { storage } = this.ctx;
-    return this.ledger(`${this.prefix}:image:${strategy}:${frame.seq}`, async () => {
-      const reference = this.referenceFor(frame);
-      const input: StoryboardImageInput = {
-        purpose: 'storyboard-image',
-        strategy,
-        role: frame.role,
-        seq: frame.seq,
-        seed: `${this.prefix}:${strategy}:${frame.seq}`,
-        product_name: this.loaded.inputs.product.name,
-        theme: this.loaded.inputs.theme,
-        brief: frame.brief,
-        overlay: this.task.overlay_text ? (frame.overlay?.text ?? null) : null,
-        has_reference_image: reference !== null,
-      };
-      const result = await this.provider.generateImage({
-        prompt,
-        width: IMAGE_WIDTH,
-        height: IMAGE_HEIGHT,
-        ...(reference ? { referenceImage: { data: await storage.read(reference.file_key), mime: reference.mime } } : {}),
-        intent: { kind: 'free', input },
-        signal: this.signal,
-      });
-      const stored = await storage.put(result.data, { contentType: result.mime, extension: EXTENSION[result.mime] ?? 'png' });
-      return { file_key: stored.key, mime: result.mime };
-    });
-  }
-
-  /** The cover title or caption drawn by the service (when the task wants it), stored as a new file. */
-  private async overlay(raw: StoredImage, frame: StoryboardFrame): Promise<StoredImage> {
-    const { storage } = this.ctx;
-    if (!this.task.overlay_text || !frame.overlay) return raw;
-    const drawn = await overlayText(
-      await storage.read(raw.file_key),
-      frame.overlay.kind === 'cover' ? { title: frame.overlay.text } : { caption: frame.overlay.text },
-      { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
-    );
-    const stored = await storage.put(drawn.data, { contentType: drawn.mime, extension: EXTENSION[drawn.mime] ?? 'jpg' });
-    return { file_key: stored.key, mime: drawn.mime };
   }
 
   private async imageFailed(strategy: StrategyCode, frame: StoryboardFrame, err: unknown): Promise<void> {
@@ -541,21 +474,6 @@ class GenerationRun {
       return { result: moved, events: moved ? events : [] };
     });
   }
-}
-
-/** Provider replies trimmed to what the contract and the UI expect (strict outputs carry no length limits). */
-function normaliseNote(note: Note, strategy: StrategyCode): Note {
-  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-  const tags = [...new Set(note.tags.map((t) => clip(oneLine(t).replace(/^#+/, ''), 20)).filter(Boolean))].slice(0, 10);
-  const title = clip(oneLine(note.title), 20);
-  return {
-    angle_label: clip(oneLine(note.angle_label), 20) || STRATEGY_GUIDES[strategy].name,
-    title,
-    content: note.content.trim(),
-    tags,
-    cover_title: clip(oneLine(note.cover_title), 12) || clip(title, 12),
-    image_brief: note.image_brief.trim(),
-  };
 }
 
 /** Buffers streamed JSON, extracts the notes' text and appends it as text_delta events every DELTA_FLUSH_MS. */
