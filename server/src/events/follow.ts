@@ -80,6 +80,11 @@ export function followTask(bus: TaskEventBus, taskId: number, afterSeq: number, 
 
   const unsubscribe = bus.subscribe(taskId, (event) => {
     if (closed || event.seq <= last) return;
+    // The common case, in order and nothing pending: straight through, no async hop.
+    if (replayed && !running && early.size === 0 && event.seq === last + 1) {
+      deliver(event);
+      return;
+    }
     early.set(event.seq, event);
     if (replayed) pump();
   });

@@ -10,9 +10,17 @@ export const HEARTBEAT_MS = 15_000;
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const RUNNING: readonly TaskStatus[] = ['pending', 'generating'];
 
-function frame(event: StoredTaskEvent): string {
-  // JSON.stringify escapes line breaks, so the data always fits on one `data:` line.
-  return `id: ${event.seq}\nevent: ${event.name}\ndata: ${JSON.stringify(event.data)}\n\n`;
+// Every stream of a task gets the same event object: encode it once, not once per stream.
+const frames = new WeakMap<StoredTaskEvent, Buffer>();
+
+function frame(event: StoredTaskEvent): Buffer {
+  let bytes = frames.get(event);
+  if (!bytes) {
+    // JSON.stringify escapes line breaks, so the data always fits on one `data:` line.
+    bytes = Buffer.from(`id: ${event.seq}\nevent: ${event.name}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    frames.set(event, bytes);
+  }
+  return bytes;
 }
 
 /**
