@@ -11,6 +11,7 @@ import fastifyStatic from '@fastify/static';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.js';
 import { authHooks } from './http/auth.js';
+import { AppError } from './http/errors.js';
 import { installErrorHandlers, sendError } from './http/errors-handler.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { ErrorEnvelope } from './http/schemas.js';
@@ -32,7 +33,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.env.TRUST_PROXY === '1',
-    return503OnClosing: true,
+    // Our own 503 below, in the envelope, instead of Fastify's fixed body.
+    return503OnClosing: false,
     ajv: {
       // Extra fields are dropped rather than refused (older clients send more than we read);
       // query strings and path parameters arrive as text and are coerced; bodies are not
@@ -46,6 +48,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installErrorHandlers(app);
   // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
+  // While draining on shutdown, requests already accepted finish; new ones on kept-alive
+  // connections are turned away so the client retries on another process.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (draining) throw new AppError('unavailable', 'the server is shutting down; retry the request');
+  });
   // First, so its timing and request-id hooks see every request, refused ones included.
   await opsRoutes(app, ctx);
 

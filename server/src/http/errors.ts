@@ -24,6 +24,8 @@ export const ErrorKinds = {
   rateLimited: { status: 429, code: 42900 },
   internal: { status: 500, code: 50000 },
   providerFailed: { status: 502, code: 50200 },
+  /** Ours (the contract has no row): a request that reaches a process while it shuts down. */
+  unavailable: { status: 503, code: 50300 },
 } as const;
 
 export type ErrorKind = keyof typeof ErrorKinds;

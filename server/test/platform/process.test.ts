@@ -77,7 +77,7 @@ describe('service process', { timeout: 120_000 }, () => {
     const closed = new Promise((resolve) => socket.on('close', resolve));
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
-      `POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      `POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
     await new Promise((r) => setTimeout(r, 300));
 
@@ -92,10 +92,16 @@ describe('service process', { timeout: 120_000 }, () => {
     );
     expect(refused).toBe(true);
 
-    socket.write(body.slice(10));
+    // The rest of the body, and a second request pipelined on the same kept-alive connection.
+    socket.write(`${body.slice(10)}GET /api/v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     await closed;
-    expect(response).toMatch(/^HTTP\/1\.1 401/);
-    expect(response).toContain('"code":40102');
+    const [first, second] = response.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 401/);
+    expect(first).toContain('"code":40102');
+    // Accepted during the drain: turned away in the envelope, with the connection closed.
+    expect(second).toMatch(/^HTTP\/1\.1 503/);
+    expect(second).toMatch(/connection: close/i);
+    expect(second).toContain('"code":50300');
     expect(await proc.exited).toBe(0);
     running = undefined;
   });
