@@ -7,9 +7,10 @@
  * (target ≥ 5×).
  *
  *   npx tsx bench/pipeline/run.ts
- *   BENCH_PROVIDER_CONCURRENCY=8 BENCH_IMAGE_CONCURRENCY=6 npx tsx bench/pipeline/run.ts
+ *   BENCH_PROVIDER_CONCURRENCY=8 BENCH_IMAGE_CONCURRENCY=6 BENCH_RUNS=3 npx tsx bench/pipeline/run.ts
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/pipeline/run.ts
  */
+import { cpus, loadavg } from 'node:os';
 import { runTaskGeneration } from '../../server/src/generation/run.js';
 import { startTestServer } from '../../server/test/helpers/server.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../server/test/generation/fake-openai.js';
@@ -22,6 +23,7 @@ const TEXT_COUNT = 6;
 const IMAGE_COUNT = 6;
 const providerConcurrency = Number(process.env.BENCH_PROVIDER_CONCURRENCY ?? 8);
 const imageConcurrency = Number(process.env.BENCH_IMAGE_CONCURRENCY ?? 6);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 /** A FIFO counting semaphore on simulated time. */
 class SimSemaphore {
@@ -111,9 +113,12 @@ async function main() {
   try {
     const critical = criticalPathMs(providerConcurrency, imageConcurrency);
     const sequentialCallsMs = criticalPathMs(1, 1);
-    const parallel = await measure(fake, providerConcurrency, imageConcurrency);
+    // A shared machine is noisy: the parallel run is repeated and its median reported.
+    const repeats: Array<Awaited<ReturnType<typeof measure>>> = [];
+    for (let i = 0; i < RUNS; i++) repeats.push(await measure(fake, providerConcurrency, imageConcurrency));
+    const parallel = [...repeats].sort((a, b) => a.wallMs - b.wallMs)[Math.floor(RUNS / 2)]!;
     const sequential = await measure(fake, 1, 1);
-    for (const [name, run] of [['parallel', parallel], ['sequential', sequential]] as const) {
+    for (const [name, run] of [...repeats.map((r) => ['parallel', r] as const), ['sequential', sequential] as const]) {
       if (run.status !== 'pending_selection' || run.images !== SETS * IMAGE_COUNT) {
         throw new Error(`${name} run did not finish cleanly: status ${run.status}, ${run.images} images`);
       }
@@ -124,7 +129,9 @@ async function main() {
     console.log(`pipeline bench: text_count ${TEXT_COUNT}, image_count ${IMAGE_COUNT} (${SETS} sets × ${IMAGE_COUNT} images), ${parallel.calls} provider calls`);
     console.log(`fake provider: ${TEXT_MS} ms per text call, ${IMAGE_MS} ms per image; database: ${process.env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
     console.log(`configured concurrency: provider ${providerConcurrency}, images per task ${imageConcurrency}`);
-    console.log(`wall time                 ${ms(parallel.wallMs)}`);
+    // Image processing is CPU work: on a busy machine it, not the pipeline, dominates the overhead.
+    console.log(`machine: ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end`);
+    console.log(`wall time (median of ${RUNS})   ${ms(parallel.wallMs)}  (runs: ${repeats.map((r) => ms(r.wallMs)).join(', ')})`);
     console.log(`critical path (allowed)   ${ms(critical)}`);
     console.log(`ratio wall/critical       ${ratio.toFixed(3)}  (target ≤ 1.15) ${ratio <= 1.15 ? 'OK' : 'MISSED'}`);
     console.log(`sequential wall time      ${ms(sequential.wallMs)}  (calls alone: ${ms(sequentialCallsMs)})`);

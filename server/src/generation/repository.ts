@@ -1,6 +1,7 @@
-import type { DbOrTx } from '../db/database.js';
+import type { Transaction } from 'kysely';
+import { forUpdate, type DbOrTx, type Dialect } from '../db/database.js';
 import { json } from '../db/codec.js';
-import type { NewRow, Row, RowUpdate, TaskStatus } from '../db/schema.js';
+import type { DB, NewRow, Row, RowUpdate, TaskStatus } from '../db/schema.js';
 
 /**
  * The pipeline's reads and writes. A job carries only the task id, so the task is looked up by
@@ -9,6 +10,11 @@ import type { NewRow, Row, RowUpdate, TaskStatus } from '../db/schema.js';
 
 export function findTask(db: DbOrTx, taskId: number) {
   return db.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirst();
+}
+
+/** Holds the task row until the transaction ends (PostgreSQL; SQLite serialises writers anyway). */
+export async function lockTask(trx: Transaction<DB>, dialect: Dialect, taskId: number): Promise<void> {
+  await forUpdate(trx.selectFrom('tasks').select('id').where('id', '=', taskId), dialect).executeTakeFirst();
 }
 
 /** Changes a task only while it is in one of `from` (and, when given, still on `generation`). */

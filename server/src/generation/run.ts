@@ -233,7 +233,10 @@ class GenerationRun {
       await this.ctx.events.append(this.task.id, [{ name: 'error', data: { message: `texts of set ${strategy} failed: ${describe(err)}` } }]);
       return done;
     }
-    const textProgress = this.progress('text', (this.counters.textsDone += notes.length), this.counters.textsTotal);
+    const textProgress = this.commitLocked(async (trx) => {
+      this.counters.textsDone += notes.length;
+      return { result: undefined, events: [await this.setProgress(trx, 'text', this.counters.textsDone, this.counters.textsTotal)] };
+    });
     const checked: CheckedNote[] = [];
     for (const [k, note] of notes.entries()) checked.push(await this.checkOrRewrite(input, note, slots[k]!));
     const lead = { ...checked[0]!.note, angle_label: notes[0]!.angle_label, image_brief: notes[0]!.image_brief };
@@ -270,15 +273,11 @@ class GenerationRun {
         updated_at: at,
       };
     });
-    await this.ctx.events.commit(this.task.id, async (trx) => {
+    await this.commitLocked(async (trx) => {
       const fresh = await repo.insertTextCandidates(trx, rows);
       this.textsThisGeneration += fresh.length;
-      const progress = { stage: 'score', done: this.textsThisGeneration, total: this.counters.textsTotal };
-      await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(progress) }, this.task.generation);
-      return {
-        result: fresh,
-        events: [...fresh.map((row): NewTaskEvent => ({ name: 'text_candidate', data: textCandidateView(row) })), { name: 'progress', data: progress }],
-      };
+      const progress = await this.setProgress(trx, 'score', this.textsThisGeneration, this.counters.textsTotal);
+      return { result: fresh, events: [...fresh.map((row): NewTaskEvent => ({ name: 'text_candidate', data: textCandidateView(row) })), progress] };
     });
   }
 
@@ -383,7 +382,7 @@ class GenerationRun {
       await this.imageFailed(strategy, frame, err);
       return;
     }
-    await this.ctx.events.commit(this.task.id, async (trx) => {
+    await this.commitLocked(async (trx) => {
       const row = await repo.insertImageCandidate(trx, {
         workspace_id: this.ws,
         task_id: this.task.id,
@@ -407,29 +406,36 @@ class GenerationRun {
   }
 
   private async imageFailed(strategy: StrategyCode, frame: StoryboardFrame, err: unknown): Promise<void> {
-    this.counters.imagesFailed += 1;
     const message = `image ${strategy}${frame.seq} (${frame.role}) failed: ${describe(err)}`;
     this.imageFailures.push(message);
     this.ctx.log.warn({ taskId: this.task.id, strategy, seq: frame.seq, err: describe(err) }, 'image generation failed');
-    await this.ctx.events.commit(this.task.id, async (trx) => ({
-      result: undefined,
-      events: [{ name: 'error', data: { message } }, await this.imageProgress(trx)],
-    }));
+    await this.commitLocked(async (trx) => {
+      this.counters.imagesFailed += 1;
+      return { result: undefined, events: [{ name: 'error', data: { message } }, await this.imageProgress(trx)] };
+    });
+  }
+
+  /**
+   * Runs `work` in an event transaction that first locks the task row: counters advanced inside
+   * it advance in the same order as the events' seq, so progress never goes backwards.
+   */
+  private commitLocked<T>(work: (trx: Transaction<DB>) => Promise<{ result: T; events: NewTaskEvent[] }>): Promise<T> {
+    return this.ctx.events.commit(this.task.id, async (trx) => {
+      await repo.lockTask(trx, this.ctx.dialect, this.task.id);
+      return work(trx);
+    });
   }
 
   /** Image progress counts settled images (made or failed), so it always reaches its total. */
-  private async imageProgress(trx: Transaction<DB>): Promise<NewTaskEvent> {
-    const progress = { stage: 'image', done: this.counters.imagesDone + this.counters.imagesFailed, total: this.counters.imagesTotal };
-    await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(progress) }, this.task.generation);
-    return { name: 'progress', data: progress };
+  private imageProgress(trx: Transaction<DB>): Promise<NewTaskEvent> {
+    return this.setProgress(trx, 'image', this.counters.imagesDone + this.counters.imagesFailed, this.counters.imagesTotal);
   }
 
-  private async progress(stage: 'text' | 'score' | 'image', done: number, total: number): Promise<void> {
+  /** The task's progress column and its event, written together. */
+  private async setProgress(trx: Transaction<DB>, stage: 'text' | 'score' | 'image', done: number, total: number): Promise<NewTaskEvent> {
     const data = { stage, done, total };
-    await this.ctx.events.commit(this.task.id, async (trx) => {
-      await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(data) }, this.task.generation);
-      return { result: undefined, events: [{ name: 'progress', data }] };
-    });
+    await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(data) }, this.task.generation);
+    return { name: 'progress', data };
   }
 
   // ---- settle ------------------------------------------------------------------------------
