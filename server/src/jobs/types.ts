@@ -14,8 +14,6 @@ export interface JobQueue {
    * exactly one follow-up run. Handlers must therefore tolerate being run on finished work.
    */
   enqueue(kind: JobKind, refId: number): Promise<void>;
-  /** Jobs by state, for the queue-depth metric: waiting (due now), delayed (a retry), running, failed. */
-  counts(): Promise<QueueCounts>;
 }
 
 export type QueueCounts = Record<'waiting' | 'delayed' | 'running' | 'failed', number>;
@@ -59,6 +57,8 @@ export interface JobBackend extends JobQueue {
    * worker died and that the queue itself will recover.
    */
   hasLiveJob(kind: JobKind, refId: number): Promise<boolean>;
+  /** Jobs by state, for the queue-depth metric: waiting (due now), delayed (a retry), running, failed. */
+  counts(): Promise<QueueCounts>;
   startWorker(ctx: AppContext, handlers: JobHandlers): JobWorker;
   close(): Promise<void>;
 }
