@@ -1,4 +1,4 @@
-import { Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import type { JobOptions } from './options.js';
@@ -88,6 +88,7 @@ class BullWorker implements JobWorker {
   private readonly connection: Redis;
   private readonly worker: Worker<JobData>;
   private readonly stop = new AbortController();
+  private readonly lostLocks = new Set<string>();
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -106,7 +107,8 @@ class BullWorker implements JobWorker {
         // A run cut short by a dead worker counts as an attempt, as in the in-process queue; a
         // run released at shutdown (moveToWait) does not.
         const attempt = job.attemptsMade + job.stalledCounter + 1;
-        const outcome = await runJob(env, { kind, refId, attempt }, { stop: this.stop.signal });
+        const outcome = await runJob(env, { kind, refId, attempt }, { stop: this.stop.signal, heartbeat: async () => !this.lostLocks.has(job.id!) });
+        this.lostLocks.delete(job.id!);
         switch (outcome.status) {
           case 'done':
           case 'lost':
@@ -119,6 +121,9 @@ class BullWorker implements JobWorker {
           case 'released':
             await job.moveToWait(token);
             throw new WaitingError();
+          case 'busy':
+            await job.moveToDelayed(Date.now() + outcome.retryInMs, token);
+            throw new DelayedError();
         }
       },
       {
@@ -133,6 +138,11 @@ class BullWorker implements JobWorker {
       },
     );
     this.worker.on('error', (err) => ctx.log.error({ err: err.message }, 'job worker error'));
+    // A lock BullMQ could not renew (the event loop stalled past the lease) may already be another
+    // worker's: the run is told through its heartbeat and stops.
+    this.worker.on('lockRenewalFailed', (jobIds) => {
+      for (const id of jobIds) this.lostLocks.add(id);
+    });
   }
 
   close(): Promise<void> {

@@ -140,6 +140,8 @@ class InProcessWorker implements JobWorker {
             return markJobFailed(this.db, job, outcome.reason, nowIso());
           case 'released':
             return releaseJob(this.db, job, nowIso());
+          case 'busy':
+            return releaseJob(this.db, job, nowIso(), inMs(outcome.retryInMs));
           case 'lost':
             return undefined;
         }

@@ -106,10 +106,13 @@ export async function markJobFailed(db: Db, job: ClaimedJob, error: string, nowI
   await ownRow(db, job).set({ status: 'failed', locked_until: null, last_error: error, updated_at: nowIso }).execute();
 }
 
-/** Hands a job back at shutdown without counting the interrupted run as an attempt. */
-export async function releaseJob(db: Db, job: ClaimedJob, nowIso: string): Promise<void> {
+/**
+ * Hands a job back without counting the run as an attempt: at shutdown, or when its record is
+ * busy with another run (then it comes back at `runAfterIso`).
+ */
+export async function releaseJob(db: Db, job: ClaimedJob, nowIso: string, runAfterIso: string = nowIso): Promise<void> {
   await ownRow(db, job)
-    .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), run_after: nowIso, locked_until: null, updated_at: nowIso }))
+    .set((eb) => ({ status: 'queued', attempts: eb('attempts', '-', 1), run_after: runAfterIso, locked_until: null, updated_at: nowIso }))
     .execute();
 }
 
@@ -138,15 +141,45 @@ export async function countJobs(db: Db, nowIso: string): Promise<QueueCounts> {
 }
 
 /**
- * Records whose background work carries a lease: the worker keeps `lease_until` ahead while it
- * runs, so the sweeper can tell live work from work whose worker vanished.
+ * Records whose background work carries a lease (`lease_until`): a run takes it before it starts
+ * and keeps it ahead while it runs, so no two runs ever work on one record at once, whatever the
+ * queue does (a stalled job handed out again, a sweeper's resume racing a live run), and the
+ * sweeper can tell live work from work whose worker vanished. The lease value itself is the
+ * owner's token: renewing and dropping are conditional on it.
  */
 const LEASED_TABLES = { 'task.generate': 'tasks', 'fission.generate': 'fission_tasks' } as const;
 
-export async function setRecordLease(db: Db, kind: string, refId: number, leaseUntilIso: string | null): Promise<void> {
-  const table = LEASED_TABLES[kind as keyof typeof LEASED_TABLES];
+function leasedTable(kind: string) {
+  return LEASED_TABLES[kind as keyof typeof LEASED_TABLES] as (typeof LEASED_TABLES)[keyof typeof LEASED_TABLES] | undefined;
+}
+
+/** `taken`, `held` by a live run elsewhere, `absent` (no such record), or `unleased` (kind without a lease). */
+export async function takeRecordLease(db: Db, kind: string, refId: number, leaseUntilIso: string, nowIso: string): Promise<'taken' | 'held' | 'absent' | 'unleased'> {
+  const table = leasedTable(kind);
+  if (!table) return 'unleased';
+  const taken = await db
+    .updateTable(table)
+    .set({ lease_until: leaseUntilIso })
+    .where('id', '=', refId)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
+    .executeTakeFirst();
+  if (taken.numUpdatedRows > 0n) return 'taken';
+  const row = await db.selectFrom(table).select('id').where('id', '=', refId).executeTakeFirst();
+  return row ? 'held' : 'absent';
+}
+
+/** False when the lease is no longer ours (it lapsed and another run took the record). */
+export async function renewRecordLease(db: Db, kind: string, refId: number, currentIso: string, nextIso: string): Promise<boolean> {
+  const table = leasedTable(kind);
+  if (!table) return true;
+  const result = await db.updateTable(table).set({ lease_until: nextIso }).where('id', '=', refId).where('lease_until', '=', currentIso).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function dropRecordLease(db: Db, kind: string, refId: number, currentIso: string): Promise<void> {
+  const table = leasedTable(kind);
   if (!table) return;
-  await db.updateTable(table).set({ lease_until: leaseUntilIso }).where('id', '=', refId).execute();
+  await db.updateTable(table).set({ lease_until: null }).where('id', '=', refId).where('lease_until', '=', currentIso).execute();
 }
 
 /**

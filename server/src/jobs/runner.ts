@@ -1,12 +1,13 @@
 import type { AppContext } from '../context.js';
 import type { JobOptions } from './options.js';
-import { setRecordLease } from './repository.js';
+import { dropRecordLease, renewRecordLease, takeRecordLease } from './repository.js';
 import { PermanentJobError, type JobHandlers, type JobKind } from './types.js';
 
 /**
- * One run of one job, the same for both backends: find the handler, hold the record's lease
- * while it runs, decide between done, retry, final failure (calling the owner's onFailed) and
- * release (shutdown or lost lease). The backends only translate the outcome into their queue.
+ * One run of one job, the same for both backends: find the handler, take and hold the record's
+ * lease while it runs (or report the record busy with another run), decide between done, retry,
+ * final failure (calling the owner's onFailed) and release (shutdown or lost lease). The
+ * backends only translate the outcome into their queue.
  */
 
 export type RunOutcome =
@@ -15,6 +16,8 @@ export type RunOutcome =
   | { status: 'failed'; reason: string }
   /** Shutdown interrupted the run: hand the job back without counting the attempt. */
   | { status: 'released' }
+  /** Another run holds the record: try again after `retryInMs`, without counting the attempt. */
+  | { status: 'busy'; retryInMs: number }
   /** Another worker took the job over: touch nothing. */
   | { status: 'lost' };
 
@@ -67,8 +70,15 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
     ctx.log.error({ job: job.kind, refId: job.refId }, reason);
     return { status: 'failed', reason };
   }
+
+  const lease = { until: leaseUntil(options) };
+  const taken = await takeRecordLease(ctx.db, kind, job.refId, lease.until, new Date().toISOString());
+  if (taken === 'held') return { status: 'busy', retryInMs: Math.ceil(options.leaseMs / 2) };
+  const ownsLease = taken === 'taken';
   if (job.attempt > options.maxAttempts) {
-    return failForGood(env, kind, job.refId, `the worker running it stopped ${options.maxAttempts} times without finishing`);
+    const outcome = await failForGood(env, kind, job.refId, `the worker running it stopped ${options.maxAttempts} times without finishing`);
+    if (ownsLease) await dropRecordLease(ctx.db, kind, job.refId, lease.until).catch(() => undefined);
+    return outcome;
   }
 
   const abort = new AbortController();
@@ -78,13 +88,15 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
   if (hooks.stop.aborted) onStop();
   const beat = async () => {
     try {
-      const kept = hooks.heartbeat ? await hooks.heartbeat() : true;
+      const next = leaseUntil(options);
+      const kept =
+        (hooks.heartbeat ? await hooks.heartbeat() : true) && (!ownsLease || (await renewRecordLease(ctx.db, kind, job.refId, lease.until, next)));
       if (!kept) {
         lost = true;
         abort.abort(new Error('job lease lost'));
         return;
       }
-      await setRecordLease(ctx.db, kind, job.refId, leaseUntil(options));
+      lease.until = next;
     } catch (err) {
       ctx.log.warn({ job: kind, refId: job.refId, err: errorMessage(err) }, 'job heartbeat failed');
     }
@@ -92,7 +104,6 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
   const timer = setInterval(() => void beat(), Math.max(50, Math.floor(options.leaseMs / 3)));
 
   try {
-    await setRecordLease(ctx.db, kind, job.refId, leaseUntil(options));
     await handler.run(ctx, job.refId, { attempt: job.attempt, signal: abort.signal });
     return lost ? { status: 'lost' } : { status: 'done' };
   } catch (err) {
@@ -105,6 +116,6 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
   } finally {
     clearInterval(timer);
     hooks.stop.removeEventListener('abort', onStop);
-    if (!lost) await setRecordLease(ctx.db, kind, job.refId, null).catch(() => undefined);
+    if (!lost && ownsLease) await dropRecordLease(ctx.db, kind, job.refId, lease.until).catch(() => undefined);
   }
 }
