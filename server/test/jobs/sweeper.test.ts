@@ -11,7 +11,7 @@ const bullmqSkipReason = await redisUnavailable();
 const LEASE_MS = 300;
 
 for (const name of ['in-process', 'bullmq'] as BackendName[]) {
-  describe.skipIf(name === 'bullmq' && bullmqSkipReason !== undefined)(`stale-work sweeper (${name})`, () => {
+  describe.skipIf(name === 'bullmq' && bullmqSkipReason !== undefined)(`record leases and the stale-work sweeper (${name})`, () => {
     let db: JobsDb;
     let runtime: Runtime;
     let backend: JobBackend;
@@ -137,6 +137,25 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
       expect(fourth.resumed.map(([, id]) => id)).not.toContain(lapsed);
       expect(fourth.failed.map(([, id]) => id)).not.toContain(lapsed);
       expect(runs.filter((id) => id === lapsed)).toHaveLength(2);
+    });
+
+    it('starts no run while another run holds the record lease; runs once it lapses, without using an attempt', async () => {
+      const id = await task('generating', { leaseUntil: ahead(800), updatedAt: new Date().toISOString() });
+      const attempts: number[] = [];
+      backend.startWorker(runtime.ctx, {
+        'task.generate': {
+          async run(_ctx, _refId, job) {
+            attempts.push(job.attempt);
+          },
+          async onFailed() {},
+        },
+      });
+      await backend.enqueue('task.generate', id);
+      await sleep(500);
+      expect(attempts).toEqual([]);
+      expect(await backend.hasLiveJob('task.generate', id)).toBe(true);
+      await waitFor('the run after the lease lapsed', () => attempts.length === 1);
+      expect(attempts).toEqual([1]);
     });
 
     it('sweeps only kinds this worker can run', async () => {
