@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compileBannedWords } from '../../src/generation/banned-words.js';
 import { NotesDeltaExtractor } from '../../src/generation/deltas.js';
+import { checkNote, evaluateNote, noteDocument } from '../../src/generation/evaluate.js';
 import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, SCORE_MAX, verdictFor } from '../../src/generation/scoring.js';
 import { buildStoryboard, storyboardRoles } from '../../src/generation/storyboard.js';
 import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/generation/strategies.js';
@@ -169,5 +171,34 @@ describe('streamed note text', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('banned words on a note', () => {
+  const matcher = compileBannedWords([
+    { word: '超级', level: 'auto_fix', replacement: '很' },
+    { word: '懒人', level: 'soft_warn', replacement: null },
+    { word: '根治', level: 'hard_block', replacement: null },
+  ]);
+
+  it('fixes, flags and locates hits in every published part', () => {
+    const checked = checkNote(matcher, { title: '超级好用', content: '懒人必备，能根治干皮', tags: ['护肤', '超级推荐'], cover_title: '根治干皮' });
+    expect(checked.note).toEqual({ title: '很好用', content: '懒人必备，能根治干皮', tags: ['护肤', '很推荐'], cover_title: '根治干皮' });
+    expect(checked.status).toBe('hard_block');
+    const doc = noteDocument(checked.note);
+    expect(checked.hits.map((h) => [h.word, h.level, doc.slice(h.start, h.end)])).toEqual([
+      ['懒人', 'soft_warn', '懒人'],
+      ['根治', 'hard_block', '根治'],
+      ['根治', 'hard_block', '根治'],
+    ]);
+  });
+
+  it('takes the most severe status over the parts', () => {
+    expect(checkNote(matcher, { title: 't', content: 'c', tags: [], cover_title: 'x' }).status).toBe('pass');
+    expect(checkNote(matcher, { title: '超级', content: 'c', tags: [], cover_title: 'x' }).status).toBe('auto_fixed');
+    expect(checkNote(matcher, { title: '超级', content: 'c', tags: ['懒人'], cover_title: 'x' }).status).toBe('soft_warn');
+    const evaluated = evaluateNote(matcher, { title: '根治', content: '根治', tags: [], cover_title: '' }, { productName: 'p', sellingPoints: [], theme: 't' });
+    expect(evaluated.status).toBe('hard_block');
+    expect(evaluated.scored.score.compliance).toBe(0);
   });
 });
