@@ -91,6 +91,31 @@ describe('POST /tasks', () => {
     await ok(server, 'POST', '/api-keys', ws.token, { provider: 'local', api_key: 'local-test-key' });
   });
 
+  it('fails the task at once (with its events) when the queue refuses the id; regenerate restarts it', async () => {
+    const queue = server.ctx.queue;
+    const enqueue = queue.enqueue;
+    queue.enqueue = async () => {
+      throw new Error('queue down');
+    };
+    let res;
+    try {
+      res = await post({ theme: '队列故障' });
+    } finally {
+      queue.enqueue = enqueue;
+    }
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe(50000);
+    const task = await server.ctx.db.selectFrom('tasks').selectAll().where('theme', '=', '队列故障').executeTakeFirstOrThrow();
+    expect(task.status).toBe('failed');
+    expect(task.failure_reason).toMatch(/queue/);
+    const events = await server.ctx.events.replay(task.id, 0);
+    expect(events.map((e) => e.name)).toEqual(['status', 'error', 'done']);
+    const again = await server.request('POST', `${API}/tasks/${task.id}/regenerate`, { token: ws.token });
+    expect(again.status).toBe(200);
+    const jobs = await server.ctx.db.selectFrom('jobs').select('kind').where('ref_id', '=', task.id).execute();
+    expect(jobs).toHaveLength(1);
+  });
+
   it('lets operators create tasks; needs a token', async () => {
     const op = await userWithRole(server, 'op1', 'operator');
     expect((await post({}, {}, op.token)).status).toBe(200);

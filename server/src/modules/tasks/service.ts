@@ -22,13 +22,13 @@ import * as repo from './repository.js';
 import type { TaskRow } from './repository.js';
 
 /** Accepted states of each operation (contract-decisions §4; the rest are ours, see docs/decisions.md). */
-export const ACCEPTED: Record<string, readonly TaskStatus[]> = {
+export const ACCEPTED = {
   select: ['pending_selection'],
   edit: ['pending_selection'],
   importText: ['pending', 'generating', 'pending_selection'],
   regenerate: ['pending_selection', 'failed'],
   archive: ['approved', 'pending_selection', 'failed'],
-};
+} as const satisfies Record<string, readonly TaskStatus[]>;
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -204,7 +204,7 @@ function operateOnTask<T>(
   return ctx.events.commit(taskId, async (trx) => {
     const task = await repo.lockTask(trx, ctx.dialect, auth.workspaceId, taskId);
     if (!task) throw notFound('task');
-    const accepted = ACCEPTED[operation]!;
+    const accepted: readonly TaskStatus[] = ACCEPTED[operation];
     if (!accepted.includes(task.status)) {
       throw conflict(`${operation} is not accepted while the task is ${task.status} (accepted: ${accepted.join(', ')})`);
     }
@@ -391,7 +391,7 @@ export async function importText(ctx: AppContext, auth: AuthUser, taskId: number
  */
 export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: number) {
   await operateOnTask(ctx, auth, taskId, 'regenerate', async (trx, task, now) => {
-    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.regenerate!, {
+    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.regenerate, {
       status: 'generating',
       generation: task.generation + 1,
       progress: json(null),
@@ -409,7 +409,7 @@ export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: nu
 
 export async function archiveTask(ctx: AppContext, auth: AuthUser, taskId: number) {
   await operateOnTask(ctx, auth, taskId, 'archive', async (trx, _task, now) => {
-    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.archive!, { status: 'archived', updated_at: nowIso(now) });
+    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.archive, { status: 'archived', updated_at: nowIso(now) });
     if (!moved) throw conflict('the task changed meanwhile; reload it');
     return { result: undefined, events: [{ name: 'status', data: { task_id: taskId, status: 'archived' } }] };
   });
