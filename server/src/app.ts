@@ -53,6 +53,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   let draining = false;
   app.addHook('preClose', async () => {
     draining = true;
+    // Node closes idle keep-alive connections once, when close() starts: a response finishing
+    // after that leaves its connection open until keepAliveTimeout (72 s), stalling the drain.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+    app.server.once('close', () => clearInterval(sweep));
   });
   app.addHook('onRequest', async () => {
     if (draining) throw new AppError('unavailable', 'the server is shutting down; retry the request');

@@ -168,6 +168,26 @@ describe('review', () => {
     expect(await signals(task.id)).toHaveLength(1);
   });
 
+  it('treats a task of another workspace as not found (404)', async () => {
+    const task = await newTask('pending_selection');
+    await post(`/tasks/${task.id}/submit-review`, operator.token);
+    const admin = await server.adminToken();
+    const other = await post('/workspaces', admin, { name: 'Elsewhere', slug: 'review-elsewhere' });
+    const outsider = (await post('/workspaces/switch', admin, { workspace_id: other.body.data.id })).body.data.token as string;
+    for (const [method, path, body] of [
+      ['POST', `/tasks/${task.id}/submit-review`, undefined],
+      ['POST', `/review/${task.id}/approve`, undefined],
+      ['POST', `/review/${task.id}/reject`, { reason: 'x' }],
+      ['GET', `/tasks/${task.id}/reviews`, undefined],
+    ] as const) {
+      const res = await server.request(method, `/api/v1${path}`, { token: outsider, ...(body ? { body } : {}) });
+      expect([res.status, res.body.code], path).toEqual([404, 40400]);
+    }
+    const queue = await server.request('GET', '/api/v1/review/queue', { token: outsider });
+    expect(queue.body.data.items).toEqual([]);
+    expect((await taskStatus(task.id)).status).toBe('pending_review');
+  });
+
   it('lists the queue oldest first, items exactly as the contract shapes them', async () => {
     const other = await userWithRole(server, 'reviewq', 'operator');
     const first = await newTask('pending_selection', false);
