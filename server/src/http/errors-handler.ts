@@ -32,6 +32,27 @@ function describeFrameworkError(kind: ErrorKind, error: FastifyError, request: F
   }
 }
 
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * One readable sentence naming the field: `body.password is required`, `body.role must be one
+ * of admin, supervisor, operator`, `querystring.page_size must be >= 1`.
+ */
+function describeValidation(context: string, issues: ValidationIssue[]): string {
+  const first = issues[0];
+  if (!first) return `${context} is invalid`;
+  const field = `${context}${first.instancePath.replaceAll('/', '.')}`;
+  const params = first.params as Record<string, unknown>;
+  if (first.keyword === 'required') return `${field}.${String(params.missingProperty)} is required`;
+  // A union of literals fails once per branch: list what would have been accepted.
+  const allowed = issues
+    .filter((i) => i.instancePath === first.instancePath && i.keyword === 'const')
+    .map((i) => String((i.params as Record<string, unknown>).allowedValue));
+  if (first.keyword === 'enum') allowed.push(...((params.allowedValues as unknown[]) ?? []).map(String));
+  if (allowed.length > 0) return `${field} must be one of ${allowed.join(', ')}`;
+  return `${field} ${first.message ?? 'is invalid'}`;
+}
+
 export function sendError(reply: FastifyReply, kind: ErrorKind, message: string, headers: Record<string, string> = {}) {
   const { status, code } = ErrorKinds[kind];
   return reply.code(status).headers(headers).send({ code, message });
@@ -43,12 +64,8 @@ export function installErrorHandlers(app: FastifyInstance) {
       return reply.code(error.status).headers(error.headers).send({ code: error.code, message: error.message });
     }
     if ((error as FastifyError).validation) {
-      const context = (error as FastifyError).validationContext ?? 'request';
-      const first = (error as FastifyError).validation?.[0];
-      const field = first?.instancePath ? `${context}${first.instancePath.replaceAll('/', '.')}` : context;
-      const detail = first?.message ?? 'is invalid';
-      const extra = first?.params && 'missingProperty' in first.params ? ` '${String(first.params.missingProperty)}'` : '';
-      return sendError(reply, 'validation', `${field} ${detail}${extra}`);
+      const fastifyError = error as FastifyError;
+      return sendError(reply, 'validation', describeValidation(fastifyError.validationContext ?? 'request', fastifyError.validation ?? []));
     }
     const kind = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
     if (kind) return sendError(reply, kind, describeFrameworkError(kind, error as FastifyError, request));

@@ -22,9 +22,17 @@ describe('error envelope of the platform endpoints', () => {
   afterAll(async () => server?.close());
 
   describe('400 / 40000 request validation', () => {
-    it('names a missing body field', async () => {
-      const res = await server.request('POST', '/api/v1/auth/login', { body: { username: 'admin' } });
-      expectError(res, 400, 40000, /password/);
+    it('names the field and the rule in one sentence', async () => {
+      const missing = await server.request('POST', '/api/v1/auth/login', { body: { username: 'admin' } });
+      expectError(missing, 400, 40000);
+      expect(missing.body.message).toBe('body.password is required');
+      const role = await server.request('POST', '/api/v1/users', {
+        token: admin,
+        body: { username: 'roleless', email: 'r@example.com', password: 'long-enough-pw', role: 'owner' },
+      });
+      expect(role.body.message).toBe('body.role must be one of admin, supervisor, operator');
+      const page = await server.request('GET', '/api/v1/users?page_size=0', { token: admin });
+      expect(page.body.message).toBe('querystring.page_size must be >= 1');
     });
 
     it('refuses wrong body types instead of coercing them', async () => {
