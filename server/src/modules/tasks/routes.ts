@@ -42,7 +42,6 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
           text_count: Type.Integer({ minimum: 1, maximum: 30 }),
           image_count: Type.Integer({ minimum: 0, maximum: 9, description: 'images per strategy set' }),
           track: Type.Enum(['ai', 'import']),
-          need_product_image: Type.Optional(Type.Boolean({ description: 'use a product image as the reference of generated images' })),
           overlay_text: Type.Optional(Type.Boolean({ description: 'draw the cover title on the first image (default true)' })),
         }),
         response: { 200: Ok(TaskListItem), 422: ErrorEnvelope, ...commonErrors },

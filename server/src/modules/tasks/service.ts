@@ -39,7 +39,6 @@ export interface CreateTaskInput {
   text_count: number;
   image_count: number;
   track: 'ai' | 'import';
-  need_product_image?: boolean | undefined;
   overlay_text?: boolean | undefined;
 }
 
@@ -94,7 +93,8 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
         track: input.track,
         status: 'pending',
         benchmark_ids: json(benchmarkIds),
-        need_product_image: input.need_product_image ?? false,
+        // Set by the generation run: whether the product has an image to use as reference.
+        need_product_image: false,
         overlay_text: input.overlay_text ?? true,
         generation: 0,
         progress: json(null),
