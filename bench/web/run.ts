@@ -13,7 +13,7 @@ import { routeSizes } from '../../web/scripts/bundle-sizes.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const LOGIN_BUDGET_GZIP = 300 * 1024;
 
-execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: path.join(root, 'web'), stdio: 'inherit' });
+execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: path.join(root, 'web'), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
 const sizes = routeSizes(path.join(root, 'web', 'dist')) as {
   entry: { raw: number; gzip: number };
   routes: { route: string; total: { raw: number; gzip: number }; beyondEntry: { raw: number; gzip: number } }[];

@@ -61,9 +61,10 @@ export interface ProductBody {
   custom_prompt?: string | null;
   banned_word_ids?: number[];
 }
-export interface Product extends Required<Omit<ProductBody, 'custom_prompt'>> {
+export interface Product extends Required<Omit<ProductBody, 'custom_prompt' | 'style_tone'>> {
   id: number;
   workspace_id: number;
+  style_tone: string | null;
   custom_prompt: string | null;
   created_at: string;
 }
@@ -196,6 +197,8 @@ export interface Progress {
 }
 export interface TaskDetail extends TaskListItem {
   benchmark_ids: number[];
+  /** Why the last generation failed (server addition), shown on a failed task. */
+  failure_reason: string | null;
   text_candidates: TextCandidate[];
   image_candidates: ImageCandidate[];
   progress: Progress | null;
@@ -252,21 +255,27 @@ export interface FissionCreated {
 export interface FissionStatus extends FissionCreated {
   status: 'generating' | 'completed' | 'failed';
   progress: { done: number; failed: number; total: number };
+  error: string | null;
 }
 export interface FissionImage {
-  role: string;
+  seq: number;
+  role: ImageRole;
   url?: string;
-  error?: string | boolean;
+  /** The error marker: this image failed; retry-images makes it again. */
+  error?: string;
+  retrying?: boolean;
 }
 export interface FissionNote {
   seq: number;
-  note: { title?: string; text?: string; content?: string; body?: string; tags?: string[]; image_plan?: unknown };
+  note: { angle_label: string; title: string; content: string; tags: string[]; image_plan: { role: ImageRole; brief: string }[] };
   images: FissionImage[];
   score: number;
   passed: boolean;
   needs_optimization: boolean;
   dimension: string;
+  /** `image_done` or `failed` once settled; `pending` before. */
   status: string;
+  banned_word_status: BannedStatus;
 }
 export interface FissionNotes {
   fission_id: number;

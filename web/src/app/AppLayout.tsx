@@ -21,6 +21,7 @@ import { setLang, type Lang } from '../i18n';
 import { PageSpin } from './guards';
 import { roleAtLeast } from './roles';
 import { useSession } from './session';
+import { tone } from '../components/tags';
 
 const ROLE_COLOR: Record<Role, string> = { admin: 'red', supervisor: 'gold', operator: 'blue' };
 
@@ -50,26 +51,26 @@ export default function AppLayout() {
       key: 'production',
       label: t('nav.production'),
       items: [
-        { path: '/tasks', label: t('nav.tasks'), icon: <UnorderedListOutlined />, min: 'operator' },
-        { path: '/tasks/new', label: t('nav.newTask'), icon: <PlusCircleOutlined />, min: 'operator' },
-        { path: '/review', label: t('nav.review'), icon: <AuditOutlined />, min: 'supervisor' },
+        { path: '/tasks', label: t('nav.tasks'), icon: <UnorderedListOutlined aria-hidden />, min: 'operator' },
+        { path: '/tasks/new', label: t('nav.newTask'), icon: <PlusCircleOutlined aria-hidden />, min: 'operator' },
+        { path: '/review', label: t('nav.review'), icon: <AuditOutlined aria-hidden />, min: 'supervisor' },
       ],
     },
     {
       key: 'config',
       label: t('nav.config'),
       items: [
-        { path: '/products', label: t('nav.products'), icon: <ShoppingOutlined />, min: 'operator' },
-        { path: '/banned-words', label: t('nav.bannedWords'), icon: <StopOutlined />, min: 'operator' },
-        { path: '/api-keys', label: t('nav.apiKeys'), icon: <KeyOutlined />, min: 'operator' },
+        { path: '/products', label: t('nav.products'), icon: <ShoppingOutlined aria-hidden />, min: 'operator' },
+        { path: '/banned-words', label: t('nav.bannedWords'), icon: <StopOutlined aria-hidden />, min: 'operator' },
+        { path: '/api-keys', label: t('nav.apiKeys'), icon: <KeyOutlined aria-hidden />, min: 'operator' },
       ],
     },
     {
       key: 'admin',
       label: t('nav.admin'),
       items: [
-        { path: '/admin/users', label: t('nav.users'), icon: <TeamOutlined />, min: 'admin' },
-        { path: '/admin/workspaces', label: t('nav.workspaces'), icon: <ApartmentOutlined />, min: 'admin' },
+        { path: '/admin/users', label: t('nav.users'), icon: <TeamOutlined aria-hidden />, min: 'admin' },
+        { path: '/admin/workspaces', label: t('nav.workspaces'), icon: <ApartmentOutlined aria-hidden />, min: 'admin' },
       ],
     },
   ];
@@ -111,7 +112,7 @@ export default function AppLayout() {
               }))}
             />
             {role && (
-              <Tag color={ROLE_COLOR[role]} data-testid="current-role">
+              <Tag color={tone(ROLE_COLOR[role])} data-testid="current-role">
                 {t(`role.${role}`)}
               </Tag>
             )}
@@ -126,7 +127,7 @@ export default function AppLayout() {
               style={{ width: 110 }}
             />
             <Typography.Text>{user?.username}</Typography.Text>
-            <Button icon={<LogoutOutlined />} onClick={logout}>
+            <Button icon={<LogoutOutlined aria-hidden />} onClick={logout}>
               {t('header.logout')}
             </Button>
           </Space>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../api/client';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router-dom';
-import { useMe, useToken } from './session';
+import { sessionExpired, useMe, useToken } from './session';
 
 export function PageSpin() {
   return (
@@ -19,7 +19,10 @@ export function RequireAuth({ children, passwordPage = false }: { children: Reac
   const me = useMe();
   const location = useLocation();
   const { t } = useTranslation();
-  if (!token) return <Navigate to={`/login?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  if (!token) {
+    const next = encodeURIComponent(location.pathname + location.search);
+    return <Navigate to={`/login?${sessionExpired() ? 'expired=1&' : ''}next=${next}`} replace />;
+  }
   if (me.isLoading) return <PageSpin />;
   // An expired token is handled by SessionWatcher; anything else (network) can be retried here.
   if (!me.data) {

@@ -10,8 +10,15 @@ function subscribe(listener: () => void) {
   return () => listeners.delete(listener);
 }
 
-/** Token changes (login, switch, logout) re-render whoever reads the session. */
-export function setToken(token: string | null) {
+let expired = false;
+/** The session ended because the server refused the token (not by logging out). */
+export function sessionExpired(): boolean {
+  return expired;
+}
+
+/** Token changes (login, switch, logout, expiry) re-render whoever reads the session. */
+export function setToken(token: string | null, reason?: 'expired') {
+  expired = reason === 'expired';
   if (token) tokenStore.set(token);
   else tokenStore.clear();
   listeners.forEach((l) => l());
@@ -48,17 +55,18 @@ export function useSession() {
   return { user: me.data, role: me.data?.role, isLoading: me.isLoading, error: me.error, logout, adopt };
 }
 
-/** Sends the user to the login page when a token expires, to the password page on 40301. */
+/**
+ * An expired token ends the session (RequireAuth then shows the login page, saying why); 40301
+ * sends the user to the password page.
+ */
 export function SessionWatcher() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   useEffect(() => {
     onSessionProblem((reason) => {
       if (reason === 'expired') {
-        setToken(null);
+        setToken(null, 'expired');
         queryClient.clear();
-        const next = window.location.pathname + window.location.search;
-        navigate(`/login?expired=1&next=${encodeURIComponent(next)}`, { replace: true });
       } else {
         navigate('/change-password', { replace: true });
       }

@@ -8,7 +8,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   return (
     <Button
       size="small"
-      icon={<CopyOutlined />}
+      icon={<CopyOutlined aria-hidden />}
       onClick={() =>
         navigator.clipboard.writeText(text).then(
           () => notifySuccess(t('copy.done', { what: label })),

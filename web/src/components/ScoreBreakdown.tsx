@@ -1,6 +1,7 @@
 import { Progress, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { Score } from '../api/types';
+import { tone } from './tags';
 
 export const SCORE_MAX = { title: 25, emotion: 25, selling: 25, keyword: 20, compliance: 5 } as const;
 export const SCORE_DIMENSIONS = Object.keys(SCORE_MAX) as (keyof typeof SCORE_MAX)[];
@@ -22,7 +23,7 @@ export function ScoreBreakdown({ score, compact = false }: { score: Score; compa
         <span data-testid="score-total">
           {score.total}/{TOTAL_MAX}
         </span>
-        <Tag color={passed ? 'green' : 'orange'}>{passed ? t('score.passed') : t('score.belowLine')}</Tag>
+        <Tag color={tone(passed ? 'green' : 'orange')}>{passed ? t('score.passed') : t('score.belowLine')}</Tag>
       </div>
       <div style={{ position: 'relative' }}>
         <Progress

@@ -195,6 +195,7 @@ export const en: Strings<typeof zhCN> = {
     imageFailed: '{{role}} failed',
     retry: 'Retry failed images ({{count}})',
     retryQueued: 'Retry queued: {{roles}}',
+    imagePending: 'Generating…',
     nothingToRetry: 'No failed images',
     download: 'Download all',
     noNotes: 'No results yet',

@@ -190,6 +190,7 @@ export const zhCN = {
     imageFailed: '{{role}}生成失败',
     retry: '重试失败图片（{{count}}）',
     retryQueued: '已排队重试：{{roles}}',
+    imagePending: '生成中…',
     nothingToRetry: '没有失败的图片',
     download: '下载全部',
     noNotes: '还没有生成结果',

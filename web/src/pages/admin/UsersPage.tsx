@@ -11,6 +11,7 @@ import { useMe } from '../../app/session';
 import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
+import { tone } from '../../components/tags';
 
 export const ROLES: Role[] = ['operator', 'supervisor', 'admin'];
 
@@ -65,7 +66,7 @@ export default function UsersPage() {
         <Typography.Title level={3} style={{ margin: 0 }}>
           {t('users.title', { workspace: me.data?.workspace.name ?? '' })}
         </Typography.Title>
-        <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)}>
+        <Button type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setCreating(true)}>
           {t('users.create')}
         </Button>
       </Space>
@@ -108,7 +109,7 @@ export default function UsersPage() {
           {
             title: t('users.mustChange'),
             dataIndex: 'must_change_password',
-            render: (v: boolean) => (v ? <Tag color="orange">{t('form.yes')}</Tag> : t('form.no')),
+            render: (v: boolean) => (v ? <Tag color={tone('orange')}>{t('form.yes')}</Tag> : t('form.no')),
           },
           { title: t('tasks.createdAt'), dataIndex: 'created_at', render: formatTime },
           {

@@ -55,7 +55,7 @@ export default function BannedWordsPage() {
         {canWrite && (
           <Space>
             <PresetImport onDone={refresh} />
-            <Button type="primary" icon={<PlusOutlined />} onClick={() => open('new')}>
+            <Button type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => open('new')}>
               {t('banned.add')}
             </Button>
           </Space>

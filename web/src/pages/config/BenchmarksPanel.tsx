@@ -10,6 +10,7 @@ import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 import { ACCEPTED_IMAGES } from './ProductImages';
+import { tone } from '../../components/tags';
 
 const STATUS_COLOR: Record<AnalyzeStatus, string> = { pending: 'default', analyzing: 'processing', done: 'green', failed: 'red' };
 
@@ -44,7 +45,7 @@ function BenchmarkItem({ b, productId }: { b: Benchmark; productId: number }) {
       <div style={{ width: '100%' }}>
         <Space wrap>
           <Typography.Text strong>#{b.id}</Typography.Text>
-          <Tag color={STATUS_COLOR[b.analyze_status]}>{t(`benchmarks.status.${b.analyze_status}`)}</Tag>
+          <Tag color={tone(STATUS_COLOR[b.analyze_status])}>{t(`benchmarks.status.${b.analyze_status}`)}</Tag>
           {b.analysis_source && <Tag>{t('benchmarks.source', { source: b.analysis_source })}</Tag>}
           <Typography.Text type="secondary">{formatTime(b.created_at)}</Typography.Text>
           <Button size="small" onClick={() => analyze.mutate()} loading={analyze.isPending}>
@@ -110,7 +111,7 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
               onRemove={() => setFile(undefined)}
               fileList={file ? [{ uid: 'screenshot', name: file.name, status: 'done' }] : []}
             >
-              <Button icon={<UploadOutlined />}>{t('benchmarks.pick')}</Button>
+              <Button icon={<UploadOutlined aria-hidden />}>{t('benchmarks.pick')}</Button>
             </Upload>
           </Form.Item>
           <Button type="primary" htmlType="submit" loading={add.isPending}>

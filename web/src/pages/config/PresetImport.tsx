@@ -21,7 +21,7 @@ export function PresetImport({ onDone }: { onDone: () => void }) {
   });
   return (
     <>
-      <Button icon={<ImportOutlined />} onClick={() => setOpen(true)}>
+      <Button icon={<ImportOutlined aria-hidden />} onClick={() => setOpen(true)}>
         {t('banned.importPreset')}
       </Button>
       <Modal open={open} title={t('banned.importPreset')} footer={null} onCancel={() => setOpen(false)}>

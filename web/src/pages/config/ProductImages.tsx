@@ -7,6 +7,7 @@ import { api } from '../../api/endpoints';
 import type { ProductImage } from '../../api/types';
 import { QueryError } from '../../components/QueryError';
 import { Thumb } from '../../components/Thumb';
+import { tone } from '../../components/tags';
 
 export const ACCEPTED_IMAGES = 'image/jpeg,image/png,image/webp';
 
@@ -36,7 +37,7 @@ function ImageCard({ productId, image }: { productId: number; image: ProductImag
   return (
     <Card size="small" style={{ width: 200 }} data-testid="product-image" cover={<div style={{ padding: 12 }}><Thumb url={image.url} alt={image.scene} width={174} /></div>}>
       {image.is_primary ? (
-        <Tag color="gold" icon={<StarFilled />}>
+        <Tag color={tone('gold')} icon={<StarFilled aria-hidden />}>
           {t('images.primary')}
         </Tag>
       ) : (
@@ -84,7 +85,7 @@ export function ProductImages({ productId }: { productId: number }) {
         disabled={upload.isPending}
       >
         <p className="ant-upload-drag-icon">
-          <InboxOutlined />
+          <InboxOutlined aria-hidden />
         </p>
         <p className="ant-upload-text">{t('images.drop')}</p>
         <p className="ant-upload-hint">{t('images.hint')}</p>

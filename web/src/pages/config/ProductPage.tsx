@@ -23,7 +23,7 @@ function ProductForm({ id }: { id: number | undefined }) {
   const product = useQuery({ queryKey: ['product', id], queryFn: () => api.products.get(id!), enabled: id !== undefined });
   const bannedWords = useAllBannedWords();
   useEffect(() => {
-    if (product.data) form.setFieldsValue({ ...product.data, custom_prompt: product.data.custom_prompt ?? '' });
+    if (product.data) form.setFieldsValue({ ...product.data, style_tone: product.data.style_tone ?? '', custom_prompt: product.data.custom_prompt ?? '' });
   }, [product.data, form]);
   const save = useMutation({
     meta: { inlineError: true },

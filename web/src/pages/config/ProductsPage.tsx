@@ -40,7 +40,7 @@ export default function ProductsPage() {
             style={{ width: 240 }}
           />
           <Link to="/products/new">
-            <Button type="primary" icon={<PlusOutlined />}>
+            <Button type="primary" icon={<PlusOutlined aria-hidden />}>
               {t('products.new')}
             </Button>
           </Link>

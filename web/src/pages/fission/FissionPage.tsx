@@ -1,6 +1,6 @@
 import { DownloadOutlined, WarningOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Col, Descriptions, Empty, Image, Progress, Row, Space, Tag, Tooltip, Typography } from 'antd';
+import { Alert, Button, Card, Col, Descriptions, Empty, Image, Progress, Row, Space, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
@@ -9,11 +9,8 @@ import { notifySuccess } from '../../app/notify';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryError } from '../../components/QueryError';
 import { PASS_LINE } from '../../components/ScoreBreakdown';
+import { BannedStatusTag, tone } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
-
-function noteText(note: FissionNote['note']): string {
-  return note.content ?? note.body ?? note.text ?? '';
-}
 
 async function saveFile(res: Response, fallbackName: string) {
   const disposition = res.headers.get('content-disposition') ?? '';
@@ -38,7 +35,7 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
       onRetried();
     },
   });
-  const tags = note.note.tags ?? [];
+  const tags = note.note.tags;
   return (
     <Card
       size="small"
@@ -47,28 +44,31 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
       title={`${t('fission.set', { seq: note.seq })} · ${note.dimension}`}
       extra={
         <Space size={4}>
-          <Tag color={note.passed ? 'green' : 'orange'}>
+          <Tag color={tone(note.passed ? 'green' : 'orange')}>
             {note.score} {note.passed ? t('score.passed') : t('score.belowLine')}
           </Tag>
-          {note.needs_optimization && <Tag color="orange">{t('fission.needsOptimization')}</Tag>}
-          <Tag color={note.status === 'failed' ? 'red' : 'blue'}>{t(`fission.noteStatus.${note.status}`, { defaultValue: note.status })}</Tag>
+          {note.needs_optimization && <Tag color={tone('orange')}>{t('fission.needsOptimization')}</Tag>}
+          <BannedStatusTag status={note.banned_word_status} />
+          <Tag color={tone(note.status === 'failed' ? 'red' : 'blue')}>{t(`fission.noteStatus.${note.status}`, { defaultValue: note.status })}</Tag>
         </Space>
       }
       style={{ height: '100%' }}
     >
-      {note.note.title && (
-        <Typography.Title level={5} style={{ marginTop: 0 }}>
-          {note.note.title}
-        </Typography.Title>
-      )}
-      <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{noteText(note.note)}</Typography.Paragraph>
+      <Typography.Title level={5} style={{ marginTop: 0 }}>
+        {note.note.title}
+      </Typography.Title>
+      <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{note.note.content}</Typography.Paragraph>
       <Typography.Paragraph type="secondary">{tags.map((tag) => `#${tag}`).join(' ')}</Typography.Paragraph>
       <Progress percent={Math.max(0, Math.min(100, note.score))} success={{ percent: 0 }} showInfo={false} size="small" aria-label={t('fission.scoreLabel', { score: note.score, line: PASS_LINE })} />
       <Image.PreviewGroup>
         <Space wrap style={{ marginTop: 8 }}>
           {note.images.map((img, i) =>
-            img.error || !img.url ? (
-              <Tooltip key={i} title={typeof img.error === 'string' ? img.error : undefined}>
+            img.retrying || (!img.error && !img.url) ? (
+              <div key={i} data-testid="image-pending" style={{ width: 90, aspectRatio: '3 / 4', display: 'flex', alignItems: 'center', justifyContent: 'center', background: '#fafafa', border: '1px dashed #d9d9d9', borderRadius: 6, fontSize: 12 }}>
+                {t('fission.imagePending')}
+              </div>
+            ) : img.error || !img.url ? (
+              <Tooltip key={i} title={img.error}>
                 <div data-testid="image-error" style={{ width: 90, aspectRatio: '3 / 4', display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', background: '#fff1f0', border: '1px dashed #ff4d4f', borderRadius: 6, fontSize: 12, color: '#a8071a' }}>
                   <WarningOutlined aria-hidden />
                   {t('fission.imageFailed', { role: t(`imageRole.${img.role}`, { defaultValue: img.role }) })}
@@ -84,8 +84,8 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
         <Button size="small" disabled={failedImages.length === 0} loading={retry.isPending} onClick={() => retry.mutate()}>
           {t('fission.retry', { count: failedImages.length })}
         </Button>
-        {note.note.title && <CopyButton text={note.note.title} label={t('copy.title')} />}
-        <CopyButton text={noteText(note.note)} label={t('copy.body')} />
+        <CopyButton text={note.note.title} label={t('copy.title')} />
+        <CopyButton text={note.note.content} label={t('copy.body')} />
         <CopyButton text={tags.map((tag) => `#${tag}`).join(' ')} label={t('copy.tags')} />
       </Space>
     </Card>
@@ -103,7 +103,7 @@ export default function FissionPage() {
     queryFn: () => api.fission.notes(id),
     // Retried images land in the background: the notes are polled while any image is missing.
     refetchInterval: (q) =>
-      poll(q.state.data?.status === 'generating' || Boolean(q.state.data?.notes.some((n) => n.images.some((i) => !i.url && !i.error)))),
+      poll(q.state.data?.status === 'generating' || Boolean(q.state.data?.notes.some((n) => n.images.some((i) => i.retrying)))),
   });
   const download = useMutation({ mutationFn: async () => saveFile(await api.fission.download(id), `fission_${id}.zip`) });
   const progress = fission.data?.progress;
@@ -114,11 +114,12 @@ export default function FissionPage() {
         <Typography.Title level={3} style={{ margin: 0 }}>
           {t('fission.page', { id })}
         </Typography.Title>
-        <Button icon={<DownloadOutlined />} onClick={() => download.mutate()} loading={download.isPending} disabled={!notes.data?.notes.length}>
+        <Button icon={<DownloadOutlined aria-hidden />} onClick={() => download.mutate()} loading={download.isPending} disabled={!notes.data?.notes.length}>
           {t('fission.download')}
         </Button>
       </Space>
       <QueryError error={fission.error ?? notes.error} />
+      {fission.data?.error && <Alert type="warning" showIcon title={fission.data.error} style={{ marginBottom: 16 }} />}
       {fission.data && progress && (
         <Card size="small" style={{ marginBottom: 16 }}>
           <Descriptions size="small" column={{ xs: 1, md: 4 }}>

@@ -22,7 +22,7 @@ function SetColumn({ set }: { set: SelectedSet }) {
           <Typography.Title level={5} style={{ marginTop: 0 }}>
             {text.title}
           </Typography.Title>
-          <Typography.Paragraph style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{text.content}</Typography.Paragraph>
+          <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{text.content}</Typography.Paragraph>
           <Typography.Paragraph type="secondary">{text.tags.map((tag) => `#${tag}`).join(' ')}</Typography.Paragraph>
           <BannedStatusTag status={text.banned_word_status} />
           <ScoreBreakdown score={text.score} />

@@ -7,7 +7,7 @@ import { CopyButton } from '../../components/CopyButton';
 import { HighlightText, type WordMark } from '../../components/HighlightText';
 import { ScoreBreakdown } from '../../components/ScoreBreakdown';
 import { groupBySet, selectionBlocked, type SetKey } from '../../components/selection';
-import { BannedStatusTag } from '../../components/tags';
+import { BannedStatusTag, tone } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
 import { useLive, type LiveStore } from '../../hooks/taskStream';
 
@@ -29,10 +29,10 @@ const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidat
       data-testid="text-candidate"
       data-candidate-id={c.candidate_id}
       data-selected={c.is_selected}
-      style={{ marginBottom: 12, borderColor: c.is_selected ? '#d4380d' : undefined }}
+      style={{ marginBottom: 12, borderColor: c.is_selected ? '#ad2102' : undefined }}
       title={
         <Space size={4} wrap>
-          {c.is_selected && <CheckCircleFilled style={{ color: '#d4380d' }} aria-label={t('candidate.selected')} />}
+          {c.is_selected && <CheckCircleFilled style={{ color: '#ad2102' }} aria-label={t('candidate.selected')} />}
           <span>{c.angle_label}</span>
         </Space>
       }
@@ -40,14 +40,14 @@ const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidat
         <Space size={4}>
           <BannedStatusTag status={c.banned_word_status} />
           {c.source === 'import' && <Tag>{t('candidate.imported')}</Tag>}
-          {c.edited && <Tag color="purple">{t('candidate.edited')}</Tag>}
+          {c.edited && <Tag color={tone('purple')}>{t('candidate.edited')}</Tag>}
         </Space>
       }
     >
       <Typography.Title level={5} style={{ marginTop: 0 }}>
         <HighlightText text={c.title} words={words} />
       </Typography.Title>
-      <Typography.Paragraph style={{ maxHeight: 220, overflow: 'auto' }}>
+      <Typography.Paragraph tabIndex={0} style={{ maxHeight: 220, overflow: 'auto' }}>
         <HighlightText text={c.content} words={words} />
       </Typography.Paragraph>
       {c.tags.length > 0 && (
@@ -72,7 +72,7 @@ const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidat
             {c.is_selected ? t('candidate.deselect') : t('candidate.select')}
           </Button>
         </Tooltip>
-        <Button size="small" icon={<EditOutlined />} disabled={!actions.canEdit} onClick={() => actions.onEdit(c)}>
+        <Button size="small" icon={<EditOutlined aria-hidden />} disabled={!actions.canEdit} onClick={() => actions.onEdit(c)}>
           {t('candidate.edit')}
         </Button>
         <CopyButton text={c.title} label={t('copy.title')} />

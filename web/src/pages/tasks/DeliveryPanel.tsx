@@ -38,7 +38,7 @@ function PackageRow({ pkg, onChange }: { pkg: DeliveryPackage; onChange: () => v
         />
         {pkg.error && <Alert type="error" showIcon title={pkg.error} style={{ marginBottom: 8 }} />}
         <Space wrap>
-          <Button icon={<DownloadOutlined />} type="primary" disabled={!downloadable} loading={download.isPending} onClick={() => download.mutate()}>
+          <Button icon={<DownloadOutlined aria-hidden />} type="primary" disabled={!downloadable} loading={download.isPending} onClick={() => download.mutate()}>
             {t('delivery.download')}
           </Button>
           <Button disabled={pkg.status !== 'ready'} loading={mark.isPending} onClick={() => mark.mutate()}>

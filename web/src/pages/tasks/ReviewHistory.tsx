@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/endpoints';
 import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
+import { tone } from '../../components/tags';
 
 const COLOR = { submit: 'blue', approve: 'green', reject: 'red' } as const;
 
@@ -20,7 +21,7 @@ export function ReviewHistory({ taskId, version }: { taskId: number; version: st
           color: COLOR[r.action],
           content: (
             <>
-              <Tag color={COLOR[r.action]}>{t(`reviewAction.${r.action}`)}</Tag>
+              <Tag color={tone(COLOR[r.action])}>{t(`reviewAction.${r.action}`)}</Tag>
               {r.final && <Tag>{t('review.finalTag')}</Tag>}
               <Typography.Text type="secondary">
                 {r.username} · {formatTime(r.created_at)}

@@ -39,7 +39,7 @@ export default function TaskListPage() {
           {t('tasks.title')}
         </Typography.Title>
         <Link to="/tasks/new">
-          <Button type="primary" icon={<PlusOutlined />}>
+          <Button type="primary" icon={<PlusOutlined aria-hidden />}>
             {t('nav.newTask')}
           </Button>
         </Link>

@@ -140,6 +140,7 @@ export default function TaskPage() {
           description={d.reject_reason}
         />
       )}
+      {d.status === 'failed' && d.failure_reason && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={d.failure_reason} />}
       {d.status === 'pending_selection' && !canSubmitForReview(d.text_candidates) && (
         <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('taskPage.selectHint')} />
       )}

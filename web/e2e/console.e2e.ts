@@ -1,0 +1,390 @@
+/**
+ * The console in a real Chromium against the real server (offline `local` provider): the whole
+ * flow of issue 8, role limits, accessibility (axe-core) and the login page's download size.
+ * Screenshots of the main pages go to e2e/screenshots/ on every run.
+ */
+import axe from 'axe-core';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../src/api/endpoints';
+import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
+import { zipEntries } from './zip';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const HERE = path.join(ROOT, 'web', 'e2e');
+const SHOTS = path.join(HERE, 'screenshots');
+const LOGIN_BUDGET_GZIP = 300 * 1024;
+
+const available = existsSync(CHROMIUM);
+if (!available) {
+  if (process.env.CI === 'true') throw new Error(`Chromium not found at ${CHROMIUM} (CI=true: the browser tests must run)`);
+  console.log(`\n[e2e] skipped: Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)\n`);
+}
+
+const PASSWORDS = { admin: 'e2e-admin-password-2', first: 'first-password-1', second: 'second-password-2' };
+
+describe.skipIf(!available)('web console in Chromium', () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const state = { productId: 0, taskId: 0, imageFile: '' };
+
+  async function screenshot(name: string) {
+    await page.waitForLoadState('networkidle').catch(() => undefined);
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /** axe-core in the page: no serious or critical violations. */
+  async function expectAccessible(name: string) {
+    // evaluate() runs outside the page's CSP, which (rightly) refuses inline scripts.
+    await page.evaluate(axe.source);
+    const result = await page.evaluate(async () => {
+      const r = await (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+    });
+    const serious = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious, `${name}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+  }
+
+  async function login(username: string, password: string, succeeds = true) {
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel('用户名').fill(username);
+    await page.getByLabel('密码', { exact: true }).fill(password);
+    await page.getByRole('button', { name: '登录' }).click();
+    if (succeeds) await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+  }
+
+  async function changePassword(current: string, next: string) {
+    await page.waitForURL('**/change-password');
+    await page.getByLabel('当前密码').fill(current);
+    await page.getByLabel('新密码', { exact: true }).fill(next);
+    await page.getByLabel('确认新密码').fill(next);
+    await page.getByRole('button', { name: '修改密码' }).click();
+    await page.waitForURL('**/tasks');
+  }
+
+  async function logout() {
+    await page.getByRole('button', { name: '退出登录' }).click();
+    await page.waitForURL(/\/login/);
+  }
+
+  async function chooseOption(combobox: ReturnType<Page['getByRole']>, option: string) {
+    await combobox.click();
+    await page.locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: option }).first().click();
+  }
+
+  async function openTask() {
+    await page.goto(`${server.url}/tasks/${state.taskId}`);
+    await page.getByTestId('live-panel').waitFor();
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    // A production build (Vitest sets NODE_ENV=test, which would give React's development build).
+    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: path.join(ROOT, 'web'), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    state.imageFile = path.join(SHOTS, 'upload-product.png');
+    await sharp({ create: { width: 600, height: 800, channels: 3, background: { r: 230, g: 120, b: 90 } } })
+      .png()
+      .toFile(state.imageFile);
+    server = await startServer();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+  });
+
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail' && page) {
+      await page.screenshot({ path: path.join(SHOTS, 'failed.png'), fullPage: true }).catch(() => undefined);
+    }
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('loads the login page with at most 300 KB of gzipped JavaScript and no console code', async () => {
+    const scripts: { url: string; gzip: number }[] = [];
+    const listener = async (response: import('playwright-core').Response) => {
+      if (response.request().resourceType() === 'script') {
+        scripts.push({ url: response.url(), gzip: gzipSync(await response.body(), { level: 9 }).length });
+      }
+    };
+    page.on('response', listener);
+    await page.goto(`${server.url}/login`);
+    await page.getByRole('button', { name: '登录' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    page.off('response', listener);
+    const total = scripts.reduce((sum, s) => sum + s.gzip, 0);
+    writeFileSync(path.join(SHOTS, 'login-scripts.json'), JSON.stringify({ total, scripts }, null, 1));
+    expect(total).toBeLessThanOrEqual(LOGIN_BUDGET_GZIP);
+    expect(scripts.some((s) => /TaskPage|AppLayout|ProductPage/.test(s.url))).toBe(false);
+    await screenshot('01-login');
+    await expectAccessible('login');
+  });
+
+  it('shows the envelope message for a wrong password', async () => {
+    await login('admin', 'wrong-password-here', false);
+    await expect.poll(() => page.getByRole('alert').innerText()).toMatch(/password|密码/i);
+    expect(await page.getByRole('alert').innerText()).not.toContain('[object Object]');
+  });
+
+  it('forces the bootstrapped admin to change the password, then opens the console', async () => {
+    await login('admin', ADMIN_PASSWORD);
+    await page.getByText('首次登录需要先修改密码').waitFor();
+    await screenshot('02-change-password');
+    await expectAccessible('change-password');
+    await changePassword(ADMIN_PASSWORD, PASSWORDS.admin);
+    await page.getByRole('heading', { name: '任务列表' }).waitFor();
+  });
+
+  it('switches to the Demo workspace from the header and shows the role', async () => {
+    await chooseOption(page.getByRole('combobox', { name: '当前工作空间' }), 'Demo');
+    await expect.poll(() => page.getByRole('combobox', { name: '当前工作空间' }).locator('..').locator('..').innerText()).toContain('Demo');
+    expect(await page.getByTestId('current-role').innerText()).toBe('管理员');
+  });
+
+  it('creates an operator and a supervisor on the users page', async () => {
+    await page.getByRole('link', { name: '用户' }).click();
+    for (const [username, role] of [
+      ['op1', '运营'],
+      ['sup1', '主管'],
+    ] as const) {
+      await page.getByRole('button', { name: '新建用户' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel('用户名').fill(username);
+      await dialog.getByLabel('邮箱').fill(`${username}@example.com`);
+      await dialog.getByLabel('初始密码').fill(PASSWORDS.first);
+      await chooseOption(dialog.getByRole('combobox', { name: '角色' }), role);
+      await dialog.getByRole('button', { name: '保存' }).click();
+      await page.getByRole('cell', { name: username, exact: true }).waitFor();
+    }
+    await screenshot('03-users');
+    await expectAccessible('users');
+  });
+
+  it('creates a product with selling points and a product image', async () => {
+    await page.goto(`${server.url}/products/new`);
+    await page.getByLabel('名称').fill('晨光保温杯');
+    await page.getByLabel('品类').fill('家居');
+    const points = page.getByRole('combobox', { name: '卖点' });
+    await points.click();
+    for (const p of ['12小时保温', '一键开盖']) {
+      await points.pressSequentially(p);
+      await points.press('Enter');
+    }
+    await page.getByRole('button', { name: '保存' }).click();
+    await page.waitForURL(/\/products\/\d+$/);
+    state.productId = Number(/\/products\/(\d+)$/.exec(page.url())![1]);
+    await page.getByRole('tab', { name: '产品图片' }).click();
+    await page.locator('input[type=file]').setInputFiles(state.imageFile);
+    await page.getByTestId('product-image').first().waitFor();
+    expect(await page.getByTestId('product-image').first().innerText()).toContain('主图');
+    await screenshot('04-product-images');
+    await page.getByRole('tab', { name: '资料' }).click();
+    await expectAccessible('product');
+  });
+
+  it('lists products and banned words, and imports a preset word list', async () => {
+    await page.goto(`${server.url}/products`);
+    await page.getByRole('link', { name: '晨光保温杯' }).waitFor();
+    await screenshot('05-products');
+    await expectAccessible('products');
+    await page.goto(`${server.url}/banned-words`);
+    await page.getByRole('button', { name: '导入预设词库' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: '导入' }).first().click();
+    await page.getByText(/导入 \d+ 个/).waitFor();
+    // Dialogs close from the keyboard.
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await page.locator('tbody').getByText('自动替换').first().waitFor();
+    await screenshot('06-banned-words');
+    await expectAccessible('banned-words');
+  });
+
+  it('creates a task and watches it complete live over SSE', async () => {
+    await page.goto(`${server.url}/tasks/new?product_id=${state.productId}`);
+    await page.getByLabel('主题').fill('通勤路上的一杯热水');
+    await page.getByLabel('每组图片数量（0–9）').fill('1');
+    await page.getByRole('button', { name: '创建并开始生成' }).click();
+    await page.waitForURL(/\/tasks\/\d+$/);
+    state.taskId = Number(/\/tasks\/(\d+)$/.exec(page.url())![1]);
+    await page.getByTestId('live-panel').waitFor();
+    await page.getByText('待选择').first().waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.getByTestId('text-candidate').count()).toBe(3);
+    await expect.poll(() => page.getByTestId('image-candidate').count()).toBe(3);
+    expect(await page.getByTestId('stage-image').innerText()).toContain('3/3');
+    // Texts, scores and the thumbnails of every set are on the page.
+    for (const set of ['A', 'B', 'C']) {
+      await expect.poll(() => page.getByTestId(`set-${set}`).getByTestId('text-candidate').count()).toBe(1);
+    }
+    await expect.poll(() => page.locator('[data-testid=image-candidate] img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
+    await screenshot('07-task-generated');
+    await expectAccessible('task');
+  });
+
+  it('selects a text and an image, then submits for review', async () => {
+    const setA = page.getByTestId('set-A');
+    await setA.getByRole('button', { name: '选用' }).click();
+    await setA.locator('[data-testid=text-candidate][data-selected=true]').waitFor();
+    await setA.getByRole('checkbox').first().check();
+    await setA.locator('[data-testid=image-candidate][data-selected=true]').waitFor();
+    await page.getByRole('button', { name: '提交审核' }).click();
+    await page.getByText('待审核').first().waitFor();
+    await logout();
+  });
+
+  it('the supervisor rejects it with a reason', async () => {
+    await login('sup1', PASSWORDS.first);
+    await changePassword(PASSWORDS.first, PASSWORDS.second);
+    await page.getByRole('link', { name: '审核队列' }).click();
+    const item = page.getByTestId('review-item').filter({ hasText: `#${state.taskId}` });
+    await item.waitFor();
+    expect(await item.getByTestId('review-set-A').innerText()).toContain('总分');
+    await screenshot('08-review-queue');
+    await expectAccessible('review');
+    await item.getByRole('button', { name: '驳回' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: '驳回' }).click();
+    await dialog.getByText('请填写驳回原因').waitFor();
+    await dialog.getByLabel('驳回原因').fill('标题太平淡，换一个有数字的标题');
+    await dialog.getByRole('button', { name: '驳回' }).click();
+    await item.waitFor({ state: 'detached' });
+    await logout();
+  });
+
+  it('the operator sees the reason and history, cannot reach review or admin pages, and resubmits', async () => {
+    await login('op1', PASSWORDS.first);
+    await changePassword(PASSWORDS.first, PASSWORDS.second);
+    const nav = page.getByRole('navigation', { name: '主导航' });
+    await nav.getByRole('link', { name: '任务列表' }).waitFor();
+    expect(await nav.getByRole('link', { name: '审核队列' }).count()).toBe(0);
+    expect(await nav.getByRole('link', { name: '用户' }).count()).toBe(0);
+    for (const target of ['/review', '/admin/users', '/admin/workspaces']) {
+      await page.goto(`${server.url}${target}`);
+      await page.getByText('无权访问').waitFor();
+    }
+    await screenshot('09-operator-forbidden');
+    await openTask();
+    await page.getByTestId('reject-reason').getByText('标题太平淡，换一个有数字的标题').waitFor();
+    await page.getByTestId('review-history').getByText('标题太平淡，换一个有数字的标题').waitFor();
+    await page.getByTestId('preference-panel').waitFor();
+    await screenshot('10-task-rejected');
+    const setA = page.getByTestId('set-A');
+    if ((await setA.locator('[data-testid=text-candidate][data-selected=true]').count()) === 0) {
+      await setA.getByRole('button', { name: '选用' }).click();
+    }
+    await page.getByRole('button', { name: '提交审核' }).click();
+    await page.getByText('待审核').first().waitFor();
+    await logout();
+  });
+
+  it('the supervisor approves', async () => {
+    await login('sup1', PASSWORDS.second);
+    await page.goto(`${server.url}/review`);
+    const item = page.getByTestId('review-item').filter({ hasText: `#${state.taskId}` });
+    await item.getByRole('button', { name: '通过' }).click();
+    await item.waitFor({ state: 'detached' });
+    await logout();
+  });
+
+  it('the operator packages the task and downloads the zip through a one-time token', async () => {
+    await login('op1', PASSWORDS.second);
+    await page.waitForURL('**/tasks');
+    await openTask();
+    await page.getByText('已通过').first().waitFor();
+    await page.getByRole('button', { name: '生成交付包' }).click();
+    const row = page.getByTestId('package-row').first();
+    await page.locator('[data-testid=package-row][data-status=ready]').first().waitFor({ timeout: 60_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: '下载', exact: true }).click()]);
+    const file = path.join(SHOTS, 'package.zip');
+    await download.saveAs(file);
+    const zip = readFileSync(file);
+    expect(zip.subarray(0, 2).toString()).toBe('PK');
+    const names = zipEntries(zip);
+    expect(names.some((n) => /^note_01_A\/note\.txt$/.test(n))).toBe(true);
+    expect(names.some((n) => /^note_01_A\/\d{2}_\w+\.(jpg|jpeg|png|webp)$/.test(n))).toBe(true);
+    const fileUrl = new URL(download.url());
+    expect(fileUrl.pathname).toMatch(/\/delivery-packages\/\d+\/download-file$/);
+    // A one-time download token, not the session JWT (three dot-separated parts), is in the link.
+    const token = fileUrl.searchParams.get('token')!;
+    expect(token.length).toBeGreaterThan(10);
+    expect(token).not.toBe(await page.evaluate(() => localStorage.getItem('cps.token')));
+    expect(token.split('.')).not.toHaveLength(3);
+    await row.getByRole('button', { name: '标记已下载' }).click();
+    await page.locator('[data-testid=package-row][data-status=downloaded]').first().waitFor();
+    await screenshot('11-task-delivered');
+  });
+
+  it('starts a fission from the task, shows the notes and offers retry and download', async () => {
+    await page.getByRole('button', { name: '发起裂变' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('裂变数量（1–5）').fill('2');
+    await dialog.getByRole('button', { name: '开始裂变' }).click();
+    await page.waitForURL(/\/fission\/\d+$/);
+    await expect.poll(() => page.getByTestId('fission-status').innerText(), { timeout: 90_000 }).toMatch(/已完成|失败/);
+    await expect.poll(() => page.getByTestId('fission-note').count()).toBe(2);
+    const failedImages = await page.getByTestId('image-error').count();
+    const retry = page.getByTestId('fission-note').first().getByRole('button', { name: /重试失败图片/ });
+    if (failedImages === 0) expect(await retry.isDisabled()).toBe(true);
+    else {
+      await page.getByTestId('fission-note').filter({ has: page.getByTestId('image-error') }).first().getByRole('button', { name: /重试失败图片/ }).click();
+    }
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: '下载全部' }).click()]);
+    const file = path.join(SHOTS, 'fission.zip');
+    await download.saveAs(file);
+    const names = zipEntries(readFileSync(file));
+    expect(names).toContain('checklist.md');
+    expect(names.some((n) => n.startsWith('set_01/'))).toBe(true);
+    await screenshot('12-fission');
+    await expectAccessible('fission');
+  });
+
+  it('switches the whole interface to English', async () => {
+    await page.goto(`${server.url}/tasks`);
+    await chooseOption(page.getByRole('combobox', { name: '界面语言' }), 'English');
+    const nav = page.getByRole('navigation', { name: 'Main navigation' });
+    await nav.getByRole('link', { name: 'Tasks' }).waitFor();
+    // Navigation and page chrome are English only; data (product names, themes) stays as entered.
+    expect(await nav.innerText()).not.toMatch(/[\u4e00-\u9fff]/);
+    expect(await page.locator('thead').innerText()).not.toMatch(/[\u4e00-\u9fff]/);
+    // Reloaded: once opened, an antd Select leaves an unnamed hidden listbox behind (antd issue),
+    // which is not what a page offers on arrival. The language choice survives the reload.
+    await page.reload();
+    await nav.getByRole('link', { name: 'Tasks' }).waitFor();
+    await screenshot('13-tasks-english');
+    await expectAccessible('tasks');
+    await chooseOption(page.getByRole('combobox', { name: 'Language' }), '中文');
+    await page.getByRole('navigation', { name: '主导航' }).waitFor();
+  });
+
+  it('sends an expired session back to the login page', async () => {
+    await page.evaluate(() => localStorage.setItem('cps.token', 'not-a-valid-token'));
+    await page.goto(`${server.url}/tasks`);
+    await page.getByText('登录已过期，请重新登录').waitFor();
+    expect(page.url()).toContain('/login');
+  });
+
+  it('every endpoint the client calls exists in the server OpenAPI document', async () => {
+    const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const missing = ROUTES.filter((r) => !doc.paths[`/api/v1${r.path}`]?.[r.method.toLowerCase()]).map((r) => `${r.method} ${r.path}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('raised no uncaught errors in the page', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
