@@ -173,6 +173,14 @@ export interface ScoreJson {
   total: number;
 }
 
+/** Tasks per (workspace, product, status), kept by triggers (migration 0601). */
+export interface TaskCountsTable {
+  workspace_id: number;
+  product_id: number;
+  status: TaskStatus;
+  n: number;
+}
+
 export interface TextCandidatesTable {
   id: Id;
   workspace_id: number;
@@ -374,6 +382,7 @@ export interface DB {
   benchmarks: BenchmarksTable;
   banned_words: BannedWordsTable;
   tasks: TasksTable;
+  task_counts: TaskCountsTable;
   text_candidates: TextCandidatesTable;
   image_candidates: ImageCandidatesTable;
   task_events: TaskEventsTable;

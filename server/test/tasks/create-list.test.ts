@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
-import { API, createTask, ok, workspaceWithProduct, type Workspace } from './fixtures.js';
+import { API, createTask, ok, setStatus, workspaceWithProduct, type Workspace } from './fixtures.js';
 
 describe('POST /tasks', () => {
   let server: TestServer;
@@ -188,9 +188,30 @@ describe('GET /tasks', () => {
     }
   });
 
+  it('reports totals that match the tasks, whichever way their status changed', async () => {
+    await setStatus(server, ids[0]!, 'approved');
+    const archived = await server.request('POST', `${API}/tasks/${ids[0]}/archive`, { token: ws.token });
+    expect(archived.status).toBe(200);
+    await server.ctx.db.updateTable('tasks').set({ status: 'generating' }).where('id', 'in', [ids[1]!, ids[3]!]).execute();
+    await createTask(server, ws, { product_id: second });
+    const statuses = [undefined, 'pending', 'generating', 'archived', 'failed', 'approved'] as const;
+    for (const status of statuses) {
+      for (const productId of [undefined, ws.productId, second]) {
+        let query = server.ctx.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', ws.workspaceId);
+        if (status) query = query.where('status', '=', status);
+        if (productId) query = query.where('product_id', '=', productId);
+        const expected = Number((await query.executeTakeFirstOrThrow()).n);
+        const q = new URLSearchParams({ page_size: '1', ...(status ? { status } : {}), ...(productId ? { product_id: String(productId) } : {}) });
+        const res = await list(`?${q}`);
+        expect(res.body.data.total, q.toString()).toBe(expected);
+        expect(res.body.data.items.length).toBe(Math.min(1, expected));
+      }
+    }
+  });
+
   it('shows the detail shape with empty candidates and null progress', async () => {
-    const detail = await ok(server, 'GET', `/tasks/${ids[0]}`, ws.token);
-    expect(detail).toMatchObject({ id: ids[0], benchmark_ids: [], text_candidates: [], image_candidates: [], progress: null, status: 'pending', generation: 0 });
+    const detail = await ok(server, 'GET', `/tasks/${ids[4]}`, ws.token);
+    expect(detail).toMatchObject({ id: ids[4], benchmark_ids: [], text_candidates: [], image_candidates: [], progress: null, status: 'pending', generation: 0 });
     for (const key of ['product_name', 'need_product_image', 'review_status', 'reject_reason', 'reviewed_at', 'text_count', 'image_count', 'track']) expect(detail).toHaveProperty(key);
     expect((await server.request('GET', `${API}/tasks/99999999`, { token: ws.token })).status).toBe(404);
     expect((await server.request('GET', `${API}/tasks/abc`, { token: ws.token })).status).toBe(400);

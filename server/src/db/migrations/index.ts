@@ -3,6 +3,7 @@ import * as initial from './20261122_0001_initial.js';
 import * as workConfiguration from './20261122_0300_work_configuration.js';
 import * as jobResumes from './20261122_0400_job_resumes.js';
 import * as taskEvents from './20261122_0600_task_events.js';
+import * as taskCounts from './20261122_0601_task_counts.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0300_work_configuration': workConfiguration,
   '20261122_0400_job_resumes': jobResumes,
   '20261122_0600_task_events': taskEvents,
+  '20261122_0601_task_counts': taskCounts,
 };

@@ -48,8 +48,21 @@ export function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters,
       .offset(page.offset)
       .limit(page.limit)
       .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n)),
+    filters.from || filters.to
+      ? base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n))
+      : countFromCounters(db, workspaceId, filters),
   ]);
+}
+
+/** The total without a date range, from the trigger-kept counters: a few rows, not every task. */
+function countFromCounters(db: DbOrTx, workspaceId: number, filters: TaskFilters): Promise<number> {
+  let query = db
+    .selectFrom('task_counts')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
+    .where('workspace_id', '=', workspaceId);
+  if (filters.status) query = query.where('status', '=', filters.status);
+  if (filters.productId !== undefined) query = query.where('product_id', '=', filters.productId);
+  return query.executeTakeFirstOrThrow().then((r) => Number(r.n));
 }
 
 export function findTaskDetail(db: DbOrTx, workspaceId: number, id: number) {
