@@ -141,8 +141,10 @@ export function connectTaskStream(opts: StreamOptions): () => void {
 
   const retryLater = () => {
     if (closed) return;
-    store.setConnection('reconnecting');
-    const delay = delays[Math.min(failures, delays.length - 1)] ?? 1000;
+    // After `done` the server ends the stream: ask at once whether that was the end.
+    const ended = store.getState().done;
+    if (!ended) store.setConnection('reconnecting');
+    const delay = ended ? 0 : (delays[Math.min(failures, delays.length - 1)] ?? 1000);
     failures += 1;
     timer = setTimeout(() => {
       void (async () => {
@@ -208,6 +210,7 @@ export function connectTaskStream(opts: StreamOptions): () => void {
     clearTimeout(timer);
     source?.close();
     source = undefined;
+    store.setConnection('closed');
   };
 }
 
