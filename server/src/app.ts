@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.js';
 import { authHooks } from './http/auth.js';
 import { AppError } from './http/errors.js';
-import { installErrorHandlers, sendError } from './http/errors-handler.js';
+import { clientErrorHandler, installErrorHandlers, sendError } from './http/errors-handler.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { ErrorEnvelope } from './http/schemas.js';
 import { strictBodyValidators } from './http/validation.js';
@@ -35,6 +35,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     trustProxy: ctx.config.env.TRUST_PROXY === '1',
     // Our own 503 below, in the envelope, instead of Fastify's fixed body.
     return503OnClosing: false,
+    clientErrorHandler,
     ajv: {
       // Extra fields are dropped rather than refused (older clients send more than we read);
       // query strings and path parameters arrive as text and are coerced; bodies are not

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ErrorKinds, type ErrorKind } from './errors.js';
 
@@ -78,4 +79,23 @@ export function installErrorHandlers(app: FastifyInstance) {
     request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, 'internal', 'internal error; the request id is ' + request.id);
   });
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'request not received in time'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'request headers or URL too large (limit 16 KB)'],
+};
+
+/**
+ * Requests Node's parser refuses before Fastify sees them (malformed HTTP, oversized headers or
+ * URL, timeouts) still get the error envelope, with code 40000: the request itself is invalid.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'malformed HTTP request'];
+  const body = JSON.stringify({ code: ErrorKinds.validation.code, message });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }

@@ -48,6 +48,12 @@ describe('operations endpoints', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('requests the HTTP parser refuses still get the envelope (found by the fuzzer)', async () => {
+    const res = await server.request('GET', `/api/v1/products?q=${'x'.repeat(20_000)}`);
+    expect(res.status).toBe(431);
+    expect(res.body).toEqual({ code: 40000, message: expect.stringContaining('too large') });
+  });
+
   it('readyz checks the database and the file store', async () => {
     const res = await server.request('GET', '/readyz');
     expect(res.status).toBe(200);

@@ -29,15 +29,42 @@ export interface Upload {
 export async function readUpload(request: FastifyRequest, fileField: string): Promise<Upload> {
   const fields: Record<string, string> = {};
   let file: Buffer | undefined;
-  for await (const part of request.parts()) {
-    if (part.type === 'file') {
-      if (part.fieldname !== fileField) throw badRequest(`unexpected file field "${part.fieldname}"; send the file as "${fileField}"`);
-      file = await part.toBuffer();
-    } else {
-      // busboy cuts an over-long field silently; a cut text must not be stored as if whole.
-      if (part.valueTruncated) throw new AppError('payloadTooLarge', `multipart field "${part.fieldname}" is too long`);
-      fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== fileField) throw badRequest(`unexpected file field "${part.fieldname}"; send the file as "${fileField}"`);
+        file = await part.toBuffer();
+      } else {
+        // busboy cuts an over-long field silently; a cut text must not be stored as if whole.
+        if (part.valueTruncated) throw new AppError('payloadTooLarge', `multipart field "${part.fieldname}" is too long`);
+        fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+      }
     }
+  } catch (err) {
+    discardRest(request);
+    // busboy's own parse errors are plain Errors; they describe a malformed body, not a bug.
+    if (err instanceof Error && !(err instanceof AppError) && !('code' in err) && /^(Multipart: |Unexpected end of|Malformed)/.test(err.message)) {
+      throw badRequest(`malformed multipart body: ${err.message}`);
+    }
+    throw err;
   }
   return { file, fields };
+}
+
+/**
+ * A refused upload stops being parsed mid-body. Unread, the rest would make Node reset the
+ * connection and the client would never see our answer; so it is read and dropped, up to a
+ * bound past which the connection is cut after all.
+ */
+function discardRest(request: FastifyRequest) {
+  const raw = request.raw;
+  if (raw.complete) return;
+  let budget = 2 * MAX_UPLOAD_BYTES;
+  // Away from the parser, which stalls on the part it was still handing out.
+  raw.unpipe();
+  raw.on('data', (chunk: Buffer) => {
+    budget -= chunk.length;
+    if (budget < 0) raw.destroy();
+  });
+  raw.resume();
 }
