@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Resvg } from '@resvg/resvg-js';
+import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
 
 /**
  * The CJK font ships through npm (Noto Sans Hans, SIL OFL, GB2312 coverage) so Chinese renders
@@ -9,16 +9,37 @@ import { Resvg } from '@resvg/resvg-js';
  */
 const fontDir = path.join(path.dirname(createRequire(import.meta.url).resolve('@embedpdf/fonts-sc')), '..', 'fonts');
 export const FONT_FAMILY = 'Noto Sans Hans';
-const FONT_FILES = ['NotoSansHans-Regular.otf', 'NotoSansHans-Bold.otf'].map((file) => path.join(fontDir, file));
+const RENDER_OPTIONS: ResvgRenderOptions = {
+  font: {
+    fontFiles: ['NotoSansHans-Regular.otf', 'NotoSansHans-Bold.otf'].map((file) => path.join(fontDir, file)),
+    loadSystemFonts: false,
+    defaultFontFamily: FONT_FAMILY,
+  },
+  shapeRendering: 2,
+  textRendering: 1,
+};
 
-/** Renders an SVG (text in FONT_FAMILY, weights 400 and 700) to PNG at its own size. */
-export function renderSvg(svg: string): Buffer {
-  const resvg = new Resvg(svg, {
-    font: { fontFiles: FONT_FILES, loadSystemFonts: false, defaultFontFamily: FONT_FAMILY },
-    shapeRendering: 2,
-    textRendering: 1,
-  });
-  return resvg.render().asPng();
+/** Premultiplied RGBA pixels of a rendered SVG, as resvg produces them. */
+export interface RenderedSvg {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * Renders an SVG (text in FONT_FAMILY, weights 400 and 700) at its own size on libuv's thread
+ * pool, so the event loop keeps serving while text is shaped and rasterised. Raw pixels, not
+ * PNG: every caller composites them with sharp, and a PNG encode of a full card costs more than
+ * the rendering itself.
+ */
+export async function renderSvg(svg: string): Promise<RenderedSvg> {
+  const rendered = await renderAsync(svg, RENDER_OPTIONS);
+  return { data: rendered.pixels, width: rendered.width, height: rendered.height };
+}
+
+/** sharp input options for RenderedSvg pixels (sharp un-premultiplies them itself). */
+export function rawInput(rendered: RenderedSvg): { raw: { width: number; height: number; channels: 4; premultiplied: true } } {
+  return { raw: { width: rendered.width, height: rendered.height, channels: 4, premultiplied: true } };
 }
 
 export function escapeXml(text: string): string {

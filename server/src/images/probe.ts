@@ -13,11 +13,9 @@ export interface ProbedImage {
 /** Decoding bombs (a tiny file claiming gigapixels) are refused before any pixel is allocated. */
 export const MAX_INPUT_PIXELS = 60_000_000;
 
-const FORMATS: Record<ImageMime, { extension: ProbedImage['extension']; sharpFormat: string }> = {
-  'image/jpeg': { extension: 'jpg', sharpFormat: 'jpeg' },
-  'image/png': { extension: 'png', sharpFormat: 'png' },
-  'image/webp': { extension: 'webp', sharpFormat: 'webp' },
-};
+const EXTENSION: Record<ImageMime, ProbedImage['extension']> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
+/** sharp's name of each format, to check that the decoder agrees with the magic bytes. */
+export const SHARP_FORMAT: Record<ImageMime, string> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
 
 /** The format by the file's leading bytes alone; names and Content-Type headers are not trusted. */
 export function sniffImageMime(buffer: Buffer): ImageMime | undefined {
@@ -38,11 +36,11 @@ export async function probeImage(buffer: Buffer): Promise<ProbedImage | undefine
   try {
     const image = sharp(buffer, { failOn: 'truncated', limitInputPixels: MAX_INPUT_PIXELS });
     const meta = await image.metadata();
-    if (meta.format !== FORMATS[mime].sharpFormat || !meta.width || !meta.height) return undefined;
+    if (meta.format !== SHARP_FORMAT[mime] || !meta.width || !meta.height) return undefined;
     // metadata() reads headers only; stats() decodes every pixel, which is what catches a
     // valid header in front of garbage.
     await image.stats();
-    return { mime, extension: FORMATS[mime].extension, width: meta.width, height: meta.height };
+    return { mime, extension: EXTENSION[mime], width: meta.width, height: meta.height };
   } catch {
     return undefined;
   }

@@ -1,8 +1,7 @@
 import OpenAI from 'openai';
 import type { Logger } from 'pino';
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { probeImage } from '../images/probe.js';
-import { DEFAULT_HEIGHT, DEFAULT_WIDTH, normalizeImage } from '../images/normalize.js';
+import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, normalizeImage, type NormalizedImage } from '../images/normalize.js';
 import { submitAndPollDashscopeImage } from './dashscope.js';
 import { downloadImage } from './download.js';
 import { requestSize, type Preset } from './presets.js';
@@ -103,10 +102,15 @@ export class OpenAICompatibleProvider implements Provider {
       this.preset.features.imageApi === 'dashscope'
         ? await submitAndPollDashscopeImage(this.preset, this.deps, { model, prompt: request.prompt, size, signal: request.signal })
         : await this.openaiImage(model, size, request);
-    const probed = await probeImage(raw);
-    if (!probed) throw new ProviderError('invalid_output', `${this.label} image generation returned data that is not a JPEG, PNG or WebP image`, this.label);
-    // The provider's size rarely is exactly 3:4 (OpenAI has none): crop and resize here.
-    const normalized = await normalizeImage(raw, { width, height });
+    // The provider's size rarely is exactly 3:4 (OpenAI has none): crop and resize here, in the
+    // same decode that proves the bytes are an image.
+    let normalized: NormalizedImage;
+    try {
+      normalized = await normalizeImage(raw, { width, height });
+    } catch (err) {
+      if (err instanceof InvalidImageError) throw new ProviderError('invalid_output', `${this.label} image generation returned data that is not a JPEG, PNG or WebP image`, this.label);
+      throw err;
+    }
     return { ...normalized, model };
   }
 

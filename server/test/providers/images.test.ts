@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { drawableText, FONT_FAMILY, renderSvg, wrapText } from '../../src/images/fonts.js';
+import { drawableText, FONT_FAMILY, rawInput, renderSvg, wrapText } from '../../src/images/fonts.js';
 import { normalizeImage } from '../../src/images/normalize.js';
 import { overlayText } from '../../src/images/overlay.js';
 import { probeImage } from '../../src/images/probe.js';
@@ -75,16 +75,27 @@ describe('probeImage', () => {
 });
 
 describe('bundled CJK font', () => {
-  const glyph = (ch: string) =>
-    renderSvg(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="120"><rect width="120" height="120" fill="#fff"/><text x="10" y="100" font-family="${FONT_FAMILY}" font-size="100" fill="#000">${ch}</text></svg>`);
+  const glyph = async (ch: string) =>
+    (await renderSvg(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="120"><rect width="120" height="120" fill="#fff"/><text x="10" y="100" font-family="${FONT_FAMILY}" font-size="100" fill="#000">${ch}</text></svg>`)).data;
 
   it('draws distinct Chinese glyphs (not the same missing-glyph box)', async () => {
-    const [zhong, guo, shu] = (await Promise.all(['中', '国', '书'].map((c) => sharp(glyph(c)).raw().toBuffer()))) as [Buffer, Buffer, Buffer];
+    const [zhong, guo, shu] = (await Promise.all(['中', '国', '书'].map(glyph))) as [Buffer, Buffer, Buffer];
     expect(zhong.equals(guo)).toBe(false);
     expect(guo.equals(shu)).toBe(false);
     // Something was drawn at all.
-    const blank = await sharp(glyph(' ')).raw().toBuffer();
+    const blank = await glyph(' ');
     expect(zhong.equals(blank)).toBe(false);
+  });
+
+  it('hands sharp premultiplied pixels that composite to the colours the SVG asked for', async () => {
+    // Half-transparent white over black must come out mid-grey, not a quarter (premultiplied twice).
+    const rendered = await renderSvg('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#ffffff" fill-opacity="0.5"/></svg>');
+    const { data } = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000000' } })
+      .composite([{ input: rendered.data, ...rawInput(rendered) }])
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    expect(data[0]).toBeGreaterThan(120);
+    expect(data[0]).toBeLessThan(136);
   });
 
   it('drops emoji that the font has no glyph for, and wraps Chinese by width', () => {

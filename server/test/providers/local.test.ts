@@ -1,9 +1,12 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { notesReplySchema, scoreReplySpec, type NotesIntentInput, type NotesReply, type ScoreReply } from '../../src/generation/schemas.js';
+import { notesReplySchema, scoreReplySpec, type NotesIntentInput, type NotesReply, type ScoreIntentInput, type ScoreReply } from '../../src/generation/schemas.js';
+import { heuristicScore } from '../../src/generation/scoring.js';
+import { FEATURES_JSON_SCHEMA } from '../../src/modules/benchmarks/features.js';
+import { fissionReplySchema, type FissionIntentInput } from '../../src/modules/fission/plan.js';
 import { LocalProvider } from '../../src/providers/local/index.js';
 import { checkAgainst } from '../../src/providers/structured.js';
-import type { JsonSchemaSpec } from '../../src/providers/types.js';
+import { ProviderError, type JsonSchemaSpec, type ProviderIntent } from '../../src/providers/types.js';
 
 const local = new LocalProvider();
 
@@ -118,6 +121,84 @@ describe('local provider: notes', () => {
     const result = await local.generateText({ system: 's', prompt: 'p', intent: { kind: 'notes', input: notesInput() }, schema: notesReplySchema(3), onDelta: (d) => deltas.push(d) });
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(result.text);
+  });
+});
+
+describe('local provider: every intent kind answers exactly the schema it is asked for', () => {
+  const scoreInput: ScoreIntentInput = {
+    product: { name: '云感记忆棉枕头', selling_points: ['慢回弹记忆棉', '护颈曲线设计'] },
+    theme: '秋冬好眠',
+    texts: [
+      { index: 0, title: '睡醒脖子酸？这个枕头救了我😭', content: '说真的，睡醒脖子酸困扰了我好久😭\n慢回弹记忆棉，护颈曲线设计，睡得踏实多了✨', tags: ['好物分享', '睡眠'] },
+      { index: 3, title: '枕头', content: '还行。', tags: [] },
+    ],
+  };
+  const fissionInput: FissionIntentInput = {
+    seed: 'fission-9',
+    count: 2,
+    reference_level: 'mid',
+    product: notesInput().product,
+    theme: '秋冬好眠',
+    benchmarks: [],
+    preferences: { recent_preference: '', reject_reasons: [], style_examples: [] },
+    avoid_words: [],
+    source: { strategy: 'A', angle_label: '睡醒脖子酸', title: '睡醒脖子酸？试试它', content: '正文', tags: ['睡眠', '枕头'], image_roles: ['hook', 'pain', 'convert'] },
+    packages: [
+      { seq: 1, strategy: 'A', strategy_name: '痛点共鸣', image_roles: ['hook', 'pain', 'convert'] },
+      { seq: 2, strategy: 'B', strategy_name: '实测种草', image_roles: ['hook', 'proof', 'convert'] },
+    ],
+  };
+  const imageCheck: JsonSchemaSpec = {
+    name: 'image_check',
+    schema: { type: 'object', properties: { score: { type: 'integer', minimum: 0, maximum: 100 }, note: { type: 'string' } }, required: ['score', 'note'], additionalProperties: false },
+  };
+  const cases: Array<[string, ProviderIntent, JsonSchemaSpec]> = [
+    ['notes', { kind: 'notes', input: notesInput({ count: 4 }) }, notesReplySchema(4)],
+    ['notes (rewrite)', { kind: 'notes', input: notesInput({ count: 1, rewrite: { note: { angle_label: '睡醒脖子酸', title: '最好的枕头', content: '最好的枕头，没有之一', tags: ['枕头', '睡眠', '好物'], cover_title: '最好', image_brief: '枕头' }, blocked_words: ['最好'] } }) }, notesReplySchema(1)],
+    ['score', { kind: 'score', input: scoreInput }, scoreReplySpec],
+    ['benchmark-analysis', { kind: 'benchmark-analysis', input: { highlights: '标题带数字', link_url: null, page_title: null, has_image: false } }, { name: 'benchmark_features', schema: FEATURES_JSON_SCHEMA }],
+    ['fission', { kind: 'fission', input: fissionInput }, fissionReplySchema(2, 3)],
+    ['image-check', { kind: 'image-check', input: { role: 'hook' } }, imageCheck],
+    ['free', { kind: 'free', input: { purpose: 'anything' } }, imageCheck],
+  ];
+
+  it.each(cases)('%s', async (_name, intent, schema) => {
+    const result = await local.generateText({ system: 's', prompt: 'p', intent, schema });
+    const checked = checkAgainst(schema, result.json);
+    expect(checked.ok ? 'valid' : checked.reason).toBe('valid');
+    expect(JSON.parse(result.text)).toEqual(result.json);
+  });
+
+  it('scores with the deterministic scorer, in the judge shape (no verdict: it follows from the total)', async () => {
+    const result = await local.generateText({ system: 's', prompt: 'p', intent: { kind: 'score', input: scoreInput }, schema: scoreReplySpec });
+    const reply = result.json as ScoreReply;
+    expect(reply.scores.map((s) => s.index)).toEqual([0, 3]);
+    for (const [i, text] of scoreInput.texts.entries()) {
+      const expected = heuristicScore({ ...text, productName: scoreInput.product.name, sellingPoints: scoreInput.product.selling_points, theme: scoreInput.theme, bannedHits: [] });
+      const { index: _index, summary, ...dimensions } = reply.scores[i]!;
+      const { total: _total, ...expectedDimensions } = expected.score;
+      expect(dimensions).toEqual(expectedDimensions);
+      expect(summary).toBe(expected.summary);
+      expect(reply.scores[i]).not.toHaveProperty('verdict');
+    }
+  });
+
+  it('fails like a remote model when its written reply does not fit the requested schema', async () => {
+    const stricter: JsonSchemaSpec = { name: 'notes', schema: { ...notesReplySchema(2).schema, required: ['notes', 'extra'] } };
+    const error = await local.generateText({ system: 's', prompt: 'p', intent: { kind: 'notes', input: notesInput({ count: 2 }) }, schema: stricter }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).kind).toBe('invalid_output');
+  });
+});
+
+describe('local provider: short labels', () => {
+  it('clips angle labels between words, never on a hanging particle', async () => {
+    const [fromTheme] = await notes(notesInput({ count: 1, theme: '秋冬换季护肤', product: { ...notesInput().product, text_angles: [] } }));
+    expect(fromTheme!.angle_label).toBe('秋冬换季护肤烦恼');
+    const [long] = await notes(notesInput({ count: 1, product: { ...notesInput().product, text_angles: ['冬天被窝冷冰冰怎么捂都捂不热'] } }));
+    expect(long!.angle_label).toBe('冬天被窝冷冰冰');
+    const [particle] = await notes(notesInput({ count: 1, product: { ...notesInput().product, text_angles: ['熬夜党的黑眼圈问题'] } }));
+    expect(particle!.angle_label).toBe('熬夜党的黑眼圈');
   });
 });
 

@@ -1,5 +1,7 @@
 import sharp from 'sharp';
-import { escapeXml, FONT_FAMILY, renderSvg, wrapText } from '../../images/fonts.js';
+import { escapeXml, FONT_FAMILY, rawInput, renderSvg, wrapText } from '../../images/fonts.js';
+import { encode, normalizeImage, type NormalizedImage } from '../../images/normalize.js';
+import { MAX_INPUT_PIXELS } from '../../images/probe.js';
 import type { ImageInput } from '../types.js';
 import type { Random } from './random.js';
 
@@ -34,12 +36,23 @@ const hsl = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 
 const FRAME = { x: 150, y: 440, w: 780, h: 620, strip: 130, radius: 36 };
 
 /**
+ * A storyboard card, normalised like any provider image (JPEG, no metadata), at width×height:
+ * drawn at 1080×1440 and encoded once; another size is resized from that (nothing asks for one
+ * today, so it may cost a second encode).
+ */
+export async function renderCardImage(spec: CardSpec, rng: Random, size: { width: number; height: number }): Promise<NormalizedImage> {
+  const card = await renderCard(spec, rng);
+  if (size.width === W && size.height === H) return encode(card, size);
+  return normalizeImage((await encode(card, { width: W, height: H, format: 'png' })).data, size);
+}
+
+/**
  * A 1080×1440 storyboard card: a soft gradient in the strategy's colours, the product photo
  * in a rounded frame (or an illustrated stand-in), and the product name and role in Chinese.
  * The top third and the bottom band stay calm for the cover title and captions the service
- * overlays afterwards.
+ * overlays afterwards. Returned unencoded, for a single encode by the caller.
  */
-export async function renderCard(spec: CardSpec, rng: Random): Promise<Buffer> {
+async function renderCard(spec: CardSpec, rng: Random): Promise<sharp.Sharp> {
   const hue = (STRATEGY_HUES[spec.strategy] ?? 30) + rng.int(-18, 18);
   const bubbles = Array.from({ length: 6 }, () => {
     const r = rng.int(60, 220);
@@ -72,19 +85,22 @@ export async function renderCard(spec: CardSpec, rng: Random): Promise<Buffer> {
     <text x="${x + 40}" y="${y + h - strip + 62}" font-family="${FONT_FAMILY}" font-size="46" font-weight="700" fill="#2b2b2b">${escapeXml(nameLines[0] ?? '')}</text>
     <text x="${x + 40}" y="${y + h - 28}" font-family="${FONT_FAMILY}" font-size="30" font-weight="400" fill="#7a7a7a">${escapeXml(subtitle[0] ?? '')}</text>
   </svg>`;
-  const card = renderSvg(svg);
-  if (!spec.reference) return sharp(card).jpeg({ quality: 92 }).toBuffer();
+  const [card, photo] = await Promise.all([renderSvg(svg), spec.reference ? framedPhoto(spec.reference) : undefined]);
+  const pipeline = sharp(card.data, rawInput(card));
+  return photo ? pipeline.composite([{ input: photo.data, raw: { width: photo.info.width, height: photo.info.height, channels: 4 }, left: x + 20, top: y + 20 }]) : pipeline;
+}
 
-  // The reference photo fills the frame's picture area with rounded corners.
+/** The reference photo cut to the frame's picture area, with rounded corners, as raw RGBA. */
+function framedPhoto(reference: ImageInput): Promise<{ data: Buffer; info: sharp.OutputInfo }> {
+  const { w, h, strip, radius } = FRAME;
   const pw = w - 40;
   const ph = h - strip - 30;
   const mask = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${pw}" height="${ph}"><rect width="${pw}" height="${ph}" rx="${radius - 12}" fill="#fff"/></svg>`);
-  const photo = await sharp(spec.reference.data, { failOn: 'truncated' })
+  return sharp(reference.data, { failOn: 'truncated', limitInputPixels: MAX_INPUT_PIXELS })
     .rotate()
     .resize(pw, ph, { fit: 'cover' })
     .ensureAlpha()
     .composite([{ input: mask, blend: 'dest-in' }])
-    .png()
-    .toBuffer();
-  return sharp(card).composite([{ input: photo, left: x + 20, top: y + 20 }]).jpeg({ quality: 92 }).toBuffer();
+    .raw()
+    .toBuffer({ resolveWithObject: true });
 }

@@ -1,13 +1,13 @@
-import type { NotesIntentInput, ScoreIntentInput, StoryboardImageInput } from '../../generation/schemas.js';
+import { STRATEGIES, type NotesIntentInput, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../generation/schemas.js';
 import { heuristicScore } from '../../generation/scoring.js';
-import { DEFAULT_HEIGHT, DEFAULT_WIDTH, normalizeImage } from '../../images/normalize.js';
+import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from '../../images/normalize.js';
 import { checkAgainst } from '../structured.js';
-import { ProviderError, type ImageRequest, type ImageResult, type JsonSchemaSpec, type Provider, type ProviderIntent, type TextRequest, type TextResult, type VisionRequest } from '../types.js';
-import { renderCard } from './cards.js';
+import { ProviderError, type ImageRequest, type ImageResult, type Provider, type ProviderIntent, type TextRequest, type TextResult, type VisionRequest } from '../types.js';
+import { renderCardImage } from './cards.js';
 import { composeFission, isFissionInput } from './fission.js';
 import { composeNote, composeNotes } from './notes.js';
 import { Random, seedOf } from './random.js';
-import { fillSchema, pruneToSchema } from './schema-fill.js';
+import { fillSchema } from './schema-fill.js';
 
 const MODEL = 'local-offline-1';
 
@@ -42,59 +42,57 @@ function asNotesInput(input: unknown, seed: string): NotesIntentInput {
   };
 }
 
-/** The reply a remote model would give, built from the intent; then checked like theirs. */
-function answer(intent: ProviderIntent, seed: string, schema?: JsonSchemaSpec): unknown {
+/** The judge's reply: the deterministic scorer's dimensions and summary, in the judge schema's shape. */
+function scoreReply(input: Partial<ScoreIntentInput>): ScoreReply {
+  return {
+    scores: (input.texts ?? []).map((text) => {
+      const { score, summary } = heuristicScore({
+        title: text.title,
+        content: text.content,
+        tags: text.tags,
+        productName: input.product?.name ?? '',
+        sellingPoints: input.product?.selling_points ?? [],
+        theme: input.theme ?? '',
+        bannedHits: [],
+      });
+      return { index: text.index, title: score.title, emotion: score.emotion, selling: score.selling, keyword: score.keyword, compliance: score.compliance, summary };
+    }),
+  };
+}
+
+/** The reply written for its intent, or undefined where no writer knows the intent's shape. */
+function writtenReply(intent: ProviderIntent, seed: string): unknown {
   if (intent.kind === 'fission' && isFissionInput(intent.input)) return composeFission(intent.input);
-  const rng = new Random(`${seed}/${intent.kind}`);
-  const notesInput = asNotesInput(intent.input, seed);
-  const subject = notesInput.product.name || '这款产品';
-  switch (intent.kind) {
-    case 'notes':
-      return composeNotes(notesInput);
-    case 'score': {
-      const input = intent.input as ScoreIntentInput;
-      return {
-        scores: (input.texts ?? []).map((text) => {
-          const scored = heuristicScore({
-            title: text.title,
-            content: text.content,
-            tags: text.tags,
-            productName: input.product?.name ?? '',
-            sellingPoints: input.product?.selling_points ?? [],
-            theme: input.theme ?? '',
-            bannedHits: [],
-          });
-          const { title, emotion, selling, keyword, compliance } = scored.score;
-          return { index: text.index, title, emotion, selling, keyword, compliance, verdict: scored.verdict, summary: scored.summary };
-        }),
-      };
-    }
-    default:
-      if (!schema) return undefined;
-      return fillSchema(schema.schema, { rng, subject, note: (i) => composeNote({ ...notesInput, strategy: (['A', 'B', 'C'] as const)[i % 3]! }, { index: i }) });
-  }
+  if (intent.kind === 'notes') return composeNotes(asNotesInput(intent.input, seed));
+  if (intent.kind === 'score') return scoreReply(isObject(intent.input) ? (intent.input as Partial<ScoreIntentInput>) : {});
+  return undefined;
 }
 
 /**
  * The built-in offline provider (contract-decisions §1): no network, any key string accepted,
- * the same answer for the same intent every time. Notes and scores are written for their
- * intent; other structured replies are filled from their schema; images are rendered cards.
+ * the same answer for the same intent every time. Notes, scores and fission plans are written
+ * for their intent; other structured replies are filled from their schema; images are rendered
+ * cards. Every structured reply is checked against the requested schema like a remote model's,
+ * and a written reply that does not fit is an error, not silently replaced: it means a writer
+ * fell behind a schema change, which the tests must see.
  */
 export class LocalProvider implements Provider {
   readonly label = 'local' as const;
 
   async generateText(request: TextRequest): Promise<TextResult> {
     const seed = seedOf(request.intent.input, `${request.system}\n${request.prompt}`);
-    let json = answer(request.intent, seed, request.schema);
-    if (request.schema) json = pruneToSchema(json, request.schema.schema);
-    if (request.schema && !checkAgainst(request.schema, json).ok) {
-      // A shape the writers above do not produce (a changed schema): fill it generically.
+    let json = writtenReply(request.intent, seed);
+    if (json === undefined && request.schema) {
       const notesInput = asNotesInput(request.intent.input, seed);
-      json = fillSchema(request.schema.schema, { rng: new Random(seed), subject: notesInput.product.name || '这款产品', note: (i) => composeNote(notesInput, { index: i }) });
+      json = fillSchema(request.schema.schema, {
+        rng: new Random(`${seed}/${request.intent.kind}`),
+        subject: notesInput.product.name || '这款产品',
+        note: (i) => composeNote({ ...notesInput, strategy: STRATEGIES[i % STRATEGIES.length]! }, { index: i }),
+      });
     }
     if (request.schema) {
       const checked = checkAgainst(request.schema, json);
-      if (!checked.ok) throw new ProviderError('invalid_output', `local provider could not produce output for the "${request.schema.name}" schema (${checked.reason})`, 'local');
+      if (!checked.ok) throw new ProviderError('invalid_output', `local provider's ${request.intent.kind} reply does not match the "${request.schema.name}" schema (${checked.reason})`, 'local');
     }
     const text = json === undefined ? this.freeText(request) : JSON.stringify(json);
     if (request.onDelta) for (const chunk of text.match(/[\s\S]{1,24}/g) ?? []) request.onDelta(chunk);
@@ -109,7 +107,7 @@ export class LocalProvider implements Provider {
   async generateImage(request: ImageRequest): Promise<ImageResult> {
     const input = (isObject(request.intent.input) ? request.intent.input : {}) as Partial<StoryboardImageInput>;
     const seed = seedOf(request.intent.input, request.prompt);
-    const png = await renderCard(
+    const card = await renderCardImage(
       {
         role: typeof input.role === 'string' ? input.role : 'main',
         strategy: typeof input.strategy === 'string' ? input.strategy : 'A',
@@ -119,9 +117,9 @@ export class LocalProvider implements Provider {
         reference: request.referenceImage,
       },
       new Random(`${seed}/image`),
+      { width: request.width ?? DEFAULT_WIDTH, height: request.height ?? DEFAULT_HEIGHT },
     );
-    const normalized = await normalizeImage(png, { width: request.width ?? DEFAULT_WIDTH, height: request.height ?? DEFAULT_HEIGHT });
-    return { ...normalized, model: MODEL };
+    return { ...card, model: MODEL };
   }
 
   private freeText(request: TextRequest): string {

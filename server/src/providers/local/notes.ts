@@ -10,6 +10,28 @@ import { Random } from './random.js';
 const cp = (text: string) => [...text].length;
 const clipCp = (text: string, max: number) => [...text].slice(0, max).join('');
 
+const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
+/** One-character words a short label must not end on: they leave it hanging (…的, …和, …小). */
+const HANGING = new Set(['的', '地', '得', '之', '和', '与', '及', '或', '在', '是', '了', '着', '把', '被', '让', '给', '向', '从', '对', '为', '很', '太', '更', '最', '小', '大']);
+
+/**
+ * Text cut to at most `max` characters between words (ICU's Chinese dictionary), without a
+ * hanging particle or punctuation at the end: 秋冬换季护肤的小烦恼 → 秋冬换季护肤, never
+ * 秋冬换季护肤的小. A first word longer than `max` is cut where it must be.
+ */
+function clipWords(text: string, max: number): string {
+  if (cp(text) <= max) return text;
+  const kept: string[] = [];
+  let length = 0;
+  for (const { segment } of WORDS.segment(text)) {
+    if (length + cp(segment) > max) break;
+    kept.push(segment);
+    length += cp(segment);
+  }
+  while (kept.length > 0 && (HANGING.has(kept[kept.length - 1]!) || /^[\s\p{P}\p{S}]+$/u.test(kept[kept.length - 1]!))) kept.pop();
+  return kept.length > 0 ? kept.join('') : clipCp(text, max);
+}
+
 /** The first title template that fits in `max` code points (and UTF-16 units), else a clipped one. */
 function fitting(candidates: string[], max: number): string {
   const fits = candidates.find((t) => cp(t) <= max && t.length <= max);
@@ -22,7 +44,7 @@ function fitting(candidates: string[], max: number): string {
 /** A short product name for titles: the part before a space or bracket, at most 8 characters. */
 function shortName(name: string): string {
   const head = name.trim().split(/[\s（(【[｜|,，]/u)[0] || name.trim();
-  return clipCp(head, 8);
+  return clipWords(head, 8);
 }
 
 function clean(text: string): string {
@@ -115,8 +137,14 @@ function scrub(text: string, words: string[]): string {
   return out;
 }
 
+/** The stand-in angle when the product names none: the theme's trouble, in at most 8 characters. */
+function themeTrouble(theme: string): string {
+  const fits = [`${theme}的小烦恼`, `${theme}的烦恼`, `${theme}烦恼`].find((label) => cp(label) <= 8);
+  return fits ?? `${clipWords(theme, 6)}烦恼`;
+}
+
 function tagOf(text: string): string {
-  return clipCp(text.replace(/[#\s，,。.！!？?｜|]/gu, ''), 12);
+  return clipWords(text.replace(/[#\s，,。.！!？?｜|]/gu, ''), 12);
 }
 
 export interface ComposeOptions {
@@ -131,17 +159,17 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
   const product = input.product;
   const name = clean(product.name) || '这款好物';
   const short = shortName(name);
-  const theme = clipCp(clean(input.theme) || '日常', 10);
+  const theme = clipWords(clean(input.theme) || '日常', 10);
   const angles = product.text_angles.map(clean).filter(Boolean);
   // A recent preference naming one of the angles puts that angle first.
   const preferred = angles.find((a) => input.preferences.recent_preference.includes(a));
   const ordered = preferred ? [preferred, ...angles.filter((a) => a !== preferred)] : angles;
-  const angle = clipCp(ordered.length > 0 ? ordered[index % ordered.length]! : `${theme}的小烦恼`, 8);
+  const angle = ordered.length > 0 ? clipWords(ordered[index % ordered.length]!, 8) : themeTrouble(theme);
   const points = product.selling_points.map(clean).filter(Boolean);
   const days = String(rng.pick([7, 14, 21, 28, 30]));
   const n = String(Math.max(3, Math.min(5, points.length || 3)));
   const scene = rng.pick(SCENES);
-  const vars = { name, short, theme, angle, days, n, scene, category: clipCp(clean(product.category) || '好物', 6) };
+  const vars = { name, short, theme, angle, days, n, scene, category: clipWords(clean(product.category) || '好物', 6) };
   const e = () => rng.pick(voice.emoji);
   const say = (template: string, extra: Record<string, string> = {}) => fill(template, { ...vars, e: e(), ...extra });
 
@@ -162,7 +190,7 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
   }
   // Popular benchmark notes close with a one-line recap; follow that structure when there are any.
   if (input.benchmarks.length > 0 && points.length > 0) body.push('', `📌 一句话总结：${points.slice(0, 2).join('、')}，${theme}很省心`);
-  if (product.style_tone?.trim()) body.push('', `整体是${clipCp(clean(product.style_tone), 12)}的感觉，${theme}的时候用起来刚刚好～`);
+  if (product.style_tone?.trim()) body.push('', `整体是${clipWords(clean(product.style_tone), 12)}的感觉，${theme}的时候用起来刚刚好～`);
   else body.push('', `${theme}的时候，真的很需要这样一件称手的好物～`);
   if (cautious) body.push('', '每个人情况不同，效果因人而异，按需入手就好🙏');
   body.push('', say(rng.pick(voice.closing)));

@@ -101,23 +101,3 @@ export function fillSchema(raw: Schema, ctx: FillContext, key = '', index = 0, s
       return phraseFor(key, ctx, slot);
   }
 }
-
-/**
- * Drops the fields a schema does not declare (where it forbids extra ones), recursively, so a
- * writer that produces a superset of a reply (say, a verdict the judge schema no longer has)
- * still answers with exactly the requested shape.
- */
-export function pruneToSchema(value: unknown, raw: Schema): unknown {
-  const schema = concrete(raw);
-  if (Array.isArray(value) && schema.type === 'array' && schema.items) return value.map((item) => pruneToSchema(item, schema.items as Schema));
-  if (value && typeof value === 'object' && !Array.isArray(value) && schema.type === 'object') {
-    const properties = (schema.properties ?? {}) as Record<string, Schema>;
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (key in properties) out[key] = pruneToSchema(item, properties[key]!);
-      else if (schema.additionalProperties !== false) out[key] = item;
-    }
-    return out;
-  }
-  return value;
-}
