@@ -80,6 +80,11 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await page.locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: option }).first().click();
   }
 
+  /** The task's status tag next to its title. */
+  async function statusIs(label: string, timeout?: number) {
+    await page.getByRole('heading', { level: 3 }).getByText(label, { exact: true }).waitFor({ timeout });
+  }
+
   async function openTask() {
     await page.goto(`${server.url}/tasks/${state.taskId}`);
     await page.getByTestId('live-panel').waitFor();
@@ -198,6 +203,36 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await expectAccessible('product');
   });
 
+  it('adds a benchmark note by its highlights and shows the eight analysed dimensions', async () => {
+    await page.getByRole('tab', { name: '对标笔记' }).click();
+    await page.getByLabel('亮点摘录').fill('标题用数字开头，首图大字报，正文三段式，结尾引导收藏');
+    await page.getByRole('button', { name: '添加', exact: true }).click();
+    const note = page.getByTestId('benchmark').first();
+    await note.getByRole('button', { name: '分析' }).click();
+    const features = note.getByTestId('benchmark-features');
+    await features.waitFor({ timeout: 30_000 });
+    for (const label of ['标题公式', '开头钩子', '正文结构', '卖点呈现', '情绪/语气/表情', '目标人群', '话题标签', '视觉节奏']) {
+      await features.getByText(label, { exact: true }).waitFor();
+    }
+    await screenshot('04b-benchmark');
+  });
+
+  it('adds an API key and shows only its provider and last four characters', async () => {
+    await page.goto(`${server.url}/api-keys`);
+    await chooseOption(page.getByRole('combobox', { name: '服务商' }), 'deepseek');
+    await page.getByLabel('密钥', { exact: true }).fill('sk-e2e-secret-key-9876');
+    await page.getByRole('button', { name: '添加', exact: true }).click();
+    const row = page.getByRole('row').filter({ hasText: '••••9876' });
+    await row.waitFor();
+    expect(await page.content()).not.toContain('sk-e2e-secret-key');
+    await screenshot('05b-api-keys');
+    await expectAccessible('api-keys');
+    // Deleted again: generation uses the newest key, and this one reaches no real provider.
+    await row.getByRole('button', { name: '删除' }).click();
+    await page.getByRole('tooltip').getByRole('button', { name: '确定' }).click();
+    await row.waitFor({ state: 'detached' });
+  });
+
   it('lists products and banned words, and imports a preset word list', async () => {
     await page.goto(`${server.url}/products`);
     await page.getByRole('link', { name: '晨光保温杯' }).waitFor();
@@ -215,6 +250,17 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await expectAccessible('banned-words');
   });
 
+  it('shows why a task is refused (422: a blocked word in the theme) next to the form', async () => {
+    await page.goto(`${server.url}/tasks/new?product_id=${state.productId}`);
+    await page.getByLabel('主题').fill('国家级好杯推荐');
+    await page.getByRole('button', { name: '创建并开始生成' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: '任务未能创建' });
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain('国家级');
+    expect(page.url()).toContain('/tasks/new');
+    await screenshot('06b-task-refused');
+  });
+
   it('creates a task and watches it complete live over SSE', async () => {
     await page.goto(`${server.url}/tasks/new?product_id=${state.productId}`);
     await page.getByLabel('主题').fill('通勤路上的一杯热水');
@@ -223,7 +269,7 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await page.waitForURL(/\/tasks\/\d+$/);
     state.taskId = Number(/\/tasks\/(\d+)$/.exec(page.url())![1]);
     await page.getByTestId('live-panel').waitFor();
-    await page.getByText('待选择').first().waitFor({ timeout: 60_000 });
+    await statusIs('待选择', 60_000);
     await expect.poll(() => page.getByTestId('text-candidate').count()).toBe(3);
     await expect.poll(() => page.getByTestId('image-candidate').count()).toBe(3);
     expect(await page.getByTestId('stage-image').innerText()).toContain('3/3');
@@ -243,7 +289,7 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await setA.getByRole('checkbox').first().check();
     await setA.locator('[data-testid=image-candidate][data-selected=true]').waitFor();
     await page.getByRole('button', { name: '提交审核' }).click();
-    await page.getByText('待审核').first().waitFor();
+    await statusIs('待审核');
     await logout();
   });
 
@@ -278,17 +324,27 @@ describe.skipIf(!available)('web console in Chromium', () => {
       await page.getByText('无权访问').waitFor();
     }
     await screenshot('09-operator-forbidden');
+    await page.goto(`${server.url}/banned-words`);
+    await page.getByText('运营只能查看词库').waitFor();
+    expect(await page.getByRole('button', { name: '添加违禁词' }).count()).toBe(0);
     await openTask();
     await page.getByTestId('reject-reason').getByText('标题太平淡，换一个有数字的标题').waitFor();
     await page.getByTestId('review-history').getByText('标题太平淡，换一个有数字的标题').waitFor();
     await page.getByTestId('preference-panel').waitFor();
     await screenshot('10-task-rejected');
     const setA = page.getByTestId('set-A');
+    await setA.getByRole('button', { name: '编辑' }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('正文').fill('改写后的正文：早上装好热水，中午还是烫的。');
+    await dialog.getByRole('button', { name: '保存' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await setA.getByText('已编辑').waitFor();
+    await setA.getByText('改写后的正文：早上装好热水，中午还是烫的。').waitFor();
     if ((await setA.locator('[data-testid=text-candidate][data-selected=true]').count()) === 0) {
       await setA.getByRole('button', { name: '选用' }).click();
     }
     await page.getByRole('button', { name: '提交审核' }).click();
-    await page.getByText('待审核').first().waitFor();
+    await statusIs('待审核');
     await logout();
   });
 
@@ -305,7 +361,7 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await login('op1', PASSWORDS.second);
     await page.waitForURL('**/tasks');
     await openTask();
-    await page.getByText('已通过').first().waitFor();
+    await statusIs('已通过');
     await page.getByRole('button', { name: '生成交付包' }).click();
     const row = page.getByTestId('package-row').first();
     await page.locator('[data-testid=package-row][data-status=ready]').first().waitFor({ timeout: 60_000 });
@@ -351,6 +407,22 @@ describe.skipIf(!available)('web console in Chromium', () => {
     expect(names.some((n) => n.startsWith('set_01/'))).toBe(true);
     await screenshot('12-fission');
     await expectAccessible('fission');
+  });
+
+  it('imports an external text into an import-track task', async () => {
+    await page.goto(`${server.url}/tasks/new?product_id=${state.productId}`);
+    await page.getByLabel('主题').fill('办公室下午茶');
+    await page.locator('label').filter({ hasText: '导入文案' }).click();
+    await page.getByRole('button', { name: '创建并开始生成' }).click();
+    await page.waitForURL(/\/tasks\/\d+$/);
+    const form = page.locator('form').filter({ has: page.getByLabel('文案内容') });
+    await form.getByLabel('角度标签').fill('下午茶');
+    await form.getByLabel('文案内容').fill('下午三点，给自己泡一杯热茶，保温杯里的温度刚刚好。');
+    await form.getByRole('button', { name: '导入' }).click();
+    const imported = page.getByTestId('text-candidate').filter({ hasText: '导入' });
+    await imported.first().waitFor();
+    expect(await imported.first().innerText()).toContain('下午三点');
+    await screenshot('12b-import-track');
   });
 
   it('switches the whole interface to English', async () => {

@@ -31,9 +31,16 @@ export function EditTextModal({
       onCancel={onCancel}
       onOk={() => form.submit()}
       destroyOnHidden
-      afterOpenChange={(open) => open && candidate && form.setFieldsValue({ title: candidate.title, content: candidate.content, tags: candidate.tags })}
     >
-      <Form form={form} layout="vertical" onFinish={onSave} preserve={false}>
+      {/* Filled at mount (not after the opening animation), so early typing is never overwritten. */}
+      <Form
+        key={candidate?.candidate_id}
+        form={form}
+        layout="vertical"
+        onFinish={onSave}
+        preserve={false}
+        initialValues={candidate && { title: candidate.title, content: candidate.content, tags: candidate.tags }}
+      >
         <Form.Item label={t('candidate.fieldTitle')} name="title">
           <Input />
         </Form.Item>
