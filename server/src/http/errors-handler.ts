@@ -94,8 +94,13 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex) {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, reason, message] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'malformed HTTP request'];
   const body = JSON.stringify({ code: ErrorKinds.validation.code, message });
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  if (!socket.writable) {
+    socket.destroy(err);
+    return;
   }
-  socket.destroy(err);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // Read and drop what the client is still sending (a body behind oversized headers): closing
+  // with unread data would reset the connection before the client reads the answer.
+  socket.resume();
+  setTimeout(() => socket.destroy(), 5_000).unref();
 }

@@ -22,6 +22,13 @@ describe('fuzzer findings', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(40000);
+    const cut = await server.request('POST', `/api/v1/products/${productId}/images`, {
+      token,
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      raw: '--x\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\nabc',
+    });
+    expect(cut.status).toBe(400);
+    expect(cut.body.code).toBe(40000);
   });
 
   it('a refused upload is answered, not reset, however much of the body is still unread', async () => {
@@ -36,6 +43,13 @@ describe('fuzzer findings', () => {
     wrongField.append('screenshot', new Blob([randomBytes(2 * 1024 * 1024)]), 'b.png');
     const res2 = await fetch(`${server.url}/api/v1/products/${productId}/images`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: wrongField });
     expect(res2.status).toBe(400);
+    // Refused before the handler read anything: a path id that fails validation, a foreign product.
+    for (const id of ['-1', '999999']) {
+      const early = new FormData();
+      early.append('image', new Blob([randomBytes(2 * 1024 * 1024)]), 'b.png');
+      const res3 = await fetch(`${server.url}/api/v1/products/${id}/images`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: early });
+      expect(res3.status).toBe(id === '-1' ? 400 : 404);
+    }
     // The same keep-alive connection pool keeps working.
     expect((await server.request('GET', '/api/v1/products', { token })).status).toBe(200);
   });

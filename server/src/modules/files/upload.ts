@@ -16,6 +16,11 @@ export async function uploadScope(app: App, routes: (scope: App) => Promise<void
     await scope.register(multipart, {
       limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 8, fieldSize: 64 * 1024, parts: 10, headerPairs: 100 },
     });
+    // Answers given before the body was read (a bad path id, an unknown product) drain it too.
+    scope.addHook('onSend', async (request, _reply, payload) => {
+      discardRest(request);
+      return payload;
+    });
     await routes(scope as App);
   });
 }
@@ -43,7 +48,7 @@ export async function readUpload(request: FastifyRequest, fileField: string): Pr
   } catch (err) {
     discardRest(request);
     // busboy's own parse errors are plain Errors; they describe a malformed body, not a bug.
-    if (err instanceof Error && !(err instanceof AppError) && !('code' in err) && /^(Multipart: |Unexpected end of|Malformed)/.test(err.message)) {
+    if (err instanceof Error && !(err instanceof AppError) && !('code' in err) && /^(Multipart: |Unexpected end of|Malformed|Part terminated early)/.test(err.message)) {
       throw badRequest(`malformed multipart body: ${err.message}`);
     }
     throw err;
@@ -56,9 +61,12 @@ export async function readUpload(request: FastifyRequest, fileField: string): Pr
  * connection and the client would never see our answer; so it is read and dropped, up to a
  * bound past which the connection is cut after all.
  */
+const draining = new WeakSet<object>();
+
 function discardRest(request: FastifyRequest) {
   const raw = request.raw;
-  if (raw.complete) return;
+  if (raw.complete || draining.has(raw)) return;
+  draining.add(raw);
   let budget = 2 * MAX_UPLOAD_BYTES;
   // Away from the parser, which stalls on the part it was still handing out.
   raw.unpipe();
