@@ -44,6 +44,8 @@ export interface FakeOpenAI {
   /** Read on every request: a test may change the behaviour between tasks. */
   options: FakeOpenAIOptions;
   calls: CallLog[];
+  /** The PNG an image request of this size ("1024x1536") gets (the bench costs its processing). */
+  imageOf(size: string): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -68,9 +70,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAI> {
   const calls: CallLog[] = [];
-  // One small portrait PNG, made once: the pipeline normalises it to 1080×1440 anyway.
-  const png = await sharp({ create: { width: 512, height: 768, channels: 3, background: { r: 230, g: 180, b: 190 } } }).png().toBuffer();
-  const b64 = png.toString('base64');
+  // A flat portrait PNG of the size the request asks for ("1024x1536"), as OpenAI answers;
+  // made once per size. Unsized requests get 512×768.
+  const images = new Map<string, Promise<Buffer>>();
+  const imageOf = (size: unknown): Promise<Buffer> => {
+    const [width, height] = typeof size === 'string' && /^\d{2,4}x\d{2,4}$/.test(size) ? size.split('x').map(Number) : [512, 768];
+    const key = `${width}x${height}`;
+    if (!images.has(key)) images.set(key, sharp({ create: { width: width!, height: height!, channels: 3, background: { r: 230, g: 180, b: 190 } } }).png().toBuffer());
+    return images.get(key)!;
+  };
 
   const api: { current?: FakeOpenAI } = {};
   const server: Server = createServer((req, res) => {
@@ -89,7 +97,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         const prompt = String(body.prompt ?? '');
         const failure = options.failImage?.(prompt);
         if (failure) return send(failure, { error: { message: 'fake image failure', type: 'invalid_request_error' } }, 'image', prompt);
-        return send(200, { created: 1, data: [{ b64_json: b64 }] }, 'image', prompt);
+        return send(200, { created: 1, data: [{ b64_json: (await imageOf(body.size)).toString('base64') }] }, 'image', prompt);
       }
 
       if (req.url?.endsWith('/chat/completions')) {
@@ -138,6 +146,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     url: `http://127.0.0.1:${port}/v1`,
     options,
     calls,
+    imageOf,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   return api.current;
