@@ -30,16 +30,11 @@ export interface RenderedSvg {
  * Renders an SVG (text in FONT_FAMILY, weights 400 and 700) at its own size on libuv's thread
  * pool, so the event loop keeps serving while text is shaped and rasterised. Raw pixels, not
  * PNG: every caller composites them with sharp, and a PNG encode of a full card costs more than
- * the rendering itself.
+ * the rendering itself. Premultiplied, as resvg keeps them.
  */
 export async function renderSvg(svg: string): Promise<RenderedSvg> {
   const rendered = await renderAsync(svg, RENDER_OPTIONS);
   return { data: rendered.pixels, width: rendered.width, height: rendered.height };
-}
-
-/** sharp input options for RenderedSvg pixels (sharp un-premultiplies them itself). */
-export function rawInput(rendered: RenderedSvg): { raw: { width: number; height: number; channels: 4; premultiplied: true } } {
-  return { raw: { width: rendered.width, height: rendered.height, channels: 4, premultiplied: true } };
 }
 
 export function escapeXml(text: string): string {

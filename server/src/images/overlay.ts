@@ -1,6 +1,6 @@
-import type sharp from 'sharp';
-import { rawInput, renderSvg, svgTextBlock, wrapBalanced, wrapText } from './fonts.js';
+import { renderSvg, svgTextBlock, wrapBalanced, wrapText } from './fonts.js';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, encode, normalizedPipeline, type NormalizedImage } from './normalize.js';
+import { compositeRows, fromRaw } from './raw.js';
 
 export interface OverlayText {
   /** Cover title: large and bold in the top band (hook and main images). */
@@ -20,8 +20,9 @@ export interface OverlayLayer {
  * Draws Chinese cover titles and captions onto an image with the bundled font, because image
  * models garble Chinese text. The result is normalised like every output image (3:4 size,
  * re-encoded, no metadata); with nothing to draw it is only normalised. Only the bands that
- * carry text are rendered (a title band is about a third of the image, a caption box a sixth),
- * off the event loop, and sharp composites them in the same pass as the decode and the encode.
+ * carry text are rendered (a title band is about a third of the image, a caption a sixth), off
+ * the event loop while the image decodes, and blended into the rows they cover: one decode,
+ * one encode.
  */
 export async function overlayText(
   image: Buffer,
@@ -30,18 +31,13 @@ export async function overlayText(
 ): Promise<NormalizedImage> {
   const width = opts.width ?? DEFAULT_WIDTH;
   const height = opts.height ?? DEFAULT_HEIGHT;
-  const [pipeline, layers] = await Promise.all([normalizedPipeline(image, width, height), renderLayers(overlayLayers(width, height, text))]);
-  if (layers.length > 0) pipeline.composite(layers);
-  return encode(pipeline, { width, height, format: opts.format });
-}
-
-function renderLayers(layers: OverlayLayer[]): Promise<sharp.OverlayOptions[]> {
-  return Promise.all(
-    layers.map(async (layer) => {
-      const rendered = await renderSvg(layer.svg);
-      return { input: rendered.data, ...rawInput(rendered), top: layer.top, left: layer.left };
-    }),
-  );
+  const layers = overlayLayers(width, height, text);
+  const pipeline = await normalizedPipeline(image, width, height);
+  if (layers.length === 0) return encode(pipeline, { width, height, format: opts.format });
+  const [decoded, rendered] = await Promise.all([pipeline.raw().toBuffer({ resolveWithObject: true }), Promise.all(layers.map((layer) => renderSvg(layer.svg)))]);
+  const base = { data: decoded.data, width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels };
+  for (const [i, layer] of layers.entries()) await compositeRows(base, { ...rendered[i]!, premultiplied: true }, layer.top, layer.left);
+  return encode(fromRaw(base), { width, height, format: opts.format });
 }
 
 const svgOf = (width: number, height: number, body: string) =>

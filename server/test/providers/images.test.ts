@@ -1,9 +1,10 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { drawableText, FONT_FAMILY, rawInput, renderSvg, wrapText } from '../../src/images/fonts.js';
+import { drawableText, FONT_FAMILY, renderSvg, wrapText } from '../../src/images/fonts.js';
 import { normalizeImage } from '../../src/images/normalize.js';
 import { overlayText } from '../../src/images/overlay.js';
 import { probeImage } from '../../src/images/probe.js';
+import { compositeRows } from '../../src/images/raw.js';
 
 const photo = (width: number, height: number) =>
   sharp({ create: { width, height, channels: 3, background: '#d98c5f' } }).composite([
@@ -87,15 +88,18 @@ describe('bundled CJK font', () => {
     expect(zhong.equals(blank)).toBe(false);
   });
 
-  it('hands sharp premultiplied pixels that composite to the colours the SVG asked for', async () => {
+  it('composites rendered (premultiplied) pixels into just the rows they cover, in the colours the SVG asked for', async () => {
     // Half-transparent white over black must come out mid-grey, not a quarter (premultiplied twice).
-    const rendered = await renderSvg('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10" fill="#ffffff" fill-opacity="0.5"/></svg>');
-    const { data } = await sharp({ create: { width: 10, height: 10, channels: 3, background: '#000000' } })
-      .composite([{ input: rendered.data, ...rawInput(rendered) }])
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    expect(data[0]).toBeGreaterThan(120);
-    expect(data[0]).toBeLessThan(136);
+    const rendered = await renderSvg('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="2"><rect width="4" height="2" fill="#ffffff" fill-opacity="0.5"/></svg>');
+    const base = { data: Buffer.alloc(10 * 6 * 3, 0), width: 10, height: 6, channels: 3 };
+    await compositeRows(base, { ...rendered, premultiplied: true }, 3, 5);
+    const at = (x: number, y: number) => base.data[(y * 10 + x) * 3]!;
+    expect(at(5, 3)).toBeGreaterThan(120);
+    expect(at(5, 3)).toBeLessThan(136);
+    expect(at(8, 4)).toBe(at(5, 3));
+    // Outside the overlay nothing changed, left of it, right of it, above and below.
+    expect([at(4, 3), at(9, 4), at(5, 2), at(5, 5)]).toEqual([0, 0, 0, 0]);
+    expect(base.data.length).toBe(10 * 6 * 3);
   });
 
   it('drops emoji that the font has no glyph for, and wraps Chinese by width', () => {

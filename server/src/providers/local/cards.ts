@@ -1,7 +1,8 @@
 import sharp from 'sharp';
-import { escapeXml, FONT_FAMILY, rawInput, renderSvg, wrapText } from '../../images/fonts.js';
+import { escapeXml, FONT_FAMILY, renderSvg, wrapText } from '../../images/fonts.js';
 import { encode, normalizeImage, type NormalizedImage } from '../../images/normalize.js';
 import { MAX_INPUT_PIXELS } from '../../images/probe.js';
+import { compositeRows, fromRaw, type RawImage } from '../../images/raw.js';
 import type { ImageInput } from '../types.js';
 import type { Random } from './random.js';
 
@@ -41,7 +42,7 @@ const FRAME = { x: 150, y: 440, w: 780, h: 620, strip: 130, radius: 36 };
  * today, so it may cost a second encode).
  */
 export async function renderCardImage(spec: CardSpec, rng: Random, size: { width: number; height: number }): Promise<NormalizedImage> {
-  const card = await renderCard(spec, rng);
+  const card = fromRaw(await renderCard(spec, rng));
   if (size.width === W && size.height === H) return encode(card, size);
   return normalizeImage((await encode(card, { width: W, height: H, format: 'png' })).data, size);
 }
@@ -50,9 +51,9 @@ export async function renderCardImage(spec: CardSpec, rng: Random, size: { width
  * A 1080×1440 storyboard card: a soft gradient in the strategy's colours, the product photo
  * in a rounded frame (or an illustrated stand-in), and the product name and role in Chinese.
  * The top third and the bottom band stay calm for the cover title and captions the service
- * overlays afterwards. Returned unencoded, for a single encode by the caller.
+ * overlays afterwards. Returned as pixels, for a single encode by the caller.
  */
-async function renderCard(spec: CardSpec, rng: Random): Promise<sharp.Sharp> {
+async function renderCard(spec: CardSpec, rng: Random): Promise<RawImage> {
   const hue = (STRATEGY_HUES[spec.strategy] ?? 30) + rng.int(-18, 18);
   const bubbles = Array.from({ length: 6 }, () => {
     const r = rng.int(60, 220);
@@ -85,9 +86,11 @@ async function renderCard(spec: CardSpec, rng: Random): Promise<sharp.Sharp> {
     <text x="${x + 40}" y="${y + h - strip + 62}" font-family="${FONT_FAMILY}" font-size="46" font-weight="700" fill="#2b2b2b">${escapeXml(nameLines[0] ?? '')}</text>
     <text x="${x + 40}" y="${y + h - 28}" font-family="${FONT_FAMILY}" font-size="30" font-weight="400" fill="#7a7a7a">${escapeXml(subtitle[0] ?? '')}</text>
   </svg>`;
-  const [card, photo] = await Promise.all([renderSvg(svg), spec.reference ? framedPhoto(spec.reference) : undefined]);
-  const pipeline = sharp(card.data, rawInput(card));
-  return photo ? pipeline.composite([{ input: photo.data, raw: { width: photo.info.width, height: photo.info.height, channels: 4 }, left: x + 20, top: y + 20 }]) : pipeline;
+  const [rendered, photo] = await Promise.all([renderSvg(svg), spec.reference ? framedPhoto(spec.reference) : undefined]);
+  // The card is opaque, so its premultiplied pixels are plain RGBA.
+  const card = { ...rendered, channels: 4 };
+  if (photo) await compositeRows(card, { data: photo.data, width: photo.info.width, height: photo.info.height, premultiplied: false }, y + 20, x + 20);
+  return card;
 }
 
 /** The reference photo cut to the frame's picture area, with rounded corners, as raw RGBA. */
