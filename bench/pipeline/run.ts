@@ -1,10 +1,13 @@
 /**
  * Pipeline benchmark: one task (text_count 6, image_count 6: 3 sets × 6 images) generated end
  * to end against a fake OpenAI-compatible provider with fixed latencies (300 ms per text call,
- * 800 ms per image). Prints the wall time, the critical path the configured concurrency allows
- * (the same call graph scheduled with zero overhead), their ratio (target ≤ 1.15), and the
- * speed-up over the same task run with every call one after another, measured in the same run
- * (target ≥ 5×).
+ * 800 ms per image; images at the size the preset requests). Prints the wall time, the critical
+ * path the configured concurrency allows (the same call graph scheduled with zero overhead),
+ * their ratio (target ≤ 1.15), and the speed-up over the same task run with every call one after
+ * another, measured in the same run (target ≥ 5×). Then where the overhead went: before the first
+ * call, stretched provider span, tail; the image CPU per frame measured alone and the floor it
+ * sets on this machine's cores; the CPU other processes took meanwhile (on a shared machine that,
+ * not the pipeline, decides the ratio).
  *
  *   npx tsx bench/pipeline/run.ts
  *   BENCH_PROVIDER_CONCURRENCY=8 BENCH_IMAGE_CONCURRENCY=6 BENCH_RUNS=3 npx tsx bench/pipeline/run.ts
