@@ -47,10 +47,14 @@ export async function readUpload(request: FastifyRequest, fileField: string): Pr
     }
   } catch (err) {
     discardRest(request);
-    // busboy's own parse errors are plain Errors; they describe a malformed body, not a bug.
-    if (err instanceof Error && !(err instanceof AppError) && !('code' in err) && /^(Multipart: |Unexpected end of|Malformed|Part terminated early)/.test(err.message)) {
-      throw badRequest(`malformed multipart body: ${err.message}`);
-    }
+    // busboy's parse errors are plain Errors, and a body that ends inside a part closes the
+    // part's stream early: a malformed body, not a bug.
+    const malformed =
+      err instanceof Error &&
+      !(err instanceof AppError) &&
+      ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+        (!('code' in err) && /^(Multipart: |Unexpected end of|Malformed|Part terminated early)/.test(err.message)));
+    if (malformed) throw badRequest(`malformed multipart body: ${err.message}`);
     throw err;
   }
   return { file, fields };
