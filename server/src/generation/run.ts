@@ -374,8 +374,8 @@ class GenerationRun {
     };
     let file: StoredImage;
     try {
-      // The pool bounds provider calls only; drawing the overlay does not hold a slot.
-      const raw = await this.pool.run(() => generateFrameImage(this.ctx, this.provider, request), this.signal);
+      // The pool bounds provider calls only: normalising the reply and drawing the overlay hold no slot.
+      const raw = await generateFrameImage(this.ctx, this.provider, { ...request, slot: (work) => this.pool.run(work, this.signal) });
       file = await letterFrameImage(this.ctx, raw, frame, this.task.overlay_text);
     } catch (err) {
       if (this.signal?.aborted) throw err;

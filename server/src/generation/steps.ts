@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { nowIso } from '../db/codec.js';
 import { overlayText } from '../images/overlay.js';
-import type { Provider } from '../providers/types.js';
+import type { ImageRequest, Provider } from '../providers/types.js';
 import type { BannedWordMatcher } from './banned-words.js';
 import { evaluateNote, type NoteText } from './evaluate.js';
 import { scorePrompt } from './prompts.js';
@@ -115,6 +115,8 @@ export interface FrameImageRequest {
   /** Draw the frame's cover title or caption on the image (the service letters, not the model). */
   overlay: boolean;
   signal?: AbortSignal;
+  /** The caller's image pool: holds the provider request only, not the normalisation of its reply. */
+  slot?: ImageRequest['slot'];
 }
 
 /** The provider's image of one frame, stored, through the ledger (a re-run reuses the paid result). */
@@ -133,6 +135,7 @@ export function generateFrameImage(ctx: AppContext, provider: Provider, req: Fra
       ...(req.reference ? { referenceImage: { data: await storage.read(req.reference.file_key), mime: req.reference.mime } } : {}),
       intent: { kind: 'free', input },
       signal: req.signal,
+      slot: req.slot,
     });
     const stored = await storage.put(result.data, { contentType: result.mime, extension: IMAGE_EXTENSION[result.mime] ?? 'png' });
     return { file_key: stored.key, mime: result.mime };

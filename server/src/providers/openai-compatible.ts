@@ -98,10 +98,12 @@ export class OpenAICompatibleProvider implements Provider {
     const width = request.width ?? DEFAULT_WIDTH;
     const height = request.height ?? DEFAULT_HEIGHT;
     const size = this.preset.imageSizeOverride ?? requestSize(this.preset.features.imageSize, width, height).value;
-    const raw =
+    const inSlot = request.slot ?? ((work) => work());
+    const raw = await inSlot(() =>
       this.preset.features.imageApi === 'dashscope'
-        ? await submitAndPollDashscopeImage(this.preset, this.deps, { model, prompt: request.prompt, size, signal: request.signal })
-        : await this.openaiImage(model, size, request);
+        ? submitAndPollDashscopeImage(this.preset, this.deps, { model, prompt: request.prompt, size, signal: request.signal })
+        : this.openaiImage(model, size, request),
+    );
     // The provider's size rarely is exactly 3:4 (OpenAI has none): crop and resize here, in the
     // same decode that proves the bytes are an image.
     let normalized: NormalizedImage;

@@ -55,6 +55,12 @@ export interface ImageRequest {
   referenceImage?: ImageInput;
   intent: ProviderIntent;
   signal?: AbortSignal;
+  /**
+   * Runs the provider's own work (the request with its retries, or local's drawing) inside a
+   * slot of the caller's, such as a task's image pool; the normalisation of the reply runs
+   * after the slot is given back, so the next call does not wait for this one's CPU work.
+   */
+  slot?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 export interface ImageResult {

@@ -348,8 +348,8 @@ async function illustrate(
         };
         let outcome: Partial<SetImage>;
         try {
-          // The pool bounds provider calls only; lettering the image does not hold a slot.
-          const raw = await pool.run(() => generateFrameImage(ctx, provider, request), signal);
+          // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
+          const raw = await generateFrameImage(ctx, provider, { ...request, slot: (work) => pool.run(work, signal) });
           const file = await letterFrameImage(ctx, raw, frame, scene.overlay);
           outcome = { file_key: file.file_key, mime: file.mime };
         } catch (err) {

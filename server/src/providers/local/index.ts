@@ -107,17 +107,21 @@ export class LocalProvider implements Provider {
   async generateImage(request: ImageRequest): Promise<ImageResult> {
     const input = (isObject(request.intent.input) ? request.intent.input : {}) as Partial<StoryboardImageInput>;
     const seed = seedOf(request.intent.input, request.prompt);
-    const card = await renderCardImage(
-      {
-        role: typeof input.role === 'string' ? input.role : 'main',
-        strategy: typeof input.strategy === 'string' ? input.strategy : 'A',
-        seq: typeof input.seq === 'number' ? input.seq : 1,
-        productName: typeof input.product_name === 'string' ? input.product_name : '',
-        theme: typeof input.theme === 'string' ? input.theme : '',
-        reference: request.referenceImage,
-      },
-      new Random(`${seed}/image`),
-      { width: request.width ?? DEFAULT_WIDTH, height: request.height ?? DEFAULT_HEIGHT },
+    // Drawing the card is this provider's work: it holds the caller's slot like a remote call.
+    const inSlot = request.slot ?? ((work) => work());
+    const card = await inSlot(() =>
+      renderCardImage(
+        {
+          role: typeof input.role === 'string' ? input.role : 'main',
+          strategy: typeof input.strategy === 'string' ? input.strategy : 'A',
+          seq: typeof input.seq === 'number' ? input.seq : 1,
+          productName: typeof input.product_name === 'string' ? input.product_name : '',
+          theme: typeof input.theme === 'string' ? input.theme : '',
+          reference: request.referenceImage,
+        },
+        new Random(`${seed}/image`),
+        { width: request.width ?? DEFAULT_WIDTH, height: request.height ?? DEFAULT_HEIGHT },
+      ),
     );
     return { ...card, model: MODEL };
   }
