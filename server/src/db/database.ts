@@ -1,5 +1,13 @@
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase as SqliteDialectDatabase, type Transaction } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type Compilable,
+  type CompiledQuery,
+  type SqliteDatabase as SqliteDialectDatabase,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import path from 'node:path';
 import type { DB } from './schema.js';
@@ -59,20 +67,77 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
-/** better-sqlite3 cannot bind booleans; PostgreSQL's boolean columns take them as they are. */
+/** Distinct SQL texts kept prepared; `in (?, ?, …)` lists of varying length make the set open-ended. */
+const STATEMENT_CACHE_SIZE = 500;
+const DDL = /^\s*(create|alter|drop)\b/i;
+
+type Statement = ReturnType<SqliteDialectDatabase['prepare']>;
+
+/**
+ * Kysely's SQLite driver prepares every query anew, takes better-sqlite3's row objects and starts
+ * transactions DEFERRED. This adapter:
+ * - keeps prepared statements in a bounded LRU keyed by SQL text: preparing cost more than
+ *   running the hot queries. A schema change through this connection empties it;
+ * - reads rows as arrays and builds the objects here from column names read once: on Node 20
+ *   better-sqlite3 internalises every column name again for every row, which made a 20-row page
+ *   about a third slower to read;
+ * - binds booleans as 0/1 (better-sqlite3 refuses them; PostgreSQL takes them as they are);
+ * - turns Kysely's `begin` into `begin immediate`: a deferred transaction that reads and then
+ *   writes while another process holds the write lock fails at once with SQLITE_BUSY (its read
+ *   snapshot is stale, so busy_timeout is never consulted); an immediate one waits for the lock
+ *   up front, within busy_timeout.
+ */
 function sqliteWithPortableParams(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
   const toParams = (params: ReadonlyArray<unknown>) =>
-    params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+    params.some((p) => typeof p === 'boolean') ? params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p)) : params;
+  const cache = new Map<string, Statement>();
+
+  const adapt = (sql: string, stmt: SqliteDatabase.Statement): Statement => {
+    const columnNames = () => stmt.columns().map((c) => c.name);
+    // A column named __proto__ would set the prototype of a plain object: such rows stay as they are.
+    let names = stmt.reader ? columnNames() : [];
+    const asObjects = stmt.reader && !names.includes('__proto__');
+    if (asObjects) stmt.raw(true);
+    const toObject = (row: unknown[]) => {
+      // Another process may have changed the table under a `select *`; SQLite re-prepares, we re-read the names.
+      if (row.length !== names.length) names = columnNames();
+      const object: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) object[names[i]!] = row[i];
+      return object;
+    };
+    return {
+      reader: stmt.reader,
+      all: (params) => (asObjects ? (stmt.all(toParams(params)) as unknown[][]).map(toObject) : stmt.all(toParams(params))),
+      run: (params) => {
+        const result = stmt.run(toParams(params));
+        if (DDL.test(sql)) cache.clear();
+        return result;
+      },
+      iterate: function* (params) {
+        for (const row of stmt.iterate(toParams(params))) yield asObjects ? toObject(row as unknown[]) : row;
+      },
+    };
+  };
+
   return {
-    close: () => sqlite.close(),
-    prepare(sql: string) {
-      const stmt = sqlite.prepare(sql);
-      return {
-        reader: stmt.reader,
-        all: (params) => stmt.all(...toParams(params)),
-        run: (params) => stmt.run(...toParams(params)),
-        iterate: (params) => stmt.iterate(...toParams(params)),
-      };
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare(text: string) {
+      const sql = text === 'begin' ? 'begin immediate' : text;
+      const cached = cache.get(sql);
+      // Kysely holds the one connection for a whole streamed query, so a cached statement is
+      // never asked to run while it is still being iterated.
+      if (cached) {
+        cache.delete(sql);
+        cache.set(sql, cached);
+        return cached;
+      }
+      const adapted = adapt(sql, sqlite.prepare(sql));
+      cache.set(sql, adapted);
+      if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      return adapted;
     },
   };
 }
@@ -83,4 +148,35 @@ function sqliteWithPortableParams(sqlite: SqliteDatabase.Database): SqliteDialec
  */
 export function forUpdate<QB extends { forUpdate(): QB }>(qb: QB, dialect: Dialect): QB {
   return dialect === 'postgres' ? qb.forUpdate() : qb;
+}
+
+const PARAMETER = '\u0000prepared-parameter:';
+
+/**
+ * A query built and compiled once per database handle and set of given parameters, then run
+ * with fresh values: for the per-request hot paths, where Kysely's builder and compiler cost
+ * more than the indexed query itself (with the SQLite statement cache the SQL is prepared once
+ * too). `build` receives stand-ins for the given parameters and `undefined` for the others, so
+ * it may branch on whether a parameter is given, never on its value, and may only pass the
+ * stand-ins on as scalar values (no `in` lists, no `sql.lit`).
+ */
+export function preparedQuery<A extends unknown[], R>(build: (db: DbOrTx, ...params: A) => Compilable<R>) {
+  const compiled = new WeakMap<DbOrTx, Map<number, CompiledQuery<R>>>();
+  return async (db: DbOrTx, ...params: A): Promise<R[]> => {
+    let shape = 0;
+    params.forEach((p, i) => {
+      if (p !== undefined) shape |= 1 << i;
+    });
+    let shapes = compiled.get(db);
+    if (!shapes) compiled.set(db, (shapes = new Map()));
+    let query = shapes.get(shape);
+    if (!query) {
+      query = build(db, ...(params.map((p, i) => (p === undefined ? undefined : `${PARAMETER}${i}`)) as A)).compile();
+      shapes.set(shape, query);
+    }
+    const parameters = query.parameters.map((p) =>
+      typeof p === 'string' && p.startsWith(PARAMETER) ? params[Number(p.slice(PARAMETER.length))] : p,
+    );
+    return (await db.executeQuery<R>({ ...query, parameters })).rows;
+  };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
+import { preparedQuery } from '../db/database.js';
 import type { Role } from '../db/schema.js';
 import { AppError } from './errors.js';
 
@@ -45,21 +46,25 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1] ?? '';
 }
 
+/** The user with their role in the token's workspace: primary-key lookups on both tables. */
+const sessionUser = preparedQuery((db, userId: number, workspaceId: number) =>
+  db
+    .selectFrom('users')
+    .innerJoin('memberships', 'memberships.user_id', 'users.id')
+    .select(['users.id', 'users.username', 'users.is_active', 'users.token_version', 'users.must_change_password', 'memberships.role'])
+    .where('users.id', '=', userId)
+    .where('memberships.workspace_id', '=', workspaceId),
+);
+
 /**
- * Resolves a bearer token to the current user: signature and expiry (jose), then the database,
- * so a password change, role change, deactivation or membership removal takes effect at once.
+ * Resolves a bearer token to the current user: signature and expiry, then the database on every
+ * request (no cache), so a password change, role change, deactivation or membership removal
+ * takes effect at once.
  */
 export async function authenticate(ctx: AppContext, token: string): Promise<AuthUser & { mustChangePassword: boolean }> {
   const claims = await ctx.tokens.verify(token);
   if (!claims) throw new AppError('tokenInvalid', 'token invalid or expired');
-  const row = await ctx.db
-    .selectFrom('users')
-    .innerJoin('memberships', (j) =>
-      j.onRef('memberships.user_id', '=', 'users.id').on('memberships.workspace_id', '=', claims.ws),
-    )
-    .select(['users.id', 'users.username', 'users.is_active', 'users.token_version', 'users.must_change_password', 'memberships.role'])
-    .where('users.id', '=', claims.sub)
-    .executeTakeFirst();
+  const [row] = await sessionUser(ctx.db, claims.sub, claims.ws);
   if (!row || !row.is_active || row.token_version !== claims.ver) {
     throw new AppError('tokenInvalid', 'token invalid or expired');
   }

@@ -4,6 +4,7 @@ import * as workConfiguration from './20261122_0300_work_configuration.js';
 import * as jobResumes from './20261122_0400_job_resumes.js';
 import * as taskEvents from './20261122_0600_task_events.js';
 import * as taskCounts from './20261122_0601_task_counts.js';
+import * as taskListIndexes from './20261122_1200_task_list_indexes.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0400_job_resumes': jobResumes,
   '20261122_0600_task_events': taskEvents,
   '20261122_0601_task_counts': taskCounts,
+  '20261122_1200_task_list_indexes': taskListIndexes,
 };

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { forUpdate, type DbOrTx, type Dialect } from '../../db/database.js';
+import { forUpdate, preparedQuery, type DbOrTx, type Dialect } from '../../db/database.js';
 import type { DB, NewRow, Row, RowUpdate, TaskStatus } from '../../db/schema.js';
 
 export type TaskRow = Row<'tasks'>;
@@ -33,37 +33,69 @@ export interface TaskFilters {
   to?: { value: string; inclusive: boolean } | undefined;
 }
 
+/**
+ * One page and its total. Both are compiled once per combination of filters (preparedQuery), so
+ * a request pays for running them, not for building SQL. The page reads an index that matches
+ * its filters and order (tasks_ws_{created,status,product}_idx, each ending in created_at, id)
+ * and joins products by primary key; the total comes from the trigger-kept counters unless a
+ * date range asks for a count over that range.
+ */
 export function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters, page: { offset: number; limit: number }) {
-  let base = db.selectFrom('tasks').where('tasks.workspace_id', '=', workspaceId);
-  if (filters.status) base = base.where('tasks.status', '=', filters.status);
-  if (filters.productId !== undefined) base = base.where('tasks.product_id', '=', filters.productId);
-  if (filters.from) base = base.where('tasks.created_at', '>=', filters.from.value);
-  if (filters.to) base = base.where('tasks.created_at', filters.to.inclusive ? '<=' : '<', filters.to.value);
+  const to = filters.to?.value;
+  const [toIncl, toExcl] = filters.to?.inclusive ? [to, undefined] : [undefined, to];
+  const args = [workspaceId, filters.status, filters.productId, filters.from?.value, toIncl, toExcl] as const;
   return Promise.all([
-    base
-      .innerJoin('products', 'products.id', 'tasks.product_id')
-      .select(listColumns)
-      .orderBy('tasks.created_at', 'desc')
-      .orderBy('tasks.id', 'desc')
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    filters.from || filters.to
-      ? base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n))
-      : countFromCounters(db, workspaceId, filters),
+    pageQuery(db, page.limit, page.offset, ...args),
+    (filters.from || filters.to
+      ? rangeCount(db, ...args)
+      : counterTotal(db, workspaceId, filters.status, filters.productId)
+    ).then(([row]) => Number(row?.n ?? 0)),
   ]);
 }
 
+type FilterArgs = [
+  workspaceId: number,
+  status: TaskStatus | undefined,
+  productId: number | undefined,
+  from: string | undefined,
+  toIncl: string | undefined,
+  toExcl: string | undefined,
+];
+
+function filteredTasks(db: DbOrTx, ...[workspaceId, status, productId, from, toIncl, toExcl]: FilterArgs) {
+  let query = db.selectFrom('tasks').where('tasks.workspace_id', '=', workspaceId);
+  if (status !== undefined) query = query.where('tasks.status', '=', status);
+  if (productId !== undefined) query = query.where('tasks.product_id', '=', productId);
+  if (from !== undefined) query = query.where('tasks.created_at', '>=', from);
+  if (toIncl !== undefined) query = query.where('tasks.created_at', '<=', toIncl);
+  if (toExcl !== undefined) query = query.where('tasks.created_at', '<', toExcl);
+  return query;
+}
+
+const pageQuery = preparedQuery((db, limit: number, offset: number, ...filters: FilterArgs) =>
+  filteredTasks(db, ...filters)
+    .innerJoin('products', 'products.id', 'tasks.product_id')
+    .select(listColumns)
+    .orderBy('tasks.created_at', 'desc')
+    .orderBy('tasks.id', 'desc')
+    .limit(limit)
+    .offset(offset),
+);
+
+const rangeCount = preparedQuery((db, ...args: FilterArgs) =>
+  filteredTasks(db, ...args).select((eb) => eb.fn.countAll<number>().as('n')),
+);
+
 /** The total without a date range, from the trigger-kept counters: a few rows, not every task. */
-function countFromCounters(db: DbOrTx, workspaceId: number, filters: TaskFilters): Promise<number> {
+const counterTotal = preparedQuery((db, workspaceId: number, status: TaskStatus | undefined, productId: number | undefined) => {
   let query = db
     .selectFrom('task_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
     .where('workspace_id', '=', workspaceId);
-  if (filters.status) query = query.where('status', '=', filters.status);
-  if (filters.productId !== undefined) query = query.where('product_id', '=', filters.productId);
-  return query.executeTakeFirstOrThrow().then((r) => Number(r.n));
-}
+  if (status !== undefined) query = query.where('status', '=', status);
+  if (productId !== undefined) query = query.where('product_id', '=', productId);
+  return query;
+});
 
 export function findTaskDetail(db: DbOrTx, workspaceId: number, id: number) {
   return db
