@@ -3,7 +3,7 @@ import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import helmet from '@fastify/helmet';
+import helmet from 'helmet';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -65,7 +65,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // First, so its timing and request-id hooks see every request, refused ones included.
   await opsRoutes(app, ctx);
 
-  await app.register(helmet, {
+  // Built once: @fastify/helmet rebuilds the middleware (and re-parses the CSP) on every request.
+  const securityHeaders = helmet({
     contentSecurityPolicy: {
       directives: {
         'img-src': ["'self'", 'data:', 'blob:'],
@@ -78,6 +79,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
     crossOriginEmbedderPolicy: false,
   });
+  app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (err) => done(err as Error | undefined)));
   if (ctx.config.corsOrigins.length > 0) {
     await app.register(cors, { origin: ctx.config.corsOrigins, credentials: false });
   }

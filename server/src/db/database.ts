@@ -10,8 +10,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import path from 'node:path';
-import type { DB } from './schema.js';
-import { SqliteRowNormalizer } from './codec.js';
+import { BOOLEAN_COLUMNS, JSON_COLUMNS, type DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DB>;
@@ -61,8 +60,7 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
   const db = new Kysely<DB>({
-    dialect: new SqliteDialect({ database: sqliteWithPortableParams(sqlite) }),
-    plugins: [new SqliteRowNormalizer()],
+    dialect: new SqliteDialect({ database: sqliteAdapter(sqlite) }),
   });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
@@ -73,48 +71,68 @@ const DDL = /^\s*(create|alter|drop)\b/i;
 
 type Statement = ReturnType<SqliteDialectDatabase['prepare']>;
 
+/** How a column's stored value becomes the value PostgreSQL would have returned, by column name. */
+function columnReader(name: string): ((value: unknown) => unknown) | undefined {
+  if (name === '__proto__') throw new Error('a result column named __proto__ is not supported');
+  if (BOOLEAN_COLUMNS.has(name)) return (value) => (typeof value === 'number' ? value !== 0 : value);
+  if (JSON_COLUMNS.has(name)) return (value) => (typeof value === 'string' ? JSON.parse(value) : value);
+  return undefined;
+}
+
 /**
  * Kysely's SQLite driver prepares every query anew, takes better-sqlite3's row objects and starts
  * transactions DEFERRED. This adapter:
  * - keeps prepared statements in a bounded LRU keyed by SQL text: preparing cost more than
  *   running the hot queries. A schema change through this connection empties it;
- * - reads rows as arrays and builds the objects here from column names read once: on Node 20
- *   better-sqlite3 internalises every column name again for every row, which made a 20-row page
- *   about a third slower to read;
+ * - reads rows as arrays and builds the objects here, from column names read once per
+ *   statement (on Node 20 better-sqlite3 internalises every name again for every row, which made
+ *   a 20-row page about a third slower to read), turning JSON columns (text in SQLite) and
+ *   boolean columns (0/1) into what PostgreSQL returns, so repositories see the same rows;
  * - binds booleans as 0/1 (better-sqlite3 refuses them; PostgreSQL takes them as they are);
  * - turns Kysely's `begin` into `begin immediate`: a deferred transaction that reads and then
  *   writes while another process holds the write lock fails at once with SQLITE_BUSY (its read
  *   snapshot is stale, so busy_timeout is never consulted); an immediate one waits for the lock
  *   up front, within busy_timeout.
  */
-function sqliteWithPortableParams(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
+function sqliteAdapter(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
   const toParams = (params: ReadonlyArray<unknown>) =>
     params.some((p) => typeof p === 'boolean') ? params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p)) : params;
   const cache = new Map<string, Statement>();
 
   const adapt = (sql: string, stmt: SqliteDatabase.Statement): Statement => {
-    const columnNames = () => stmt.columns().map((c) => c.name);
-    // A column named __proto__ would set the prototype of a plain object: such rows stay as they are.
-    let names = stmt.reader ? columnNames() : [];
-    const asObjects = stmt.reader && !names.includes('__proto__');
-    if (asObjects) stmt.raw(true);
+    let names: string[] = [];
+    let readers: (((value: unknown) => unknown) | undefined)[] = [];
+    const readColumns = () => {
+      names = stmt.columns().map((c) => c.name);
+      readers = names.map(columnReader);
+    };
+    if (stmt.reader) {
+      stmt.raw(true);
+      readColumns();
+    }
     const toObject = (row: unknown[]) => {
-      // Another process may have changed the table under a `select *`; SQLite re-prepares, we re-read the names.
-      if (row.length !== names.length) names = columnNames();
+      // Another process may have changed the table under a `select *` (SQLite re-prepares the
+      // statement): a different column count means other names. Migrations, the usual schema
+      // changes, run through this connection and empty the cache instead.
+      if (row.length !== names.length) readColumns();
       const object: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) object[names[i]!] = row[i];
+      for (let i = 0; i < names.length; i++) {
+        const read = readers[i];
+        object[names[i]!] = read ? read(row[i]) : row[i];
+      }
       return object;
     };
+    // Kysely calls all() and iterate() for statements that return rows, run() for the others.
     return {
       reader: stmt.reader,
-      all: (params) => (asObjects ? (stmt.all(toParams(params)) as unknown[][]).map(toObject) : stmt.all(toParams(params))),
+      all: (params) => (stmt.all(toParams(params)) as unknown[][]).map(toObject),
       run: (params) => {
         const result = stmt.run(toParams(params));
         if (DDL.test(sql)) cache.clear();
         return result;
       },
       iterate: function* (params) {
-        for (const row of stmt.iterate(toParams(params))) yield asObjects ? toObject(row as unknown[]) : row;
+        for (const row of stmt.iterate(toParams(params))) yield toObject(row as unknown[]);
       },
     };
   };

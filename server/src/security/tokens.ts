@@ -61,9 +61,12 @@ export class AccessTokens {
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
 
-    const head = decodeJson(header);
-    // `crit` names extensions the verifier must understand; we understand none.
-    if (!head || head.alg !== 'HS256' || 'crit' in head) return undefined;
+    if (header !== HEADER) {
+      // Not the header this class writes: still fine if it says HS256 and nothing more binding.
+      const head = decodeJson(header);
+      // `crit` names extensions the verifier must understand; we understand none.
+      if (!head || head.alg !== 'HS256' || 'crit' in head) return undefined;
+    }
     const body = decodeJson(payload);
     if (!body) return undefined;
     const now = Math.floor(this.now().getTime() / 1000);

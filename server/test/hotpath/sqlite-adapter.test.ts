@@ -97,4 +97,16 @@ describe('SQLite adapter', () => {
       { id: 2, label: 'second', amount: 0, comment: 'r' },
     ]);
   });
+
+  it('returns JSON and boolean columns as PostgreSQL does (by column name), other columns as stored', async () => {
+    const { db } = database;
+    await sql`CREATE TABLE mixed (id integer PRIMARY KEY, progress text, is_active integer, label text, amount integer)`.execute(db);
+    await sql`INSERT INTO mixed (progress, is_active, label, amount) VALUES ('{"stage":"text","done":1}', 1, '{"not":"parsed"}', 0), (NULL, 0, 'x', 1)`.execute(db);
+    const { rows } = await sql<Record<string, unknown>>`SELECT progress, is_active, label, amount FROM mixed ORDER BY id`.execute(db);
+    expect(rows).toEqual([
+      { progress: { stage: 'text', done: 1 }, is_active: true, label: '{"not":"parsed"}', amount: 0 },
+      { progress: null, is_active: false, label: 'x', amount: 1 },
+    ]);
+    await expect(sql`SELECT label AS "__proto__" FROM mixed`.execute(db)).rejects.toThrow(/__proto__/);
+  });
 });
