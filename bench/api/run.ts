@@ -3,14 +3,18 @@
  *
  *   npx tsx bench/api/run.ts [seconds=10] [connections=50]
  *
- * Seeds 10,000 tasks (two products) into a fresh SQLite database, starts the real app, and
+ * Seeds 10,000 tasks (two products) into a fresh SQLite database (setup.ts; a fresh PostgreSQL
+ * database when DATABASE_URL is set), starts the real app, and
  * serves from a bare Fastify instance a static JSON body of the same size as the real first
  * page. autocannon runs in a child process (so it does not share this event loop), first
  * against the bare route, then against the real one with a bearer token: authentication, rate
  * limit, validation, the list query with its count and product join, and serialisation are all
  * in the measured path. Request logging is off in both (LOG_LEVEL=warn) and the rate limit is
  * raised so it counts but never refuses. Prints both throughputs, their p99 latencies and the
- * ratio (targets: ratio ≥ 0.4, p99 ≤ 25 ms); writes bench/out/api.json.
+ * ratio (targets: ratio ≥ 0.4, p99 ≤ 25 ms), and the server's CPU time per request of each
+ * (this process's user + system time over the run), which other load on a shared machine moves
+ * far less than throughput; writes bench/out/api.json with the load average.
+ * bench/api/breakdown.ts splits one request into its stages; bench/api/plans.ts shows the plans.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
