@@ -43,6 +43,15 @@ describe.skipIf(!available)('web console in Chromium', () => {
 
   /** axe-core in the page: no serious or critical violations. */
   async function expectAccessible(name: string) {
+    // antd fades closing dialogs out; axe would judge the contrast of a half-transparent one.
+    // Spinners animate for ever and polling pages restart transitions, so the wait is bounded.
+    await page
+      .waitForFunction(
+        () => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
+        undefined,
+        { timeout: 3_000 },
+      )
+      .catch(() => undefined);
     // evaluate() runs outside the page's CSP, which (rightly) refuses inline scripts.
     await page.evaluate(axe.source);
     const result = await page.evaluate(async () => {
