@@ -18,6 +18,8 @@ export interface Config {
   corsOrigins: string[];
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
+  /** Interval of the comment lines that keep an idle event stream open through proxies. */
+  sseHeartbeatMs: number;
   logLevel: string;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: (env.CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
+    sseHeartbeatMs: Math.max(10, intFrom(env, 'SSE_HEARTBEAT_MS', 15_000)),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     env,

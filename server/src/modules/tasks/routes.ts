@@ -24,7 +24,7 @@ const IdempotencyHeaders = Type.Object({
 const stateErrors = { ...commonErrors, 409: ErrorEnvelope };
 
 export const taskRoutes: ApiModule = async (app, ctx) => {
-  const streams = new EventStreams();
+  const streams = new EventStreams(ctx.config.sseHeartbeatMs);
   // Streams hold their connection open; shutdown would wait for them forever.
   app.addHook('preClose', async () => streams.closeAll());
 

@@ -5,7 +5,6 @@ import { followTask } from '../../events/follow.js';
 import type { StoredTaskEvent } from '../../events/types.js';
 import { sseConnections } from '../../ops/metrics.js';
 
-export const HEARTBEAT_MS = 15_000;
 /** A client this far behind is cut off; it reconnects with Last-Event-ID and replays. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const RUNNING: readonly TaskStatus[] = ['pending', 'generating'];
@@ -29,6 +28,8 @@ function frame(event: StoredTaskEvent): Buffer {
  */
 export class EventStreams {
   private readonly open = new Set<() => void>();
+
+  constructor(private readonly heartbeatMs: number) {}
 
   get size(): number {
     return this.open.size;
@@ -95,7 +96,7 @@ export class EventStreams {
     });
 
     sseConnections.inc();
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.heartbeatMs);
     heartbeat.unref();
     this.open.add(end);
     // The client went away (or the socket broke): drop the subscription at once.
