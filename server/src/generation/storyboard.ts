@@ -1,6 +1,6 @@
 import type { ImageRole, Note, StrategyCode } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
-import { clip } from './text.js';
+import { clipWords } from './text.js';
 
 type MiddleRole = 'pain' | 'proof' | 'quality' | 'credit';
 /** The order a board tells its story in: attention, problem, evidence, detail, trust, action. */
@@ -31,7 +31,10 @@ const ROLE_DIRECTION: Record<ImageRole, string> = {
   convert: 'closing image: the product in an inviting, tidy composition that makes the reader want to buy',
 };
 
-/** Longest overlay line: image text must stay legible on a phone screen. */
+/**
+ * Longest overlay line: image text must stay legible on a phone screen. Lines are cut between
+ * words (clipWords): half a word drawn on an image reads as a typo.
+ */
 const COVER_MAX = 14;
 const CAPTION_MAX = 14;
 
@@ -64,11 +67,11 @@ export function buildStoryboard(opts: {
   let sellingIndex = 0;
   return (opts.roles ?? storyboardRoles(opts.strategy, opts.imageCount)).map((role, i) => {
     let overlay: StoryboardFrame['overlay'] = null;
-    if (role === 'hook' || role === 'main') overlay = { kind: 'cover', text: clip(cover, COVER_MAX) };
-    else if (role === 'pain' && opts.note?.angle_label.trim()) overlay = { kind: 'caption', text: clip(opts.note.angle_label.trim(), CAPTION_MAX) };
-    else if (role === 'convert') overlay = { kind: 'caption', text: clip(opts.productName, CAPTION_MAX) };
+    if (role === 'hook' || role === 'main') overlay = { kind: 'cover', text: clipWords(cover, COVER_MAX) };
+    else if (role === 'pain' && opts.note?.angle_label.trim()) overlay = { kind: 'caption', text: clipWords(opts.note.angle_label, CAPTION_MAX) };
+    else if (role === 'convert') overlay = { kind: 'caption', text: clipWords(opts.productName, CAPTION_MAX) };
     else if (role !== 'pain' && opts.sellingPoints.length > 0) {
-      overlay = { kind: 'caption', text: clip(opts.sellingPoints[sellingIndex % opts.sellingPoints.length]!, CAPTION_MAX) };
+      overlay = { kind: 'caption', text: clipWords(opts.sellingPoints[sellingIndex % opts.sellingPoints.length]!, CAPTION_MAX) };
       sellingIndex += 1;
     }
     return {

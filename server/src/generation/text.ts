@@ -10,6 +10,48 @@ export function clip(text: string, max: number): string {
   return chars.length <= max ? chars.join('') : chars.slice(0, max).join('');
 }
 
+const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
+const GRAPHEMES = new Intl.Segmenter('zh', { granularity: 'grapheme' });
+/** One-character words a short label must not end on: they leave it hanging (…的, …和, …小). */
+const HANGING = new Set(['的', '地', '得', '之', '和', '与', '及', '或', '在', '是', '了', '着', '把', '被', '让', '给', '向', '从', '对', '为', '很', '太', '更', '最', '小', '大']);
+/**
+ * Marks that leave a cut line open: spaces, opening brackets and quotes, dashes, separators.
+ * Closing marks and symbols stay (…补水！, SPF50+, 5%).
+ */
+const OPEN_ENDED = /^[\s\p{Ps}\p{Pi}\p{Pd}\p{Pc}，,、：:；;·…/|｜]+$/u;
+
+/** The longest run of whole segments from the start that fits in `max` code points. */
+function leadingSegments(segmenter: Intl.Segmenter, text: string, max: number): string[] {
+  const kept: string[] = [];
+  let used = 0;
+  for (const { segment } of segmenter.segment(text)) {
+    const size = length(segment);
+    if (used + size > max) break;
+    kept.push(segment);
+    used += size;
+  }
+  return kept;
+}
+
+/**
+ * Like `clip` (at most `max` code points, trimmed, no ellipsis added), but cut between words
+ * (ICU's Chinese dictionary; spaces for English), without a hanging particle or an open-ended
+ * mark at the end: 秋冬换季护肤的小烦恼 → 秋冬换季护肤, never 秋冬换季护肤的小. A first word
+ * longer than `max` is cut where it must be, between whole characters: an emoji with its
+ * joiners and modifiers is never split.
+ */
+export function clipWords(text: string, max: number): string {
+  const trimmed = text.trim();
+  if (length(trimmed) <= max) return trimmed;
+  const kept = leadingSegments(WORDS, trimmed, max);
+  while (kept.length > 0) {
+    const last = kept[kept.length - 1]!;
+    if (!HANGING.has(last) && !OPEN_ENDED.test(last)) break;
+    kept.pop();
+  }
+  return kept.length > 0 ? kept.join('') : leadingSegments(GRAPHEMES, trimmed, max).join('');
+}
+
 const EMOJI = /\p{Extended_Pictographic}/gu;
 
 export function countEmoji(text: string): number {

@@ -1,4 +1,5 @@
 import type { Note, NotesIntentInput, StrategyCode } from '../../generation/schemas.js';
+import { clipWords } from '../../generation/text.js';
 import { Random } from './random.js';
 
 /**
@@ -9,28 +10,6 @@ import { Random } from './random.js';
 
 const cp = (text: string) => [...text].length;
 const clipCp = (text: string, max: number) => [...text].slice(0, max).join('');
-
-const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
-/** One-character words a short label must not end on: they leave it hanging (…的, …和, …小). */
-const HANGING = new Set(['的', '地', '得', '之', '和', '与', '及', '或', '在', '是', '了', '着', '把', '被', '让', '给', '向', '从', '对', '为', '很', '太', '更', '最', '小', '大']);
-
-/**
- * Text cut to at most `max` characters between words (ICU's Chinese dictionary), without a
- * hanging particle or punctuation at the end: 秋冬换季护肤的小烦恼 → 秋冬换季护肤, never
- * 秋冬换季护肤的小. A first word longer than `max` is cut where it must be.
- */
-function clipWords(text: string, max: number): string {
-  if (cp(text) <= max) return text;
-  const kept: string[] = [];
-  let length = 0;
-  for (const { segment } of WORDS.segment(text)) {
-    if (length + cp(segment) > max) break;
-    kept.push(segment);
-    length += cp(segment);
-  }
-  while (kept.length > 0 && (HANGING.has(kept[kept.length - 1]!) || /^[\s\p{P}\p{S}]+$/u.test(kept[kept.length - 1]!))) kept.pop();
-  return kept.length > 0 ? kept.join('') : clipCp(text, max);
-}
 
 /** The first title template that fits in `max` code points (and UTF-16 units), else a clipped one. */
 function fitting(candidates: string[], max: number): string {

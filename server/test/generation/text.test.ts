@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildStoryboard } from '../../src/generation/storyboard.js';
+import { clip, clipWords, length } from '../../src/generation/text.js';
+
+describe('clipWords: labels cut between words', () => {
+  it('cuts Chinese between dictionary words and never ends on a hanging particle', () => {
+    expect(clip('秋冬换季护肤的小烦恼', 9)).toBe('秋冬换季护肤的小烦');
+    expect(clipWords('秋冬换季护肤的小烦恼', 9)).toBe('秋冬换季护肤');
+    expect(clipWords('夏天出门旅行必备的好物', 10)).toBe('夏天出门旅行必备');
+    expect(clipWords('补水！保湿！', 5)).toBe('补水！保湿');
+  });
+
+  it('cuts English at spaces, never inside a word, and drops the space it ends on', () => {
+    expect(clipWords('Hello wonderful world', 12)).toBe('Hello');
+    expect(clipWords('Lightweight daily sunscreen for oily skin', 17)).toBe('Lightweight daily');
+  });
+
+  it('keeps mixed Latin and Chinese tokens whole, symbols included', () => {
+    expect(clip('防晒霜SPF50+清爽不油腻', 7)).toBe('防晒霜SPF5');
+    expect(clipWords('防晒霜SPF50+清爽不油腻', 7)).toBe('防晒霜');
+    expect(clipWords('防晒霜SPF50+清爽不油腻', 10)).toBe('防晒霜SPF50+');
+    expect(clipWords('SPF50+ PA++++ 清爽防晒喷雾', 14)).toBe('SPF50+ PA++++');
+    expect(clipWords('品牌｜晚安面膜旗舰款', 3)).toBe('品牌');
+  });
+
+  it('counts code points like clip and never splits an emoji sequence', () => {
+    const family = '👨‍👩‍👧';
+    expect(length(family)).toBe(5);
+    expect(clipWords(`${family}全家出门旅行必备`, 8)).toBe(`${family}全家`);
+    expect(clipWords(`👍🏻好物推荐合集`, 5)).toBe('👍🏻好物');
+    expect(clipWords(`${family}${family}`, 7)).toBe(family);
+  });
+
+  it('cuts a single word longer than the limit between whole characters', () => {
+    expect(clipWords('Supercalifragilisticexpialidocious', 10)).toBe('Supercalif');
+    expect(clipWords('Supercalifragilistic is long', 10)).toBe('Supercalif');
+    expect(clipWords('的的的的的的', 3)).toBe('的的的');
+  });
+
+  it('leaves text that fits alone apart from trimming, and adds no ellipsis', () => {
+    expect(clipWords('  熬夜急救  ', 14)).toBe('熬夜急救');
+    expect(clipWords('晚安面膜', 4)).toBe('晚安面膜');
+    expect(clipWords('晚安面膜深层补水', 6)).not.toMatch(/…|\.\.\./);
+  });
+
+  it('always returns a prefix of the trimmed text within the limit', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.integer({ min: 1, max: 20 }), (text, max) => {
+        const out = clipWords(text, max);
+        expect(length(out)).toBeLessThanOrEqual(max);
+        expect(text.trim().startsWith(out)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('storyboard overlays', () => {
+  it('cut long captions and cover lines between words', () => {
+    const frames = buildStoryboard({
+      strategy: 'B',
+      imageCount: 3,
+      note: null,
+      productName: '氨基酸温和洁面乳敏感肌专用大容量装',
+      sellingPoints: ['全家出门旅行必备的好物清单推荐'],
+      theme: '油皮夏天也能用的轻薄防晒霜推荐',
+    });
+    expect(frames.map((f) => [f.role, f.overlay?.text])).toEqual([
+      ['hook', '油皮夏天也能用的轻薄防晒霜'],
+      ['proof', '全家出门旅行必备的好物清单'],
+      ['convert', '氨基酸温和洁面乳敏感肌专用'],
+    ]);
+  });
+});
