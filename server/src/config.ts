@@ -4,6 +4,16 @@ import path from 'node:path';
 
 export type ProcessRole = 'all' | 'api' | 'worker';
 
+/**
+ * LOCAL_PROVIDER_IMAGE_FAILURES, a fault switch for tests and demos: the first `count` image
+ * calls the offline `local` provider gets in this process fail with a provider error; with an
+ * `origin`, only the images of tasks or of fissions count (and fail).
+ */
+export interface LocalImageFailures {
+  count: number;
+  origin: 'task' | 'fission' | undefined;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -21,6 +31,7 @@ export interface Config {
   /** Interval of the comment lines that keep an idle event stream open through proxies. */
   sseHeartbeatMs: number;
   logLevel: string;
+  localImageFailures: LocalImageFailures;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
   env: NodeJS.ProcessEnv;
@@ -56,6 +67,14 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   return value;
 }
 
+function localImageFailuresFrom(env: NodeJS.ProcessEnv): LocalImageFailures {
+  const raw = (env.LOCAL_PROVIDER_IMAGE_FAILURES ?? '').trim();
+  if (raw === '') return { count: 0, origin: undefined };
+  const match = /^(?:(task|fission):)?(\d+)$/.exec(raw);
+  if (!match) throw new ConfigError(`LOCAL_PROVIDER_IMAGE_FAILURES must be N, task:N or fission:N (N a non-negative integer), got "${raw}"`);
+  return { count: Number(match[2]), origin: match[1] as LocalImageFailures['origin'] };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -84,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     sseHeartbeatMs: Math.max(10, intFrom(env, 'SSE_HEARTBEAT_MS', 15_000)),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
+    localImageFailures: localImageFailuresFrom(env),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     env,
   };

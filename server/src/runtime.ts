@@ -43,7 +43,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel, opts.logDestination);
-  const providers = createProviderFactory(config.env, log);
+  const providers = createProviderFactory(config.env, log, { imageFailures: config.localImageFailures });
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (opts.migrate !== false) await migrateToLatest(database.db);
   const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log) : undefined);

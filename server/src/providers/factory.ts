@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { LocalImageFailures } from '../config.js';
 import type { ProviderCredentials } from '../modules/api-keys/service.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
@@ -18,7 +19,7 @@ export interface ProviderFactory {
  * _POLL_INTERVAL_MS, each also per label). The concurrency limit is per provider label and
  * process, shared by every key and task, because rate limits are per account and endpoint.
  */
-export function createProviderFactory(env: NodeJS.ProcessEnv, log?: Logger): ProviderFactory {
+export function createProviderFactory(env: NodeJS.ProcessEnv, log?: Logger, local: { imageFailures?: LocalImageFailures } = {}): ProviderFactory {
   // Read every label's settings now, so a bad value stops the process at start, not a task later.
   const settings = new Map(
     PRESET_PROVIDERS.map((label) => {
@@ -29,10 +30,10 @@ export function createProviderFactory(env: NodeJS.ProcessEnv, log?: Logger): Pro
       return [label, { preset: resolvePreset(label, env), options, pollIntervalMs, semaphore: new Semaphore(concurrency) }] as const;
     }),
   );
-  const local = new LocalProvider();
+  const offline = new LocalProvider(local);
   return {
     forCredentials(creds) {
-      if (creds.provider === 'local') return local;
+      if (creds.provider === 'local') return offline;
       const { preset, options, pollIntervalMs, semaphore } = settings.get(creds.provider)!;
       return new OpenAICompatibleProvider(preset, { apiKey: creds.apiKey, options, semaphore, pollIntervalMs, log });
     },

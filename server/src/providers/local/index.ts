@@ -1,3 +1,4 @@
+import type { LocalImageFailures } from '../../config.js';
 import { STRATEGIES, type NotesIntentInput, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../generation/schemas.js';
 import { heuristicScore } from '../../generation/scoring.js';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from '../../images/normalize.js';
@@ -75,9 +76,20 @@ function writtenReply(intent: ProviderIntent, seed: string): unknown {
  * cards. Every structured reply is checked against the requested schema like a remote model's,
  * and a written reply that does not fit is an error, not silently replaced: it means a writer
  * fell behind a schema change, which the tests must see.
+ *
+ * `imageFailures` (LOCAL_PROVIDER_IMAGE_FAILURES) is the one way to see it fail: the first
+ * `count` image calls of this instance (one per process) are refused with a provider error, so
+ * tests and demos can show failed images and their retry without a remote provider. A task's
+ * images are seeded `task:…` and a fission's `fission:…` (their ledger prefixes), which is how
+ * `origin` tells them apart.
  */
 export class LocalProvider implements Provider {
   readonly label = 'local' as const;
+  private imageFailuresLeft: number;
+
+  constructor(private readonly options: { imageFailures?: LocalImageFailures } = {}) {
+    this.imageFailuresLeft = options.imageFailures?.count ?? 0;
+  }
 
   async generateText(request: TextRequest): Promise<TextResult> {
     const seed = seedOf(request.intent.input, `${request.system}\n${request.prompt}`);
@@ -107,6 +119,7 @@ export class LocalProvider implements Provider {
   async generateImage(request: ImageRequest): Promise<ImageResult> {
     const input = (isObject(request.intent.input) ? request.intent.input : {}) as Partial<StoryboardImageInput>;
     const seed = seedOf(request.intent.input, request.prompt);
+    this.injectImageFailure(seed);
     // Drawing the card is this provider's work: it holds the caller's slot like a remote call.
     const inSlot = request.slot ?? ((work) => work());
     const card = await inSlot(() =>
@@ -124,6 +137,15 @@ export class LocalProvider implements Provider {
       ),
     );
     return { ...card, model: MODEL };
+  }
+
+  private injectImageFailure(seed: string): void {
+    const failures = this.options.imageFailures;
+    if (!failures || this.imageFailuresLeft === 0) return;
+    if (failures.origin && !seed.startsWith(`${failures.origin}:`)) return;
+    this.imageFailuresLeft -= 1;
+    const nth = failures.count - this.imageFailuresLeft;
+    throw new ProviderError('provider_down', `local provider: injected image failure ${nth} of ${failures.count} (LOCAL_PROVIDER_IMAGE_FAILURES)`, 'local');
   }
 
   private freeText(request: TextRequest): string {
