@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { freshPostgresDatabase } from '../../server/test/helpers/postgres';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ADMIN_PASSWORD = 'e2e-initial-admin-pass';
@@ -32,29 +32,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function freshPostgres(baseUrl: string) {
-  const name = `cps_e2e_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 export async function startServer(): Promise<RunningServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-e2e-'));
   const port = await freePort();
-  const database = /^postgres/.test(process.env.DATABASE_URL ?? '') ? await freshPostgres(process.env.DATABASE_URL!) : undefined;
+  const database = /^postgres/.test(process.env.DATABASE_URL ?? '') ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,

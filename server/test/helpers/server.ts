@@ -2,46 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import { buildApp, type App } from '../../src/app.js';
 import { AdjustableClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { createRuntime } from '../../src/runtime.js';
 import { bootstrap } from '../../src/bootstrap.js';
+import { freshPostgresDatabase } from './postgres.js';
+
+export { freshPostgresDatabase };
 
 export const ADMIN_PASSWORD = 'initial-admin-pass';
 export const ADMIN_NEW_PASSWORD = 'changed-admin-pass-1';
 
 /** PostgreSQL when DATABASE_URL says so (CI runs the whole suite a second time that way). */
 export const usingPostgres = /^postgres/.test(process.env.DATABASE_URL ?? '');
-
-/** A fresh PostgreSQL database per test server, created on the server DATABASE_URL names. */
-export async function freshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `cps_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      // pg's pool.end() resolves before its sockets have closed; FORCE at once would kill
-      // them mid-goodbye and surface as an unhandled 57P01 error. Give them a moment first.
-      for (let i = 0; i < 40; i++) {
-        const { rows } = await c.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
-        if (rows[0].n === 0) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
 
 export interface Response<T = any> {
   status: number;
