@@ -394,26 +394,42 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await screenshot('11-task-delivered');
   });
 
-  it('starts a fission from the task, shows the notes and offers retry and download', async () => {
+  it('starts a fission from the task, shows the failed image, retries it and downloads the zip', async () => {
     await page.getByRole('button', { name: '发起裂变' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('裂变数量（1–5）').fill('2');
     await dialog.getByRole('button', { name: '开始裂变' }).click();
     await page.waitForURL(/\/fission\/\d+$/);
-    await expect.poll(() => page.getByTestId('fission-status').innerText(), { timeout: 90_000 }).toMatch(/已完成|失败/);
-    await expect.poll(() => page.getByTestId('fission-note').count()).toBe(2);
-    const failedImages = await page.getByTestId('image-error').count();
-    const retry = page.getByTestId('fission-note').first().getByRole('button', { name: /重试失败图片/ });
-    if (failedImages === 0) expect(await retry.isDisabled()).toBe(true);
-    else {
-      await page.getByTestId('fission-note').filter({ has: page.getByTestId('image-error') }).first().getByRole('button', { name: /重试失败图片/ }).click();
-    }
+    // The e2e server fails the first fission image (LOCAL_PROVIDER_IMAGE_FAILURES=fission:1). A set
+    // has one image, like its source: set 1 gets none, set 2 its one, so the fission completes.
+    await expect.poll(() => page.getByTestId('fission-status').innerText(), { timeout: 90_000 }).toBe('已完成');
+    const notes = page.getByTestId('fission-note');
+    await expect.poll(() => notes.count()).toBe(2);
+    await expect.poll(() => page.getByTestId('image-error').count()).toBe(1);
+    const failed = notes.filter({ has: page.getByTestId('image-error') });
+    expect(await failed.getAttribute('data-status')).toBe('failed');
+    await page.getByText('完成 1，失败 1，共 2').waitFor();
+    expect(await notes.filter({ hasNot: page.getByTestId('image-error') }).getByRole('button', { name: /重试失败图片/ }).isDisabled()).toBe(true);
+    await screenshot('12-fission-image-failed');
+    await expectAccessible('fission with a failed image');
+
+    await failed.getByRole('button', { name: /重试失败图片/ }).click();
+    await page.getByText('已排队重试：主图').waitFor();
+    await expect.poll(() => page.getByTestId('image-error').count(), { timeout: 60_000 }).toBe(0);
+    await expect.poll(() => page.getByTestId('image-pending').count(), { timeout: 60_000 }).toBe(0);
+    await expect.poll(() => notes.evaluateAll((cards) => cards.map((c) => c.getAttribute('data-status')))).toEqual(['image_done', 'image_done']);
+    await page.getByText('完成 2，失败 0，共 2').waitFor();
+    // Every note shows its image, loaded.
+    await expect
+      .poll(() => notes.evaluateAll((cards) => cards.map((c) => [...c.querySelectorAll('img')].filter((i) => i.naturalWidth > 0).length)))
+      .toEqual([1, 1]);
+
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: '下载全部' }).click()]);
     const file = path.join(SHOTS, 'fission.zip');
     await download.saveAs(file);
     const names = zipEntries(readFileSync(file));
     expect(names).toContain('checklist.md');
-    expect(names.some((n) => n.startsWith('set_01/'))).toBe(true);
+    for (const set of ['set_01', 'set_02']) expect(names.filter((n) => new RegExp(`^${set}/\\d{2}_\\w+\\.jpg$`).test(n)), set).toHaveLength(1);
     await screenshot('12-fission');
     await expectAccessible('fission');
   });

@@ -1,7 +1,8 @@
 /**
  * Starts the real server (the same entry as `npm start`, from source through tsx) on a random
- * port with a temporary DATA_DIR, the demo workspace (offline `local` provider) and a known admin
- * password. On PostgreSQL (DATABASE_URL) it gets a fresh database of its own.
+ * port with a temporary DATA_DIR, the demo workspace (offline `local` provider, whose first
+ * fission image fails) and a known admin password. On PostgreSQL (DATABASE_URL) it gets a
+ * fresh database of its own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -46,6 +47,10 @@ export async function startServer(): Promise<RunningServer> {
     DEMO_DATA: '1',
     ADMIN_PASSWORD,
     LOG_LEVEL: 'warn',
+    // The offline provider never fails by itself: the first fission image does, so the browser
+    // test sees a failed image and retries it. Task images are not counted, so the earlier
+    // flows get every image.
+    LOCAL_PROVIDER_IMAGE_FAILURES: 'fission:1',
     ...(database ? { DATABASE_URL: database.url } : {}),
   };
   let output = '';
