@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, constants, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
-import { assertFileKey, fileKeyFor, type FileStorage, type StoredFile } from './types.js';
+import { assertFileKey, fileKeyFor, isFileKey, type FileStorage, type ListedFile, type StoredFile } from './types.js';
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
  * Files on local disk under `<root>/<first two hex>/<key>`. Keys are the SHA-256 of the content
@@ -83,13 +85,56 @@ export class LocalFileStorage implements FileStorage {
       const s = await stat(this.pathOf(key));
       return { size: s.size };
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (isMissing(err)) return undefined;
       throw err;
     }
   }
 
-  async delete(key: string): Promise<void> {
-    await rm(this.pathOf(key), { force: true });
+  async *list(): AsyncIterable<ListedFile> {
+    for (const shard of await this.entries(this.root)) {
+      if (!/^[a-f0-9]{2}$/.test(shard)) continue;
+      for (const key of await this.entries(path.join(this.root, shard))) {
+        if (!isFileKey(key) || !key.startsWith(shard)) continue;
+        try {
+          yield { key, writtenAt: (await stat(path.join(this.root, shard, key))).mtime };
+        } catch (err) {
+          if (!isMissing(err)) throw err;
+        }
+      }
+    }
+  }
+
+  private async entries(dir: string): Promise<string[]> {
+    try {
+      return await readdir(dir);
+    } catch (err) {
+      if (isMissing(err)) return [];
+      throw err;
+    }
+  }
+
+  async delete(key: string, opts: { writtenBefore?: Date } = {}): Promise<boolean> {
+    const file = this.pathOf(key);
+    try {
+      if (!opts.writtenBefore) {
+        await unlink(file);
+        return true;
+      }
+      // Moved aside first and judged there: a re-upload that landed before the move is what
+      // was moved and goes back; one after it finds the path free. Neither loses its file.
+      const aside = this.tempPath();
+      await mkdir(path.dirname(aside), { recursive: true });
+      await rename(file, aside);
+      if ((await stat(aside)).mtime >= opts.writtenBefore) {
+        await rename(aside, file);
+        return false;
+      }
+      await rm(aside, { force: true });
+      return true;
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
   }
 
   async ping(): Promise<void> {

@@ -9,11 +9,12 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  paginateListObjectsV2,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
 import { ConfigError } from '../config.js';
-import { assertFileKey, contentTypeOfKey, fileKeyFor, type FileStorage, type StoredFile } from './types.js';
+import { assertFileKey, contentTypeOfKey, fileKeyFor, isFileKey, type FileStorage, type ListedFile, type StoredFile } from './types.js';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -159,8 +160,29 @@ export class S3FileStorage implements FileStorage {
     }
   }
 
-  async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.objectKey(key) }));
+  async *list(): AsyncIterable<ListedFile> {
+    const { bucket, prefix } = this.options;
+    for await (const page of paginateListObjectsV2({ client: this.client, pageSize: 1000 }, { Bucket: bucket, Prefix: prefix })) {
+      for (const object of page.Contents ?? []) {
+        const key = object.Key?.slice(prefix.length) ?? '';
+        // Only our own keys: the bucket (or the prefix) may hold other things, never ours to touch.
+        if (isFileKey(key) && object.LastModified) yield { key, writtenAt: object.LastModified };
+      }
+    }
+  }
+
+  async delete(key: string, opts: { writtenBefore?: Date } = {}): Promise<boolean> {
+    const objectKey = this.objectKey(key);
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: objectKey }));
+      // S3 has no delete conditional on age: this check and the delete are two requests apart.
+      if (opts.writtenBefore && (!head.LastModified || head.LastModified >= opts.writtenBefore)) return false;
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
+    }
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: objectKey }));
+    return true;
   }
 
   async ping(): Promise<void> {

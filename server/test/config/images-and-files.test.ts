@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -26,6 +26,32 @@ describe('local file storage', () => {
     expect(readdirSync(path.join(root, 'tmp'))).toEqual([]);
     await store.delete(a.key);
     expect(await store.stat(a.key)).toBeUndefined();
+  });
+
+  it('lists its files with their write times, nothing else; deletes only files written before a given time', async () => {
+    const old = await store.put(Buffer.from('old bytes'), { contentType: 'text/plain', extension: 'txt' });
+    const young = await store.put(Buffer.from('young bytes'), { contentType: 'text/plain', extension: 'txt' });
+    const past = new Date(Date.now() - 3_600_000);
+    utimesSync(path.join(root, old.key.slice(0, 2), old.key), past, past);
+    // Left by a crash mid-write, or not ours at all: never listed.
+    writeFileSync(path.join(root, 'tmp', 'crashed.part'), 'x');
+    writeFileSync(path.join(root, old.key.slice(0, 2), 'notes.txt'), 'x');
+    const listed = new Map<string, Date>();
+    for await (const file of store.list()) listed.set(file.key, file.writtenAt);
+    expect([...listed.keys()].sort()).toEqual([old.key, young.key].sort());
+    expect(listed.get(old.key)!.getTime()).toBe(past.getTime());
+
+    const cutoff = new Date(Date.now() - 60_000);
+    expect(await store.delete(young.key, { writtenBefore: cutoff })).toBe(false);
+    expect(await store.stat(young.key)).toEqual({ size: 11 });
+    // Written again (a re-upload of the same bytes): young again, so it stays.
+    await store.put(Buffer.from('old bytes'), { contentType: 'text/plain', extension: 'txt' });
+    expect(await store.delete(old.key, { writtenBefore: cutoff })).toBe(false);
+    utimesSync(path.join(root, old.key.slice(0, 2), old.key), past, past);
+    expect(await store.delete(old.key, { writtenBefore: cutoff })).toBe(true);
+    expect(await store.stat(old.key)).toBeUndefined();
+    expect(await store.delete(old.key, { writtenBefore: cutoff })).toBe(false);
+    expect(readdirSync(path.join(root, 'tmp'))).toEqual(['crashed.part']);
   });
 
   it('refuses keys that are not <sha256>.<ext>: no way out of the root', async () => {

@@ -20,7 +20,8 @@ function wrapStorage(real: FileStorage, overrides: Partial<FileStorage>): FileSt
     read: (key) => real.read(key),
     createReadStream: (key, range) => real.createReadStream(key, range),
     stat: (key) => real.stat(key),
-    delete: (key) => real.delete(key),
+    list: () => real.list(),
+    delete: (key, opts) => real.delete(key, opts),
     ping: () => real.ping(),
     ...overrides,
   };

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createFileStorage } from '../../src/storage/index.js';
@@ -52,6 +53,29 @@ describe('S3 file storage (against s3rver)', () => {
     expect(stored.key).toBe(`${createHash('sha256').update(whole).digest('hex')}.zip`);
     expect(stored.size).toBe(whole.length);
     expect((await drain(await store.createReadStream(stored.key))).equals(whole)).toBe(true);
+  });
+
+  it('lists only its own files under its prefix, with write times; deletes only files written before a given time', async () => {
+    const mine = await store.put(randomBytes(100), { contentType: 'image/png', extension: 'png' });
+    const neighbour = new S3FileStorage(s3OptionsFromEnv({ ...s3.env, S3_PREFIX: 'deploy-b/' }, spool));
+    const theirs = await neighbour.put(randomBytes(100), { contentType: 'image/png', extension: 'png' });
+    // Something else in the bucket under our prefix: not a file key, never ours to list or touch.
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `deploy-a/${mine.key}.bak`, Body: 'x' }));
+    const listed = new Map<string, Date>();
+    for await (const file of store.list()) listed.set(file.key, file.writtenAt);
+    expect(listed.has(mine.key)).toBe(true);
+    expect(listed.has(theirs.key)).toBe(false);
+    expect([...listed.keys()].every((key) => /^[a-f0-9]{64}\.\w+$/.test(key))).toBe(true);
+    expect(Math.abs(listed.get(mine.key)!.getTime() - Date.now())).toBeLessThan(60_000);
+
+    expect(await store.delete(mine.key, { writtenBefore: new Date(Date.now() - 60_000) })).toBe(false);
+    expect(await store.stat(mine.key)).toEqual({ size: 100 });
+    expect(await store.delete(mine.key, { writtenBefore: new Date(Date.now() + 60_000) })).toBe(true);
+    expect(await store.stat(mine.key)).toBeUndefined();
+    expect(await store.delete(mine.key, { writtenBefore: new Date(Date.now() + 60_000) })).toBe(false);
+    expect(await neighbour.stat(theirs.key)).toEqual({ size: 100 });
+    client.destroy();
   });
 
   it('reports a missing file as ENOENT, like local disk, and refuses keys that are not file keys', async () => {
