@@ -368,7 +368,15 @@ export interface ProviderCallsTable {
   call_key: string;
   workspace_id: number;
   result: Json<unknown>;
+  /** The stored file the result names (a provider's raw image): kept while this entry exists. */
+  file_key: string | null;
   created_at: Timestamp;
+}
+
+/** One row per periodic chore (the unused-file sweep): a worker runs it when it claims `next_run_at`. */
+export interface PeriodicRunsTable {
+  name: string;
+  next_run_at: Timestamp;
 }
 
 export interface DB {
@@ -396,6 +404,7 @@ export interface DB {
   jobs: JobsTable;
   job_resumes: JobResumesTable;
   provider_calls: ProviderCallsTable;
+  periodic_runs: PeriodicRunsTable;
 }
 
 export type Row<T extends keyof DB> = Selectable<DB[T]>;

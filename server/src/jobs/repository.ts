@@ -262,3 +262,22 @@ export async function countResume(
     .executeTakeFirst();
   return row?.resumes;
 }
+
+/**
+ * Claims the run of a periodic chore if it is due by `dueByIso`, moving its next run to
+ * `nextIso`: of several worker processes ticking at once, one gets true.
+ */
+export async function claimPeriodicRun(db: Db, name: string, dueByIso: string, nextIso: string): Promise<boolean> {
+  await db
+    .insertInto('periodic_runs')
+    .values({ name, next_run_at: new Date(0).toISOString() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const claimed = await db
+    .updateTable('periodic_runs')
+    .set({ next_run_at: nextIso })
+    .where('name', '=', name)
+    .where('next_run_at', '<=', dueByIso)
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}

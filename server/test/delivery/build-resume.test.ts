@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import { packageBuildJob } from '../../src/modules/delivery/build.js';
+import { sweepUnusedFiles } from '../../src/modules/files/service.js';
 import type { FileStorage, StoredFile } from '../../src/storage/types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { imageBytes, seedImage, seedProduct, seedTask, seedText, workspaceOf } from './fixtures.js';
@@ -106,7 +107,7 @@ describe('package build after a lost worker', () => {
     expect(await packageRow(id)).toEqual(ready);
   });
 
-  it('a late attempt with different content removes its own file and keeps the winner', async () => {
+  it('a late attempt with different content leaves its file to the unused-file sweep and keeps the winner', async () => {
     const { id, images } = await queuedPackage();
     const stalled = stalledStorage(server.ctx.storage);
     const first = run({ ...server.ctx, storage: stalled.storage }, id, 1);
@@ -123,6 +124,9 @@ describe('package build after a lost worker', () => {
     const lateKey = stalled.stored()?.key;
     expect(lateKey).toBeDefined();
     expect(lateKey).not.toBe(ready.file_key);
+    expect(await server.ctx.storage.stat(lateKey!)).toBeDefined();
+    // No grace period: every file is old enough to go if no row uses it.
+    expect((await sweepUnusedFiles(server.ctx, 0)).deleted).toContain(lateKey);
     expect(await server.ctx.storage.stat(lateKey!)).toBeUndefined();
     expect(await server.ctx.storage.stat(ready.file_key!)).toBeDefined();
     const names = (await readZip(await server.ctx.storage.read(ready.file_key!))).map((e) => e.name);

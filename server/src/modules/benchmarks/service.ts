@@ -5,7 +5,6 @@ import { badRequest, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
-import { deleteUnreferencedFiles } from '../files/service.js';
 import { cleanUploadedImage } from '../products/image-processing.js';
 import { getProduct } from '../products/service.js';
 import { FEATURE_KEYS } from './features.js';
@@ -91,30 +90,26 @@ export async function createBenchmark(
     screenshotKey = (await ctx.storage.put(clean.data, { contentType: clean.mime, extension: clean.extension })).key;
   }
   const now = nowIso(ctx.clock.now());
-  try {
-    const id = await repo.insertBenchmark(ctx.db, {
-      workspace_id: auth.workspaceId,
-      product_id: productId,
-      ...values,
-      screenshot_key: screenshotKey,
-      features: json(null),
-      analyze_status: 'pending',
-      analysis_source: null,
-      analysis_warning: null,
-      created_at: now,
-      updated_at: now,
-    });
-    return getBenchmark(ctx, auth, id);
-  } catch (err) {
-    await deleteUnreferencedFiles(ctx, [screenshotKey]);
-    throw err;
-  }
+  // A screenshot stored for an insert that then fails is left to the unused-file sweep.
+  const id = await repo.insertBenchmark(ctx.db, {
+    workspace_id: auth.workspaceId,
+    product_id: productId,
+    ...values,
+    screenshot_key: screenshotKey,
+    features: json(null),
+    analyze_status: 'pending',
+    analysis_source: null,
+    analysis_warning: null,
+    created_at: now,
+    updated_at: now,
+  });
+  return getBenchmark(ctx, auth, id);
 }
 
+/** The screenshot's file is left to the unused-file sweep (modules/files/service.ts). */
 export async function deleteBenchmark(ctx: AppContext, auth: AuthUser, id: number) {
-  const row = await findBenchmarkOr404(ctx, auth, id);
+  await findBenchmarkOr404(ctx, auth, id);
   await repo.deleteBenchmark(ctx.db, auth.workspaceId, id);
-  await deleteUnreferencedFiles(ctx, [row.screenshot_key]);
 }
 
 /** Benchmarks of the given products (all products when omitted), for the product export. */

@@ -166,7 +166,7 @@ async function buildDeliveryPackage(ctx: AppContext, packageId: number, signal: 
     updated_at: nowIso(now),
   });
   if (!won) {
-    if (!(await repo.fileInUse(ctx.db, stored.key))) await ctx.storage.delete(stored.key);
+    // Its zip, unless identical to the winner's, is left to the unused-file sweep.
     log.info('package was settled by another attempt; this build is discarded');
     return;
   }

@@ -91,17 +91,6 @@ export async function transition(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Keys are content hashes, so two packages with identical bytes share one stored file. */
-export function fileInUse(db: DbOrTx, fileKey: string) {
-  return db
-    .selectFrom('delivery_packages')
-    .select('id')
-    .where('file_key', '=', fileKey)
-    .limit(1)
-    .executeTakeFirst()
-    .then((r) => r !== undefined);
-}
-
 export async function insertDownloadToken(db: DbOrTx, row: NewRow<'one_time_tokens'>) {
   await db.insertInto('one_time_tokens').values(row).execute();
 }

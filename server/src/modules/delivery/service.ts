@@ -90,8 +90,17 @@ export function downloadPath(id: number): string {
   return `${API_PREFIX}/delivery-packages/${id}/download-file`;
 }
 
-export function packageView(pkg: Row<'delivery_packages'>) {
-  const downloadable = pkg.status === 'ready' || pkg.status === 'downloaded';
+/**
+ * contract-decisions §3: from `expires_at` on, download-token and download-file answer 40903
+ * (package again); the unused-file sweep (modules/files/service.ts) then removes the zip.
+ */
+function hasExpired(pkg: Row<'delivery_packages'>, now: Date): boolean {
+  return pkg.expires_at !== null && Date.parse(pkg.expires_at) <= now.getTime();
+}
+
+/** `download_url` only while the file can be downloaded: ready or downloaded, and not expired. */
+export function packageView(pkg: Row<'delivery_packages'>, now: Date) {
+  const downloadable = (pkg.status === 'ready' || pkg.status === 'downloaded') && !hasExpired(pkg, now);
   return {
     id: pkg.id,
     task_id: pkg.task_id,
@@ -114,13 +123,14 @@ async function packageOf(ctx: AppContext, workspaceId: number, id: number) {
 }
 
 export async function getPackage(ctx: AppContext, auth: AuthUser, id: number) {
-  return packageView(await packageOf(ctx, auth.workspaceId, id));
+  return packageView(await packageOf(ctx, auth.workspaceId, id), ctx.clock.now());
 }
 
 export async function listTaskPackages(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
   if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
   const [rows, total] = await repo.taskPackages(ctx.db, auth.workspaceId, taskId, pageWindow(query));
-  return pageOf(rows.map(packageView), total, query);
+  const now = ctx.clock.now();
+  return pageOf(rows.map((row) => packageView(row, now)), total, query);
 }
 
 /** ready → downloaded; repeating it on a downloaded package changes nothing. */
@@ -131,7 +141,7 @@ export async function markDownloaded(ctx: AppContext, auth: AuthUser, id: number
   } else if (pkg.status !== 'downloaded') {
     throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
   }
-  return packageView(await packageOf(ctx, auth.workspaceId, id));
+  return packageView(await packageOf(ctx, auth.workspaceId, id), ctx.clock.now());
 }
 
 /**
@@ -142,7 +152,7 @@ async function downloadableFile(ctx: AppContext, pkg: Row<'delivery_packages'>):
   if (pkg.status !== 'ready' && pkg.status !== 'downloaded') {
     throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
   }
-  if (pkg.expires_at && Date.parse(pkg.expires_at) <= ctx.clock.now().getTime()) {
+  if (hasExpired(pkg, ctx.clock.now())) {
     throw new AppError('packageFileAbsent', `the package expired at ${pkg.expires_at}: create a new package`);
   }
   const stat = pkg.file_key ? await ctx.storage.stat(pkg.file_key) : undefined;

@@ -128,10 +128,3 @@ export async function setPrimaryImage(db: DbOrTx, productId: number, imageId: nu
 export async function deleteImage(db: DbOrTx, imageId: number) {
   await db.deleteFrom('product_images').where('id', '=', imageId).execute();
 }
-
-export function fileKeysOfProduct(db: DbOrTx, workspaceId: number, productId: number) {
-  return Promise.all([
-    db.selectFrom('product_images').select(['file_key', 'thumb_key']).where('workspace_id', '=', workspaceId).where('product_id', '=', productId).execute(),
-    db.selectFrom('benchmarks').select('screenshot_key').where('workspace_id', '=', workspaceId).where('product_id', '=', productId).execute(),
-  ]).then(([images, benchmarks]) => [...images.flatMap((i) => [i.file_key, i.thumb_key]), ...benchmarks.map((b) => b.screenshot_key)]);
-}

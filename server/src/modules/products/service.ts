@@ -6,7 +6,6 @@ import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { validateBannedWordIds } from '../banned-words/service.js';
-import { deleteUnreferencedFiles } from '../files/service.js';
 import { cleanUploadedImage, thumbnailOf } from './image-processing.js';
 import * as repo from './repository.js';
 
@@ -74,16 +73,18 @@ export async function updateProduct(ctx: AppContext, auth: AuthUser, id: number,
   return updated;
 }
 
-/** Refused while tasks refer to the product: their candidates, reviews and packages depend on it. */
+/**
+ * Refused while tasks refer to the product: their candidates, reviews and packages depend on it.
+ * The images' files are left to the unused-file sweep (modules/files/service.ts), like every
+ * file a deleted row leaves behind.
+ */
 export async function deleteProduct(ctx: AppContext, auth: AuthUser, id: number) {
   await getProduct(ctx, auth, id);
   const refused = () => conflict('the product has production tasks; archive or delete those first (nothing referenced is deleted)');
-  let keys: Array<string | null> = [];
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, id);
       if ((await repo.countTasksOfProduct(trx, auth.workspaceId, id)) > 0) throw refused();
-      keys = await repo.fileKeysOfProduct(trx, auth.workspaceId, id);
       await repo.deleteProduct(trx, auth.workspaceId, id);
     });
   } catch (err) {
@@ -91,7 +92,6 @@ export async function deleteProduct(ctx: AppContext, auth: AuthUser, id: number)
     if (isForeignKeyViolation(err)) throw refused();
     throw err;
   }
-  await deleteUnreferencedFiles(ctx, keys);
 }
 
 // ---- product images
@@ -156,7 +156,7 @@ export async function uploadProductImage(ctx: AppContext, auth: AuthUser, produc
     });
     return imageView(ctx, row);
   } catch (err) {
-    await deleteUnreferencedFiles(ctx, [stored.key, storedThumb.key]);
+    // The files stored above stay until the unused-file sweep: another upload may share them.
     if (isUniqueViolation(err)) throw conflict('another image became primary at the same moment; retry the upload');
     throw err;
   }
@@ -179,7 +179,7 @@ export async function makeImagePrimary(ctx: AppContext, auth: AuthUser, productI
 
 /** Deleting the primary promotes the oldest remaining image, so a product with images always has one. */
 export async function deleteProductImage(ctx: AppContext, auth: AuthUser, productId: number, imageId: number) {
-  const removed = await ctx.db.transaction().execute(async (trx) => {
+  await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
     const image = await repo.findImage(trx, auth.workspaceId, productId, imageId);
     if (!image) throw notFound('product image');
@@ -188,7 +188,5 @@ export async function deleteProductImage(ctx: AppContext, auth: AuthUser, produc
       const next = (await repo.listImages(trx, auth.workspaceId, productId))[0];
       if (next) await repo.setPrimaryImage(trx, productId, next.id);
     }
-    return image;
   });
-  await deleteUnreferencedFiles(ctx, [removed.file_key, removed.thumb_key]);
 }
