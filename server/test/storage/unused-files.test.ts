@@ -1,13 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Migrator } from 'kysely';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.js';
+import { openDatabase } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
 import { sweepUnusedFiles } from '../../src/modules/files/service.js';
 import { fileSweepOptionsFrom } from '../../src/modules/files/sweeper.js';
 import type { FileStorage } from '../../src/storage/types.js';
 import { form } from '../config/setup.js';
 import { keyOfUrl, notesOf, settledFission } from '../fission/fixtures.js';
 import { settledDetail, waitFor } from '../generation/helpers.js';
-import { ADMIN_NEW_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_NEW_PASSWORD, freshPostgresDatabase, startTestServer, usingPostgres, type TestServer } from '../helpers/server.js';
 import { createTask, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 import { startLocalS3, type LocalS3 } from './s3rver.js';
 
@@ -199,5 +205,44 @@ describe('the sweep in the worker', () => {
     expect(fileSweepOptionsFrom({ FILE_SWEEP_MS: '60000', FILE_SWEEP_GRACE_MS: '0' })).toEqual({ intervalMs: 60_000, graceMs: 0 });
     expect(() => fileSweepOptionsFrom({ FILE_SWEEP_GRACE_MS: 'soon' })).toThrow(/FILE_SWEEP_GRACE_MS/);
     expect(() => fileSweepOptionsFrom({ FILE_SWEEP_MS: '10' })).toThrow(/FILE_SWEEP_MS/);
+  });
+});
+
+describe('migration 20261123_0100_file_references', () => {
+  it('fills provider_calls.file_key from the stored image results already in the ledger, and goes back down', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-migrate-'));
+    const pgDb = usingPostgres ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
+    const database = openDatabase({ databaseUrl: pgDb?.url, dataDir });
+    try {
+      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('20261122_1200_task_list_indexes')).error).toBeUndefined();
+      const now = new Date().toISOString();
+      const ws = await database.db.insertInto('workspaces').values({ name: 'W', slug: 'w', created_at: now }).returning('id').executeTakeFirstOrThrow();
+      const image = `${'c'.repeat(64)}.png`;
+      const ledger = [
+        ['task:1:gen:1:image:A:1', { file_key: image, mime: 'image/png' }],
+        ['task:1:gen:1:text:A', { notes: [{ title: 'not a file' }] }],
+        ['fission:1:plan', 'a plain string'],
+      ] as const;
+      for (const [key, result] of ledger) {
+        await database.db
+          .insertInto('provider_calls')
+          .values({ call_key: key, workspace_id: ws.id, result: JSON.stringify(result), created_at: now })
+          .execute();
+      }
+      expect((await migrator.migrateTo('20261123_0100_file_references')).error).toBeUndefined();
+      const rows = await database.db.selectFrom('provider_calls').select(['call_key', 'file_key']).orderBy('call_key').execute();
+      expect(rows).toEqual([
+        { call_key: 'fission:1:plan', file_key: null },
+        { call_key: 'task:1:gen:1:image:A:1', file_key: image },
+        { call_key: 'task:1:gen:1:text:A', file_key: null },
+      ]);
+      expect((await migrator.migrateTo('20261122_1200_task_list_indexes')).error).toBeUndefined();
+      expect((await migrator.migrateTo('20261123_0100_file_references')).error).toBeUndefined();
+    } finally {
+      await database.close();
+      await pgDb?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -30,7 +30,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (;;) {
     const rows = await db.selectFrom('provider_calls').select(['call_key', 'result']).where('call_key', '>', after).orderBy('call_key').limit(BACKFILL_PAGE).execute();
     for (const row of rows) {
-      const result = typeof row.result === 'string' ? JSON.parse(row.result) : row.result;
+      // Decoded already (jsonb; the SQLite adapter reads JSON columns): a result may be any JSON value.
+      const result = row.result as { file_key?: unknown } | null;
       if (typeof result?.file_key === 'string') {
         await db.updateTable('provider_calls').set({ file_key: result.file_key }).where('call_key', '=', row.call_key).execute();
       }
