@@ -1,4 +1,5 @@
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Role } from '../db/schema.js';
 
 export interface AccessClaims {
@@ -26,14 +27,30 @@ function decodeJson(segment: string): Record<string, unknown> | undefined {
   }
 }
 
+interface VerifiedToken {
+  claims: AccessClaims;
+  exp: number;
+  nbf: number | undefined;
+}
+
+/** Tokens in use at once on one process: a client sends the same token with every request. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 /**
  * HS256 access tokens (RFC 7519) with node:crypto directly: every API request verifies one, and
  * a synchronous HMAC costs a fraction of WebCrypto's promise round trip. Only HS256 is
  * accepted, the signature is compared in its canonical encoding in constant time, and `exp`
  * is required.
+ *
+ * A token that verified once is remembered by its exact text: the same text under the same
+ * key always verifies the same way, so only the time checks (exp, nbf) run again. A forged or
+ * altered token is different text and goes through the full check. This is the token alone;
+ * whether its user may still act (token version, active, membership) is read from the
+ * database on every request all the same.
  */
 export class AccessTokens {
   private readonly key: KeyObject;
+  private readonly verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_CACHE_SIZE });
 
   constructor(secret: string, private readonly now: () => Date) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
@@ -54,6 +71,15 @@ export class AccessTokens {
 
   /** Returns the claims, or undefined for any token that is malformed, forged or expired. */
   async verify(token: string): Promise<AccessClaims | undefined> {
+    const known = this.verified.get(token) ?? this.checkSignedToken(token);
+    if (!known) return undefined;
+    const now = Math.floor(this.now().getTime() / 1000);
+    if (known.exp <= now || (known.nbf !== undefined && known.nbf > now)) return undefined;
+    return { ...known.claims };
+  }
+
+  /** Signature, header and claim types: everything about a token that does not depend on the time. */
+  private checkSignedToken(token: string): VerifiedToken | undefined {
     const parts = token.split('.');
     if (parts.length !== 3 || !parts.every((part) => SEGMENT.test(part))) return undefined;
     const [header, payload, signature] = parts as [string, string, string];
@@ -69,13 +95,13 @@ export class AccessTokens {
     }
     const body = decodeJson(payload);
     if (!body) return undefined;
-    const now = Math.floor(this.now().getTime() / 1000);
     const { exp, nbf, ws, role, ver } = body;
-    if (typeof exp !== 'number' || exp <= now) return undefined;
-    if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now)) return undefined;
+    if (typeof exp !== 'number' || (nbf !== undefined && typeof nbf !== 'number')) return undefined;
     const sub = typeof body.sub === 'string' && /^[1-9][0-9]*$/.test(body.sub) ? Number(body.sub) : NaN;
     if (!Number.isSafeInteger(sub) || !Number.isInteger(ws) || !Number.isInteger(ver) || typeof role !== 'string') return undefined;
-    return { sub, ws: ws as number, role: role as Role, ver: ver as number };
+    const verified = { claims: { sub, ws: ws as number, role: role as Role, ver: ver as number }, exp, nbf: nbf as number | undefined };
+    this.verified.set(token, verified);
+    return verified;
   }
 }
 

@@ -80,6 +80,27 @@ describe('access tokens', () => {
     expect(await tokens.verify(handSigned({ alg: 'HS256', crit: ['x-ext'], 'x-ext': 1 }, standard))).toBeUndefined();
   });
 
+  it('applies the time checks on every use of a token it has seen, and trusts no other key', async () => {
+    now = start;
+    const early = await joseToken({ alg: 'HS256' }, { ...standard, nbf: seconds(start) + 60 });
+    expect(await tokens.verify(early)).toBeUndefined();
+    now = new Date(start.getTime() + 60_000);
+    expect(await tokens.verify(early)).toEqual(claims);
+    expect(await tokens.verify(early)).toEqual(claims);
+    now = new Date((standard.exp + 1) * 1000);
+    expect(await tokens.verify(early)).toBeUndefined();
+    now = start;
+
+    const token = await tokens.sign(claims);
+    expect(await tokens.verify(token)).toEqual(claims);
+    // What one instance has verified says nothing to another with a different secret.
+    expect(await new AccessTokens('another-secret-of-some-length-987654', () => now).verify(token)).toBeUndefined();
+    // A caller changing the returned claims does not change what the token says next time.
+    const returned = (await tokens.verify(token))!;
+    returned.role = 'admin';
+    expect(await tokens.verify(token)).toEqual(claims);
+  });
+
   it('refuses claims of the wrong kind', async () => {
     for (const bad of [{ sub: 'admin' }, { sub: '07' }, { sub: 7 }, { ws: '3' }, { ver: 2.5 }, { role: 1 }]) {
       expect(await tokens.verify(await joseToken({ alg: 'HS256' }, { ...standard, ...bad })), JSON.stringify(bad)).toBeUndefined();
