@@ -30,6 +30,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Interval of the comment lines that keep an idle event stream open through proxies. */
   sseHeartbeatMs: number;
+  /** Memory for serialized task list pages per process (0 turns the cache off). */
+  taskListCacheBytes: number;
   logLevel: string;
   localImageFailures: LocalImageFailures;
   /** Where the built web client lives; absent directory means the API runs without it. */
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     sseHeartbeatMs: Math.max(10, intFrom(env, 'SSE_HEARTBEAT_MS', 15_000)),
+    taskListCacheBytes: intFrom(env, 'TASK_LIST_CACHE_BYTES', 8 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     localImageFailures: localImageFailuresFrom(env),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),

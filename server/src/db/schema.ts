@@ -379,6 +379,12 @@ export interface PeriodicRunsTable {
   next_run_at: Timestamp;
 }
 
+/** Bumped by triggers on every change a task list page shows (migration 20261123_0200). */
+export interface TaskListVersionsTable {
+  workspace_id: number;
+  version: number;
+}
+
 export interface DB {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -391,6 +397,7 @@ export interface DB {
   banned_words: BannedWordsTable;
   tasks: TasksTable;
   task_counts: TaskCountsTable;
+  task_list_versions: TaskListVersionsTable;
   text_candidates: TextCandidatesTable;
   image_candidates: ImageCandidatesTable;
   task_events: TaskEventsTable;

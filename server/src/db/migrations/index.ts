@@ -6,6 +6,7 @@ import * as taskEvents from './20261122_0600_task_events.js';
 import * as taskCounts from './20261122_0601_task_counts.js';
 import * as taskListIndexes from './20261122_1200_task_list_indexes.js';
 import * as fileReferences from './20261123_0100_file_references.js';
+import * as taskListVersions from './20261123_0200_task_list_versions.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '20261122_0601_task_counts': taskCounts,
   '20261122_1200_task_list_indexes': taskListIndexes,
   '20261123_0100_file_references': fileReferences,
+  '20261123_0200_task_list_versions': taskListVersions,
 };

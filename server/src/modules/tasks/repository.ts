@@ -97,6 +97,16 @@ const counterTotal = preparedQuery((db, workspaceId: number, status: TaskStatus 
   return query;
 });
 
+const listVersion = preparedQuery((db, workspaceId: number) =>
+  db.selectFrom('task_list_versions').select('version').where('workspace_id', '=', workspaceId),
+);
+
+/** The workspace's task-list version (see the task_list_versions migration); 0 before its first task. */
+export async function taskListVersion(db: DbOrTx, workspaceId: number): Promise<number> {
+  const [row] = await listVersion(db, workspaceId);
+  return row?.version ?? 0;
+}
+
 export function findTaskDetail(db: DbOrTx, workspaceId: number, id: number) {
   return db
     .selectFrom('tasks')

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiModule } from '../../app.js';
 import { currentUser } from '../../http/auth.js';
@@ -5,6 +6,7 @@ import { commonErrors, ErrorEnvelope, IdParams, Ok, ok, PageQuery, Paged } from 
 import { ImageCandidateSchema, TextCandidateSchema } from '../../generation/views.js';
 import * as service from './service.js';
 import * as tickets from './tickets.js';
+import { TaskListCache } from './list-cache.js';
 import { EventStreams } from './stream.js';
 import { StrategySchema, TaskDetail, TaskListItem, TaskStatusSchema } from './views.js';
 
@@ -25,6 +27,7 @@ const stateErrors = { ...commonErrors, 409: ErrorEnvelope };
 
 export const taskRoutes: ApiModule = async (app, ctx) => {
   const streams = new EventStreams(ctx.config.sseHeartbeatMs);
+  const listCache = new TaskListCache(ctx.config.taskListCacheBytes);
   // Streams hold their connection open; shutdown would wait for them forever.
   app.addHook('preClose', async () => streams.closeAll());
 
@@ -66,7 +69,13 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
         response: { 200: Ok(Paged(TaskListItem)), ...commonErrors },
       },
     },
-    async (request) => ok(await service.listTasks(ctx, currentUser(request), request.query)),
+    async (request, reply) => {
+      // This route's response schema serializes the page (to a string: no custom serializer is set).
+      const serialize = (page: Parameters<typeof ok>[0]) => reply.serialize(ok(page)) as string;
+      const body = await service.listTasksSerialized(ctx, currentUser(request), request.query, listCache, serialize);
+      // Bytes are sent as they are, with the content type set here.
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(body);
+    },
   );
 
   app.get(

@@ -18,6 +18,7 @@ import { assertNoHardBlock, bannedWordMatcherFor } from '../banned-words/service
 import { recordSignal, type PreferenceSignal } from '../preferences/signals.js';
 import { findProduct } from '../products/repository.js';
 import { parseDateBound } from './dates.js';
+import type { TaskListCache } from './list-cache.js';
 import * as repo from './repository.js';
 import type { TaskRow } from './repository.js';
 
@@ -153,19 +154,42 @@ export interface ListTasksQuery extends PageQuery {
   date_to?: string | undefined;
 }
 
-export async function listTasks(ctx: AppContext, auth: AuthUser, query: ListTasksQuery) {
+function listFilters(query: ListTasksQuery): repo.TaskFilters {
   const from = query.date_from === undefined ? undefined : parseDateBound(query.date_from, 'date_from', 'start');
   const to = query.date_to === undefined ? undefined : parseDateBound(query.date_to, 'date_to', 'end');
   if (from && to && (from.value > to.value || (from.value === to.value && !to.inclusive))) {
     throw badRequest('querystring.date_from must not be after date_to');
   }
-  const [items, total] = await repo.listTasks(
-    ctx.db,
-    auth.workspaceId,
-    { status: query.status, productId: query.product_id, from: from && { value: from.value, inclusive: true }, to },
-    pageWindow(query),
-  );
+  return { status: query.status, productId: query.product_id, from: from && { value: from.value, inclusive: true }, to };
+}
+
+export async function listTasks(ctx: AppContext, auth: AuthUser, query: ListTasksQuery) {
+  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, listFilters(query), pageWindow(query));
   return pageOf(items, total, query);
+}
+
+/**
+ * `listTasks` as the response body `serialize` makes of it (UTF-8), from `cache` while the workspace's
+ * task list has not changed. The version is read before the page: a change committed in
+ * between can only make the cached page newer than its tag (the next request reads the new
+ * version and misses), never older.
+ */
+export async function listTasksSerialized(
+  ctx: AppContext,
+  auth: AuthUser,
+  query: ListTasksQuery,
+  cache: TaskListCache,
+  serialize: (page: Awaited<ReturnType<typeof listTasks>>) => string,
+): Promise<Buffer> {
+  const filters = listFilters(query);
+  const version = await repo.taskListVersion(ctx.db, auth.workspaceId);
+  const key = JSON.stringify([auth.workspaceId, filters.status, filters.productId, filters.from?.value, filters.to, query.page, query.page_size]);
+  const cached = cache.get(key, version);
+  if (cached !== undefined) return cached;
+  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, filters, pageWindow(query));
+  const body = Buffer.from(serialize(pageOf(items, total, query)));
+  cache.set(key, version, body);
+  return body;
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
