@@ -65,21 +65,28 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // First, so its timing and request-id hooks see every request, refused ones included.
   await opsRoutes(app, ctx);
 
-  // Built once: @fastify/helmet rebuilds the middleware (and re-parses the CSP) on every request.
-  const securityHeaders = helmet({
-    contentSecurityPolicy: {
-      directives: {
-        'img-src': ["'self'", 'data:', 'blob:'],
-        'script-src': ["'self'"],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        // The service is often reached over plain HTTP on a LAN address; upgrading its asset
-        // requests to HTTPS there would break the client.
-        'upgrade-insecure-requests': null,
+  // helmet decides the headers; with these options (no per-request CSP nonces) they are the same
+  // for every response, so they are worked out once and copied into each reply.
+  // (@fastify/helmet rebuilt the middleware, and re-parsed the CSP, on every request.)
+  const securityHeaders = staticHeadersOf(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          'img-src': ["'self'", 'data:', 'blob:'],
+          'script-src': ["'self'"],
+          'style-src': ["'self'", "'unsafe-inline'"],
+          // The service is often reached over plain HTTP on a LAN address; upgrading its asset
+          // requests to HTTPS there would break the client.
+          'upgrade-insecure-requests': null,
+        },
       },
-    },
-    crossOriginEmbedderPolicy: false,
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(securityHeaders);
+    done();
   });
-  app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (err) => done(err as Error | undefined)));
   if (ctx.config.corsOrigins.length > 0) {
     await app.register(cors, { origin: ctx.config.corsOrigins, credentials: false });
   }
@@ -126,6 +133,21 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   await serveWebClient(app, ctx.config.webDistDir);
   return app;
+}
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
+/** The headers a middleware that only sets headers, the same ones whatever the request, sets. */
+function staticHeadersOf(middleware: Middleware): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader: (name: string, value: unknown) => void (headers[name.toLowerCase()] = String(value)),
+    removeHeader: (name: string) => void delete headers[name.toLowerCase()],
+  };
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, (err) => {
+    if (err) throw err;
+  });
+  return headers;
 }
 
 /** The built web client at `/`, with client-side routes falling back to index.html. */
