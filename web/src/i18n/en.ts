@@ -174,6 +174,7 @@ export const en: Strings<typeof zhCN> = {
     download: 'Download',
     markDownloaded: 'Mark downloaded',
     expires: 'Valid until {{at}}',
+    expired: 'Expired {{at}}; create a new package',
     status: { pending: 'Packing', ready: 'Ready', downloaded: 'Downloaded' },
   },
   fission: {

@@ -169,6 +169,7 @@ export const zhCN = {
     download: '下载',
     markDownloaded: '标记已下载',
     expires: '有效期至 {{at}}',
+    expired: '已于 {{at}} 过期，请重新打包',
     status: { pending: '打包中', ready: '可下载', downloaded: '已下载' },
   },
   fission: {

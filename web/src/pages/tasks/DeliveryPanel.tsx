@@ -23,7 +23,10 @@ function PackageRow({ pkg, onChange }: { pkg: DeliveryPackage; onChange: () => v
   const { t } = useTranslation();
   const download = useMutation({ mutationFn: () => api.packages.downloadToken(pkg.id), onSuccess: (d) => openDownload(pkg.id, d.token) });
   const mark = useMutation({ mutationFn: () => api.packages.markDownloaded(pkg.id), onSuccess: onChange });
-  const downloadable = pkg.status === 'ready' || pkg.status === 'downloaded';
+  const built = pkg.status === 'ready' || pkg.status === 'downloaded';
+  // The server gives a built package a download_url only until it expires (its zip is then removed).
+  const expired = built && pkg.download_url === null;
+  const downloadable = built && !expired;
   return (
     <List.Item data-testid="package-row" data-status={pkg.status}>
       <div style={{ width: '100%' }}>
@@ -41,10 +44,16 @@ function PackageRow({ pkg, onChange }: { pkg: DeliveryPackage; onChange: () => v
           <Button icon={<DownloadOutlined aria-hidden />} type="primary" disabled={!downloadable} loading={download.isPending} onClick={() => download.mutate()}>
             {t('delivery.download')}
           </Button>
-          <Button disabled={pkg.status !== 'ready'} loading={mark.isPending} onClick={() => mark.mutate()}>
+          <Button disabled={pkg.status !== 'ready' || expired} loading={mark.isPending} onClick={() => mark.mutate()}>
             {t('delivery.markDownloaded')}
           </Button>
-          {pkg.expires_at && <Typography.Text type="secondary">{t('delivery.expires', { at: formatTime(pkg.expires_at) })}</Typography.Text>}
+          {expired ? (
+            <Typography.Text type="warning" data-testid="package-expired">
+              {t('delivery.expired', { at: formatTime(pkg.expires_at ?? '') })}
+            </Typography.Text>
+          ) : (
+            pkg.expires_at && <Typography.Text type="secondary">{t('delivery.expires', { at: formatTime(pkg.expires_at) })}</Typography.Text>
+          )}
         </Space>
       </div>
     </List.Item>
