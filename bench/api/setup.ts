@@ -27,7 +27,8 @@ export interface BenchService {
   close(): Promise<void>;
 }
 
-export async function startSeededService(): Promise<BenchService> {
+/** `env` adds to (or overrides) the service's configuration. */
+export async function startSeededService(env: Record<string, string> = {}): Promise<BenchService> {
   const dir = mkdtempSync(path.join(tmpdir(), 'cps-bench-api-'));
   const postgres = process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL) : undefined;
   const config = loadConfig({
@@ -37,6 +38,7 @@ export async function startSeededService(): Promise<BenchService> {
     ADMIN_PASSWORD: 'bench-password-1',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '100000000',
+    ...env,
   });
   const runtime = await createRuntime(config, { worker: false });
   const { ctx } = runtime;
