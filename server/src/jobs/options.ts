@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError, intFrom } from '../config.js';
 
 export interface JobOptions {
   /** Jobs one worker process runs at the same time (JOB_CONCURRENCY). */
@@ -21,26 +21,19 @@ export interface JobOptions {
   prefix: string;
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-  return value;
-}
 
 export function jobOptionsFrom(env: NodeJS.ProcessEnv): JobOptions {
   const prefix = env.JOB_QUEUE_PREFIX || 'cps';
   if (!/^[\w.-]{1,64}$/.test(prefix)) throw new ConfigError('JOB_QUEUE_PREFIX may hold only letters, digits, "_", "." and "-"');
   return {
-    concurrency: positiveInt(env, 'JOB_CONCURRENCY', 2),
-    maxAttempts: positiveInt(env, 'JOB_MAX_ATTEMPTS', 3),
-    backoffMs: positiveInt(env, 'JOB_BACKOFF_MS', 2_000, 0),
-    leaseMs: positiveInt(env, 'JOB_LEASE_MS', 30_000, 200),
-    pollMs: positiveInt(env, 'JOB_POLL_MS', 1_000, 10),
-    sweepMs: positiveInt(env, 'JOB_SWEEP_MS', 30_000, 50),
-    maxResumes: positiveInt(env, 'JOB_MAX_RESUMES', 3, 0),
-    shutdownGraceMs: positiveInt(env, 'JOB_SHUTDOWN_GRACE_MS', 10_000, 0),
+    concurrency: intFrom(env, 'JOB_CONCURRENCY', 2, 1),
+    maxAttempts: intFrom(env, 'JOB_MAX_ATTEMPTS', 3, 1),
+    backoffMs: intFrom(env, 'JOB_BACKOFF_MS', 2_000, 0),
+    leaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 200),
+    pollMs: intFrom(env, 'JOB_POLL_MS', 1_000, 10),
+    sweepMs: intFrom(env, 'JOB_SWEEP_MS', 30_000, 50),
+    maxResumes: intFrom(env, 'JOB_MAX_RESUMES', 3, 0),
+    shutdownGraceMs: intFrom(env, 'JOB_SHUTDOWN_GRACE_MS', 10_000, 0),
     prefix,
   };
 }

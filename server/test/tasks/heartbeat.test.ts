@@ -22,6 +22,7 @@ describe('event stream heartbeat', () => {
   it('defaults to a beat every 15 s and refuses a nonsensical interval', () => {
     expect(loadConfig({ DATA_DIR: server.dataDir }).sseHeartbeatMs).toBe(15_000);
     expect(() => loadConfig({ DATA_DIR: server.dataDir, SSE_HEARTBEAT_MS: 'soon' })).toThrow(/SSE_HEARTBEAT_MS/);
+    expect(() => loadConfig({ DATA_DIR: server.dataDir, SSE_HEARTBEAT_MS: '5' })).toThrow('SSE_HEARTBEAT_MS must be an integer ≥ 10, got "5"');
   });
 
   it('writes a comment line at each interval on an idle stream, no events, and stops when the stream ends', async () => {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../config.js';
+import { intFrom } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { claimPeriodicRun } from '../../jobs/repository.js';
 import { sweepUnusedFiles } from './service.js';
@@ -12,16 +12,9 @@ export interface FileSweepOptions {
 
 const HOUR = 3_600_000;
 
-function msFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-  return value;
-}
 
 export function fileSweepOptionsFrom(env: NodeJS.ProcessEnv): FileSweepOptions {
-  return { intervalMs: msFrom(env, 'FILE_SWEEP_MS', HOUR, 50), graceMs: msFrom(env, 'FILE_SWEEP_GRACE_MS', HOUR, 0) };
+  return { intervalMs: intFrom(env, 'FILE_SWEEP_MS', HOUR, 50), graceMs: intFrom(env, 'FILE_SWEEP_GRACE_MS', HOUR, 0) };
 }
 
 const CHORE = 'unused-file-sweep';
