@@ -186,8 +186,7 @@ export async function listTasksSerialized(
   const key = JSON.stringify([auth.workspaceId, filters.status, filters.productId, filters.from?.value, filters.to, query.page, query.page_size]);
   const cached = cache.get(key, version);
   if (cached !== undefined) return cached;
-  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, filters, pageWindow(query));
-  const body = Buffer.from(serialize(pageOf(items, total, query)));
+  const body = Buffer.from(serialize(await listTasks(ctx, auth, query)));
   cache.set(key, version, body);
   return body;
 }
