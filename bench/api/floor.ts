@@ -15,17 +15,15 @@
  * Each is measured with autocannon in a child process, one after another, in one run; prints
  * throughput, p99, server CPU per request and the ratio to the bare route.
  */
-import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
-import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
 import { sqliteFile } from '../../server/src/db/database.js';
+import { cannon } from './cannon.js';
 import { startSeededService } from './setup.js';
 
 const seconds = Number(process.argv[2] ?? 8);
 const connections = Number(process.argv[3] ?? 50);
-const root = path.resolve(import.meta.dirname, '..', '..');
 if (process.env.DATABASE_URL) throw new Error('floor.ts measures the SQLite path; unset DATABASE_URL');
 
 const service = await startSeededService();
@@ -72,20 +70,6 @@ lean.get('/floor-cached', async (req, reply) => {
 await lean.listen({ host: '127.0.0.1', port: 0 });
 const leanUrl = `http://127.0.0.1:${(lean.server.address() as { port: number }).port}`;
 
-function cannon(url: string, auth: boolean): Promise<{ rps: number; p99: number; cpu: number; non2xx: number }> {
-  const before = process.cpuUsage();
-  const args = [path.join(root, 'node_modules', 'autocannon', 'autocannon.js'), '-c', String(connections), '-d', String(seconds), '-j'];
-  if (auth) args.push('-H', `authorization=Bearer ${url.startsWith(uncached.appUrl) ? uncached.token : token}`);
-  return new Promise((resolve, reject) =>
-    execFile(process.execPath, [...args, url], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
-      if (err) return reject(err);
-      const used = process.cpuUsage(before);
-      const r = JSON.parse(stdout);
-      resolve({ rps: r.requests.average, p99: r.latency.p99, cpu: (used.user + used.system) / Math.max(1, r.requests.total), non2xx: r.non2xx });
-    }),
-  );
-}
-
 const targets: Array<[string, string, boolean]> = [
   ['bare static route', `${leanUrl}/bare`, false],
   ['leanest honest handler', `${leanUrl}/floor`, true],
@@ -96,12 +80,13 @@ const targets: Array<[string, string, boolean]> = [
 console.log(`${connections} connections, ${seconds} s each; body ${Buffer.byteLength(pageBody)} bytes`);
 let bareRps = 0;
 for (const [label, url, auth] of targets) {
-  await cannon(url, auth); // warm-up
-  const r = await cannon(url, auth);
+  const headers = auth ? [`authorization=Bearer ${url.startsWith(uncached.appUrl) ? uncached.token : token}`] : [];
+  await cannon(url, { connections, seconds, headers }); // warm-up
+  const r = await cannon(url, { connections, seconds, headers });
   if (r.non2xx) throw new Error(`${label}: ${r.non2xx} non-2xx answers`);
   bareRps ||= r.rps;
   console.log(
-    `${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${String(r.p99).padStart(3)} ms  server CPU ${r.cpu.toFixed(0).padStart(4)} µs/req  ratio ${(r.rps / bareRps).toFixed(3)}`,
+    `${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${String(r.p99).padStart(3)} ms  server CPU ${String(r.cpu_us_per_request).padStart(4)} µs/req  ratio ${(r.rps / bareRps).toFixed(3)}`,
   );
 }
 console.log(`load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);

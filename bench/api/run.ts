@@ -23,6 +23,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
+import { cannon } from './cannon.js';
 import { startSeededService, TASKS } from './setup.js';
 
 const seconds = Number(process.argv[2] ?? 10);
@@ -43,41 +44,15 @@ bare.get('/bare', (_req, reply) => reply.type('application/json; charset=utf-8')
 await bare.listen({ host: '127.0.0.1', port: 0 });
 const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/bare`;
 
-interface Result {
-  rps: number;
-  p99: number;
-  p50: number;
-  non2xx: number;
-  errors: number;
-  /** CPU time of this (server) process per request: unlike throughput, barely moved by other load on the machine. */
-  cpu_us_per_request: number;
-}
-
-/** autocannon's CLI in its own process; its JSON report on stdout. */
-function cannon(url: string, headers: string[] = []): Promise<Result> {
-  const cpuBefore = process.cpuUsage();
-  return new Promise((resolve, reject) => {
-    const args = [path.join(root, 'node_modules', 'autocannon', 'autocannon.js'), '-c', String(connections), '-d', String(seconds), '-j', ...headers.flatMap((h) => ['-H', h]), url];
-    // Asynchronous: this process must keep serving while autocannon runs.
-    import('node:child_process').then(({ execFile }) =>
-      execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
-        if (err) return reject(err);
-        const cpu = process.cpuUsage(cpuBefore);
-        const r = JSON.parse(stdout);
-        const cpuPerRequest = Math.round((cpu.user + cpu.system) / Math.max(1, r.requests.total));
-        resolve({ rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, non2xx: r.non2xx, errors: r.errors, cpu_us_per_request: cpuPerRequest });
-      }),
-    );
-  });
-}
+const load = (url: string, headers: string[] = []) => cannon(url, { connections, seconds, headers });
 
 console.log(`body ${Buffer.byteLength(pageBody)} bytes; ${connections} connections, ${seconds} s each`);
-await cannon(bareUrl); // warm-up of the client and the JIT on both sides
-const bareResult = await cannon(bareUrl);
-await cannon(`${appUrl}${listPath}`, [`authorization=Bearer ${token}`]);
-const apiResult = await cannon(`${appUrl}${listPath}`, [`authorization=Bearer ${token}`]);
-await cannon(`${uncached.appUrl}${listPath}`, [`authorization=Bearer ${uncached.token}`]);
-const uncachedResult = await cannon(`${uncached.appUrl}${listPath}`, [`authorization=Bearer ${uncached.token}`]);
+await load(bareUrl); // warm-up of the client and the JIT on both sides
+const bareResult = await load(bareUrl);
+await load(`${appUrl}${listPath}`, [`authorization=Bearer ${token}`]);
+const apiResult = await load(`${appUrl}${listPath}`, [`authorization=Bearer ${token}`]);
+await load(`${uncached.appUrl}${listPath}`, [`authorization=Bearer ${uncached.token}`]);
+const uncachedResult = await load(`${uncached.appUrl}${listPath}`, [`authorization=Bearer ${uncached.token}`]);
 
 const ratio = apiResult.rps / bareResult.rps;
 const cpuRatio = bareResult.cpu_us_per_request / apiResult.cpu_us_per_request;
