@@ -18,6 +18,22 @@ COPY scripts scripts
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
+# --- proxy: nginx in front of the API processes (docker-compose.yml, deploy/nginx.conf). Debian's
+# nginx has gzip_static, and Debian packages the brotli_static module; the hashed web assets are
+# copied in with the .br / .gz files the build wrote, so nginx serves them without compressing.
+# Build it with `docker build --target proxy`; the image of the service is the last stage.
+FROM debian:bookworm-slim AS proxy
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends nginx libnginx-mod-http-brotli-static \
+ && rm -rf /var/lib/apt/lists/* /etc/nginx/sites-enabled/default \
+ && ln -sf /dev/stdout /var/log/nginx/access.log \
+ && ln -sf /dev/stderr /var/log/nginx/error.log
+COPY --from=build /app/web/dist/assets /usr/share/cps/web/assets
+COPY deploy/nginx.conf /etc/nginx/conf.d/default.conf
+EXPOSE 80
+STOPSIGNAL SIGQUIT
+CMD ["nginx", "-g", "daemon off;"]
+
 # --- runtime: compiled code and production dependencies only, as an unprivileged user ---
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \

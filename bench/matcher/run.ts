@@ -8,7 +8,7 @@
  * hits planted, so both sides do real work. The naive side only answers "which words occur"
  * (no positions, no overlap handling), which flatters it.
  */
-import { BannedWordMatcher, type BannedWordEntry } from '../../server/src/generation/banned-words.js';
+import { BannedWordMatcher, type BannedWordEntry } from '../../server/src/content/banned-words.js';
 import { BANNED_PRESETS } from '../../server/src/modules/banned-words/presets.js';
 
 const wordCount = Number(process.argv[2] ?? 5000);

@@ -15,7 +15,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import sharp from 'sharp';
-import { runTaskGeneration } from '../../server/src/generation/run.js';
+import { runTaskGeneration } from '../../server/src/modules/tasks/pipeline.js';
 import { normalizeImage } from '../../server/src/images/normalize.js';
 import { overlayText } from '../../server/src/images/overlay.js';
 import { PRESETS, requestSize } from '../../server/src/providers/presets.js';

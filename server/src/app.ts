@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import helmet from 'helmet';
@@ -8,21 +8,20 @@ import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import fastifyStatic from '@fastify/static';
+import compress from '@fastify/compress';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.js';
-import { authHooks } from './http/auth.js';
+import { authHooks, rejectRefusedRequests } from './http/auth.js';
+import { API_PREFIX, type App } from './http/module.js';
 import { AppError } from './http/errors.js';
 import { clientErrorHandler, installErrorHandlers, sendError } from './http/errors-handler.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { ErrorEnvelope } from './http/schemas.js';
-import { strictBodyValidators } from './http/validation.js';
+import { registerStrictJsonParser, strictBodyValidators } from './http/validation.js';
 import { apiModules } from './modules/index.js';
 import { opsRoutes } from './ops/routes.js';
 
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
-export type ApiModule = (app: App, ctx: AppContext) => Promise<void>;
-
-export const API_PREFIX = '/api/v1';
+export { API_PREFIX, type App, type ApiModule } from './http/module.js';
 
 export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
@@ -49,6 +48,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installErrorHandlers(app);
   // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
+  registerStrictJsonParser(app);
   // While draining on shutdown, requests already accepted finish; new ones on kept-alive
   // connections are turned away so the client retries on another process.
   let draining = false;
@@ -90,6 +90,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   if (ctx.config.corsOrigins.length > 0) {
     await app.register(cors, { origin: ctx.config.corsOrigins, credentials: false });
   }
+  // Replies of a compressible type (mime-db: JSON, CSV, text…) over 1 KB, in the encoding the
+  // client asks for (br, else gzip), brotli at the plugin's quality 4. Left alone: event streams
+  // (hijacked, written raw), zips and images (not compressible types), and anything already
+  // encoded (the web client's precompressed assets). Request bodies are not inflated: nothing
+  // here accepts compressed uploads.
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], globalDecompression: false });
 
   await app.register(swagger, {
     openapi: {
@@ -105,7 +111,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, {
+  if (ctx.config.apiDocs === 'public') await app.register(swaggerUi, {
     routePrefix: '/api/docs',
     staticCSP: true,
     // The UI's syntax highlighter sets inline styles on the responses it shows; and, as above, no
@@ -117,15 +123,14 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   await app.register(authHooks, { ctx });
   await registerRateLimit(app, ctx);
+  rejectRefusedRequests(app);
 
   await app.register(
     async (api) => {
       const typed = api.withTypeProvider<TypeBoxTypeProvider>() as App;
-      typed.get(
-        '/openapi.json',
-        { schema: { hide: true }, config: { access: { auth: 'public' } } },
-        async () => app.swagger(),
-      );
+      if (ctx.config.apiDocs === 'public') {
+        typed.get('/openapi.json', { schema: { hide: true }, config: { access: { auth: 'public' } } }, async () => app.swagger());
+      }
       for (const register of apiModules) await register(typed, ctx);
     },
     { prefix: API_PREFIX },
@@ -150,11 +155,34 @@ function staticHeadersOf(middleware: Middleware): Record<string, string> {
   return headers;
 }
 
+/**
+ * Vite names everything under assets/ by its content hash, so a name never changes meaning:
+ * browsers keep those a year without asking again. index.html (and anything else) is revalidated
+ * on every load, so a new release is picked up at once.
+ */
+function cacheControlOf(distDir: string, filePath: string): string {
+  const relative = path.relative(distDir, filePath);
+  return relative.startsWith(`assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache';
+}
+
 /** The built web client at `/`, with client-side routes falling back to index.html. */
 async function serveWebClient(app: App, distDir: string) {
   const hasClient = existsSync(path.join(distDir, 'index.html'));
   if (hasClient) {
-    await app.register(fastifyStatic, { root: distDir, prefix: '/', wildcard: false, index: ['index.html'] });
+    await app.register(fastifyStatic, {
+      root: distDir,
+      prefix: '/',
+      wildcard: false,
+      index: ['index.html'],
+      // The .br / .gz siblings the web build writes (vite-plugin-compression2), by Accept-Encoding.
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders: (res, filePath) => {
+        res.setHeader('cache-control', cacheControlOf(distDir, filePath));
+        // The body depends on Accept-Encoding (preCompressed): a shared cache must key on it.
+        res.setHeader('vary', 'accept-encoding');
+      },
+    });
   }
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0]!;

@@ -2,7 +2,8 @@ import type { AppContext } from './context.js';
 import { json, nowIso } from './db/codec.js';
 import { hashPassword, generatePassword } from './security/passwords.js';
 import { countUsers, insertUser } from './modules/users/repository.js';
-import { findWorkspaceBySlug, insertWorkspace, upsertMembership } from './modules/workspaces/repository.js';
+import { upsertMembership } from './modules/memberships/repository.js';
+import { findWorkspaceBySlug, insertWorkspace } from './modules/workspaces/repository.js';
 
 /**
  * First start on an empty database: one admin in workspace `Default`, forced to change the

@@ -26,6 +26,8 @@ export interface Config {
   admin: { username: string; password: string | undefined; email: string };
   demoData: boolean;
   corsOrigins: string[];
+  /** `off`: no /api/docs and no /api/v1/openapi.json (both describe the whole API to anyone). */
+  apiDocs: 'public' | 'off';
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   /** Interval of the comment lines that keep an idle event stream open through proxies. */
@@ -58,6 +60,12 @@ function loadSecret(env: NodeJS.ProcessEnv, name: string, dataDir: string, produ
   const value = randomBytes(48).toString('base64url');
   writeFileSync(file, value, { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
+  return value;
+}
+
+function apiDocsFrom(env: NodeJS.ProcessEnv): Config['apiDocs'] {
+  const value = env.API_DOCS || 'public';
+  if (value !== 'public' && value !== 'off') throw new ConfigError(`API_DOCS must be public or off, not "${value}"`);
   return value;
 }
 
@@ -102,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     demoData: env.DEMO_DATA === '1',
     corsOrigins: (env.CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    apiDocs: apiDocsFrom(env),
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     sseHeartbeatMs: intFrom(env, 'SSE_HEARTBEAT_MS', 15_000, 10),

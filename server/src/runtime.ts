@@ -5,13 +5,14 @@ import type { AppContext } from './context.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { DbTaskEventBus } from './events/bus.js';
-import { jobHandlers } from './jobs/handlers.js';
+import { fileSweepOptionsFrom, UnusedFileSweeper } from './modules/files/sweeper.js';
+import { jobHandlers } from './modules/jobs.js';
 import { createJobBackend, startJobWorker } from './jobs/index.js';
 import { jobOptionsFrom } from './jobs/options.js';
 import type { JobHandlers } from './jobs/types.js';
 import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
-import { instrumentJobHandlers } from './ops/metrics.js';
+import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
@@ -43,7 +44,7 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel, opts.logDestination);
-  const providers = createProviderFactory(config.env, log, { imageFailures: config.localImageFailures });
+  const providers = createProviderFactory(config.env, log, { imageFailures: config.localImageFailures, observeAttempt: observeProviderAttempt });
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   if (opts.migrate !== false) await migrateToLatest(database.db);
   const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log) : undefined);
@@ -69,7 +70,7 @@ export async function createRuntime(
   // queue's connections close.
   const closers: Array<() => Promise<void> | void> = [() => jobs.close()];
   if (opts.worker) {
-    const worker = startJobWorker(ctx, jobs, instrumentJobHandlers(opts.jobHandlers ?? jobHandlers));
+    const worker = startJobWorker(ctx, jobs, instrumentJobHandlers(opts.jobHandlers ?? jobHandlers), [new UnusedFileSweeper(ctx, fileSweepOptionsFrom(config.env))]);
     closers.push(() => worker.close());
   }
   return {

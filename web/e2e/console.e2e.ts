@@ -190,6 +190,30 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await expectAccessible('users');
   });
 
+  it('invites the supervisor into another workspace; a direct add of someone unknown says to invite', async () => {
+    await page.goto(`${server.url}/admin/workspaces`);
+    const row = page.getByRole('row').filter({ hasText: 'default' });
+    await row.getByRole('button', { name: '添加成员' }).click();
+    let dialog = page.getByRole('dialog');
+    await dialog.getByLabel('用户名').fill('stranger');
+    await dialog.getByRole('button', { name: '保存' }).click();
+    await dialog.getByText('没有可直接添加的该用户：请改用邀请').waitFor();
+    await dialog.getByRole('button', { name: '取消' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+
+    await row.getByRole('button', { name: '邀请成员' }).click();
+    dialog = page.getByRole('dialog');
+    await dialog.getByLabel('用户名或邮箱').fill('sup1');
+    await chooseOption(dialog.getByRole('combobox', { name: '角色' }), '运营');
+    await dialog.getByRole('button', { name: '邀请成员' }).click();
+    const invited = dialog.getByTestId('invitation-list').getByRole('row').filter({ hasText: 'sup1' });
+    await invited.getByText('待回应').waitFor();
+    await screenshot('03b-invitations');
+    await expectAccessible('invitations');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+  });
+
   it('creates a product with selling points and a product image', async () => {
     await page.goto(`${server.url}/products/new`);
     await page.getByLabel('名称').fill('晨光保温杯');
@@ -302,9 +326,32 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await logout();
   });
 
-  it('the supervisor rejects it with a reason', async () => {
+  it('the supervisor accepts the invitation from the header', async () => {
     await login('sup1', PASSWORDS.first);
     await changePassword(PASSWORDS.first, PASSWORDS.second);
+    const inbox = page.getByTestId('invitations-button');
+    await expect.poll(() => inbox.locator('..').innerText()).toContain('1');
+    await inbox.click();
+    const panel = page.getByTestId('invitation-inbox');
+    await panel.getByText('admin 邀请你以运营身份加入').waitFor();
+    await screenshot('07b-invitation-inbox');
+    await expectAccessible('invitation-inbox');
+    // On a phone the panel is narrower than the screen and its buttons stay visible.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot('07c-invitation-inbox-phone');
+    expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(390);
+    await panel.getByRole('button', { name: '接受' }).waitFor({ state: 'visible' });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await panel.getByRole('button', { name: '接受' }).click();
+    await page.getByText('已加入 Default').waitFor();
+    await panel.getByText('没有待处理的邀请').waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('combobox', { name: '当前工作空间' }).click();
+    await page.locator('.ant-select-dropdown:visible .ant-select-item-option', { hasText: 'Default · 运营' }).waitFor();
+    await page.keyboard.press('Escape');
+  });
+
+  it('the supervisor rejects it with a reason', async () => {
     await page.getByRole('link', { name: '审核队列' }).click();
     const item = page.getByTestId('review-item').filter({ hasText: `#${state.taskId}` });
     await item.waitFor();

@@ -10,7 +10,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import path from 'node:path';
-import { BOOLEAN_COLUMNS, JSON_COLUMNS, type DB } from './schema.js';
+import { COLUMN_CODECS, type ColumnCodec, type DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DB>;
@@ -71,12 +71,20 @@ const DDL = /^\s*(create|alter|drop)\b/i;
 
 type Statement = ReturnType<SqliteDialectDatabase['prepare']>;
 
-/** How a column's stored value becomes the value PostgreSQL would have returned, by column name. */
-function columnReader(name: string): ((value: unknown) => unknown) | undefined {
-  if (name === '__proto__') throw new Error('a result column named __proto__ is not supported');
-  if (BOOLEAN_COLUMNS.has(name)) return (value) => (typeof value === 'number' ? value !== 0 : value);
-  if (JSON_COLUMNS.has(name)) return (value) => (typeof value === 'string' ? JSON.parse(value) : value);
-  return undefined;
+const READERS: Record<ColumnCodec, (value: unknown) => unknown> = {
+  bool: (value) => (typeof value === 'number' ? value !== 0 : value),
+  json: (value) => (typeof value === 'string' ? JSON.parse(value) : value),
+};
+
+/**
+ * How a result column's stored value becomes the value PostgreSQL would have returned, from
+ * the table column it comes from (also under an alias); computed expressions are left as they are.
+ */
+function columnReader(column: { name: string; table: string | null; column: string | null }): ((value: unknown) => unknown) | undefined {
+  if (column.name === '__proto__') throw new Error('a result column named __proto__ is not supported');
+  if (!column.table || !column.column) return undefined;
+  const codec = (COLUMN_CODECS as Record<string, Record<string, ColumnCodec> | undefined>)[column.table]?.[column.column];
+  return codec ? READERS[codec] : undefined;
 }
 
 /**
@@ -87,7 +95,8 @@ function columnReader(name: string): ((value: unknown) => unknown) | undefined {
  * - reads rows as arrays and builds the objects here, from column names read once per
  *   statement (on Node 20 better-sqlite3 internalises every name again for every row, which made
  *   a 20-row page about a third slower to read), turning JSON columns (text in SQLite) and
- *   boolean columns (0/1) into what PostgreSQL returns, so repositories see the same rows;
+ *   boolean columns (0/1), known by the table column a result column comes from
+ *   (COLUMN_CODECS), into what PostgreSQL returns, so repositories see the same rows;
  * - binds booleans as 0/1 (better-sqlite3 refuses them; PostgreSQL takes them as they are);
  * - turns Kysely's `begin` into `begin immediate`: a deferred transaction that reads and then
  *   writes while another process holds the write lock fails at once with SQLITE_BUSY (its read
@@ -103,8 +112,9 @@ function sqliteAdapter(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
     let names: string[] = [];
     let readers: (((value: unknown) => unknown) | undefined)[] = [];
     const readColumns = () => {
-      names = stmt.columns().map((c) => c.name);
-      readers = names.map(columnReader);
+      const columns = stmt.columns();
+      names = columns.map((c) => c.name);
+      readers = columns.map(columnReader);
     };
     if (stmt.reader) {
       stmt.raw(true);

@@ -1,4 +1,11 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { BannedLevel } from '../content/banned-words.js';
+import type { PreferenceContext } from '../content/prompts.js';
+import type { ImageRole, StrategyCode } from '../content/schemas.js';
+import type { ScoreJson } from '../content/scoring.js';
+import type { StoryboardFrame } from '../content/storyboard.js';
+
+export type { BannedLevel, PreferenceContext, ScoreJson };
 
 /**
  * Row types as repositories see them on both dialects (see database.ts and codec.ts):
@@ -16,6 +23,8 @@ export interface WorkspacesTable {
   id: Id;
   name: string;
   slug: string;
+  /** Last membership session version handed out in this workspace (only grows). */
+  membership_seq: Generated<number>;
   created_at: Timestamp;
 }
 
@@ -37,7 +46,27 @@ export interface MembershipsTable {
   workspace_id: number;
   user_id: number;
   role: Role;
+  /** The `mv` claim of the tokens issued for this membership; a new one on every role change. */
+  session_version: Generated<number>;
   created_at: Timestamp;
+}
+
+export type InvitationStatus = 'pending' | 'accepted' | 'declined' | 'revoked';
+
+export interface InvitationsTable {
+  id: Id;
+  workspace_id: number;
+  /** The username or (lower-cased) email address as the admin typed it. */
+  invitee: string;
+  invitee_kind: 'username' | 'email';
+  /** The account it named when it was made; null when it named none (the answer is the same). */
+  invitee_user_id: number | null;
+  role: Role;
+  invited_by: number | null;
+  status: InvitationStatus;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  responded_at: Timestamp | null;
 }
 
 export interface LoginThrottleTable {
@@ -102,12 +131,13 @@ export interface BenchmarksTable {
   features: Json<Record<string, unknown> | null>;
   analyze_status: 'pending' | 'analyzing' | 'done' | 'failed';
   analysis_source: string | null;
+  /** Chinese text of analysis_warning_codes (modules/benchmarks/warnings.ts). */
   analysis_warning: string | null;
+  analysis_warning_codes: Json<string[] | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
 
-export type BannedLevel = 'auto_fix' | 'soft_warn' | 'hard_block';
 
 export interface BannedWordsTable {
   id: Id;
@@ -156,6 +186,8 @@ export interface TasksTable {
   progress: Json<{ stage: string; done: number; total: number } | null>;
   failure_reason: string | null;
   idempotency_key: string | null;
+  /** sha256 of the canonical JSON body the task was created with under idempotency_key. */
+  idempotency_hash: string | null;
   /** Worker lease: a generating task whose lease lapsed is resumed or failed by the sweeper. */
   lease_until: Timestamp | null;
   /** Last task-event seq handed out (events/bus.ts); bumped in the transaction that writes events. */
@@ -164,20 +196,20 @@ export interface TasksTable {
   updated_at: Timestamp;
 }
 
-export interface ScoreJson {
-  title: number;
-  emotion: number;
-  selling: number;
-  keyword: number;
-  compliance: number;
-  total: number;
-}
-
 /** Tasks per (workspace, product, status), kept by triggers (migration 0601). */
 export interface TaskCountsTable {
   workspace_id: number;
   product_id: number;
   status: TaskStatus;
+  n: number;
+}
+
+/** Per UTC day (YYYY-MM-DD); product_id 0 = every product, status '*' = every status (migration 20261124_0200). */
+export interface TaskDayCountsTable {
+  workspace_id: number;
+  product_id: number;
+  status: TaskStatus | '*';
+  day: string;
   n: number;
 }
 
@@ -264,13 +296,6 @@ export interface PreferenceSignalsTable {
   created_at: Timestamp;
 }
 
-export interface PreferenceContext {
-  recent_preference: string;
-  reject_reasons: string[];
-  style_examples: string[];
-  injected_count: number;
-}
-
 export interface PreferenceSnapshotsTable {
   task_id: number;
   generation: number;
@@ -328,12 +353,35 @@ export interface FissionNotesTable {
   fission_id: number;
   seq: number;
   note: Json<Record<string, unknown>>;
-  images: Json<Array<Record<string, unknown>>>;
   score: number;
   passed: Bool;
   needs_optimization: Bool;
   dimension: string;
   status: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type FissionImageStatus = 'pending' | 'done' | 'failed' | 'retrying';
+
+/** One image of a fission note (migration 20261124_0001): what it needs to be made again, and how it came out. */
+export interface FissionImagesTable {
+  id: Id;
+  workspace_id: number;
+  fission_id: number;
+  note_id: number;
+  seq: number;
+  role: ImageRole;
+  strategy: StrategyCode;
+  /** The full frame direction sent to the image model. */
+  brief: string;
+  overlay: Json<StoryboardFrame['overlay']>;
+  status: FissionImageStatus;
+  file_key: string | null;
+  mime: string | null;
+  /** Why the last attempt failed: the marker retry-images looks for. */
+  error: string | null;
+  error_kind: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -393,10 +441,12 @@ export interface DB {
   api_keys: ApiKeysTable;
   products: ProductsTable;
   product_images: ProductImagesTable;
+  invitations: InvitationsTable;
   benchmarks: BenchmarksTable;
   banned_words: BannedWordsTable;
   tasks: TasksTable;
   task_counts: TaskCountsTable;
+  task_day_counts: TaskDayCountsTable;
   task_list_versions: TaskListVersionsTable;
   text_candidates: TextCandidatesTable;
   image_candidates: ImageCandidatesTable;
@@ -408,6 +458,7 @@ export interface DB {
   delivery_packages: DeliveryPackagesTable;
   fission_tasks: FissionTasksTable;
   fission_notes: FissionNotesTable;
+  fission_images: FissionImagesTable;
   jobs: JobsTable;
   job_resumes: JobResumesTable;
   provider_calls: ProviderCallsTable;
@@ -418,37 +469,44 @@ export type Row<T extends keyof DB> = Selectable<DB[T]>;
 export type NewRow<T extends keyof DB> = Insertable<DB[T]>;
 export type RowUpdate<T extends keyof DB> = Updateable<DB[T]>;
 
-/** Columns stored as INTEGER 0/1 on SQLite and BOOLEAN on PostgreSQL. */
-export const BOOLEAN_COLUMNS = new Set([
-  'must_change_password',
-  'is_active',
-  'is_primary',
-  'updatable',
-  'need_product_image',
-  'overlay_text',
-  'is_selected',
-  'edited',
-  'is_regen',
-  'final',
-  'passed',
-  'needs_optimization',
-]);
+/**
+ * How a column is stored where the dialects differ: `bool` is INTEGER 0/1 on SQLite and BOOLEAN
+ * on PostgreSQL, `json` is TEXT on SQLite and JSONB on PostgreSQL. The SQLite adapter
+ * (database.ts) reads each result column by the table and column it comes from.
+ */
+export type ColumnCodec = 'bool' | 'json';
 
-/** Columns stored as TEXT on SQLite and JSONB on PostgreSQL. */
-export const JSON_COLUMNS = new Set([
-  'selling_points',
-  'text_angles',
-  'banned_word_ids',
-  'features',
-  'benchmark_ids',
-  'progress',
-  'tags',
-  'score',
-  'banned_hits',
-  'data',
-  'context',
-  'note_ids',
-  'note',
-  'images',
-  'result',
-]);
+/** A column's codec from its row type: Bool columns select booleans; Json<T> columns take text on insert but select T. */
+type CodecOf<C> = C extends { readonly __select__: infer S; readonly __insert__: infer I }
+  ? [S] extends [boolean]
+    ? 'bool'
+    : [I] extends [string]
+      ? [S] extends [string]
+        ? never
+        : 'json'
+      : never
+  : never;
+type CodecsOf<T> = { [K in keyof T as CodecOf<T[K]> extends never ? never : K]: CodecOf<T[K]> };
+type TableCodecs = { [T in keyof DB as keyof CodecsOf<DB[T]> extends never ? never : T]: CodecsOf<DB[T]> };
+
+/**
+ * Every bool and JSON column, per table. The type requires exactly the columns the row types
+ * declare as Bool or Json<…>, so a new column of either kind does not compile until it is here.
+ */
+export const COLUMN_CODECS: TableCodecs = {
+  users: { must_change_password: 'bool', is_active: 'bool' },
+  products: { selling_points: 'json', text_angles: 'json', banned_word_ids: 'json' },
+  product_images: { is_primary: 'bool' },
+  benchmarks: { features: 'json', analysis_warning_codes: 'json' },
+  banned_words: { updatable: 'bool' },
+  tasks: { benchmark_ids: 'json', need_product_image: 'bool', overlay_text: 'bool', progress: 'json' },
+  text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool' },
+  image_candidates: { is_selected: 'bool', is_regen: 'bool' },
+  task_events: { data: 'json' },
+  preference_snapshots: { context: 'json' },
+  reviews: { final: 'bool' },
+  delivery_packages: { note_ids: 'json' },
+  fission_notes: { note: 'json', passed: 'bool', needs_optimization: 'bool' },
+  fission_images: { overlay: 'json' },
+  provider_calls: { result: 'json' },
+};

@@ -11,6 +11,8 @@ export interface AuthUser {
   workspaceId: number;
   role: Role;
   tokenVersion: number;
+  /** session_version of the membership in workspaceId (the token's `mv`). */
+  membershipVersion: number;
 }
 
 /**
@@ -27,9 +29,13 @@ export interface RouteAccess {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** Set by rejectRefusedRequests on every route it guards. */
+    answersRefusals?: boolean;
   }
   interface FastifyRequest {
     authUser: AuthUser | undefined;
+    /** Why authentication refused the request; answered after the rate limit counted it. */
+    authRefusal: AppError | undefined;
   }
 }
 
@@ -51,21 +57,22 @@ const sessionUser = preparedQuery((db, userId: number, workspaceId: number) =>
   db
     .selectFrom('users')
     .innerJoin('memberships', 'memberships.user_id', 'users.id')
-    .select(['users.id', 'users.username', 'users.is_active', 'users.token_version', 'users.must_change_password', 'memberships.role'])
+    .select(['users.id', 'users.username', 'users.is_active', 'users.token_version', 'users.must_change_password', 'memberships.role', 'memberships.session_version'])
     .where('users.id', '=', userId)
     .where('memberships.workspace_id', '=', workspaceId),
 );
 
 /**
  * Resolves a bearer token to the current user: signature and expiry, then the database on every
- * request (no cache), so a password change, role change, deactivation or membership removal
- * takes effect at once.
+ * request (no cache), so a password change or deactivation (the user's token version) and a
+ * membership removal or role change (that membership's session version: the other workspaces'
+ * sessions go on) take effect at once.
  */
 export async function authenticate(ctx: AppContext, token: string): Promise<AuthUser & { mustChangePassword: boolean }> {
   const claims = await ctx.tokens.verify(token);
   if (!claims) throw new AppError('tokenInvalid', 'token invalid or expired');
   const [row] = await sessionUser(ctx.db, claims.sub, claims.ws);
-  if (!row || !row.is_active || row.token_version !== claims.ver) {
+  if (!row || !row.is_active || row.token_version !== claims.ver || row.session_version !== (claims.mv ?? 0)) {
     throw new AppError('tokenInvalid', 'token invalid or expired');
   }
   return {
@@ -74,27 +81,58 @@ export async function authenticate(ctx: AppContext, token: string): Promise<Auth
     workspaceId: claims.ws,
     role: row.role,
     tokenVersion: row.token_version,
+    membershipVersion: row.session_version,
     mustChangePassword: row.must_change_password,
   };
 }
 
 async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
   app.decorateRequest('authUser', undefined);
+  app.decorateRequest('authRefusal', undefined);
   app.addHook('onRequest', async (request) => {
     // Every API route needs a user unless it declares otherwise: forgetting `access` fails closed.
     const isApiRoute = request.routeOptions.url?.startsWith('/api/v1/') ?? false;
     const access = request.routeOptions.config?.access ?? (isApiRoute ? { auth: 'user' } : undefined);
     if (!access || access.auth === 'public') return;
+    // A route registered outside rejectRefusedRequests' reach could not answer a deferred
+    // refusal: it fails closed here instead.
+    if (!request.routeOptions.config?.answersRefusals) throw new AppError('internal', `route ${request.routeOptions.url} is not guarded`);
     const token = bearerToken(request);
-    if (token === undefined) throw new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <token>');
-    const user = await authenticate(opts.ctx, token);
-    if (user.mustChangePassword && access.auth !== 'token') {
-      throw new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
+    if (token === undefined) {
+      request.authRefusal = new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <token>');
+      return;
     }
-    if (access.minRole && !roleAtLeast(user.role, access.minRole)) {
-      throw new AppError('forbidden', `this operation needs the ${access.minRole} role or higher; your role is ${user.role}`);
+    let user: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      user = await authenticate(opts.ctx, token);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      request.authRefusal = err;
+      return;
     }
+    // Known from here on: refusals below count against this user's budget, not the address's.
     request.authUser = user;
+    if (user.mustChangePassword && access.auth !== 'token') {
+      request.authRefusal = new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
+    } else if (access.minRole && !roleAtLeast(user.role, access.minRole)) {
+      request.authRefusal = new AppError('forbidden', `this operation needs the ${access.minRole} role or higher; your role is ${user.role}`);
+    }
+  });
+}
+
+/**
+ * Answers a request authentication refused, as the last `preParsing` hook of every route added
+ * from here on: after the rate limit's own (a route hook too, added by its `onRoute`), so a
+ * refused request is counted first. Forged or expired tokens are thus limited per address like
+ * any anonymous request, and a known user's refusals per user.
+ */
+export function rejectRefusedRequests(app: FastifyInstance) {
+  const answer = async (request: FastifyRequest) => {
+    if (request.authRefusal) throw request.authRefusal;
+  };
+  app.addHook('onRoute', (route) => {
+    route.preParsing = [...(route.preParsing ? [route.preParsing].flat() : []), answer];
+    route.config = { ...route.config, answersRefusals: true };
   });
 }
 
@@ -102,6 +140,8 @@ export const authHooks = fp(authPlugin, { name: 'auth' });
 
 /** The authenticated user of a route that declared `access`; a programming error otherwise. */
 export function currentUser(request: FastifyRequest): AuthUser {
+  // Never reached with a refusal (rejectRefusedRequests answers first); checked again all the same.
+  if (request.authRefusal) throw request.authRefusal;
   if (!request.authUser) throw new Error(`route ${request.routeOptions.url} used currentUser without declaring access`);
   return request.authUser;
 }

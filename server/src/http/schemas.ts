@@ -20,7 +20,9 @@ export function ok<T>(data: T): { code: 0; data: T } {
 export const DateTime = Type.String({ format: 'date-time' });
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+/** A record id: a positive 32-bit integer (every id column is one). */
+export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
+export const IdParams = Type.Object({ id: Id });
 export type IdParams = Static<typeof IdParams>;
 
 export const PageQuery = Type.Object({

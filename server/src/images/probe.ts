@@ -26,20 +26,41 @@ export function sniffImageMime(buffer: Buffer): ImageMime | undefined {
 }
 
 /**
+ * A header declaring more than MAX_INPUT_PIXELS: a decompression bomb, or a photo too large to
+ * process. Not "not an image": the caller says what it is (uploads answer 413).
+ */
+export class ImageTooLargeError extends Error {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
+    super(`image dimensions too large: ${width}×${height} pixels, at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels`);
+    this.name = 'ImageTooLargeError';
+  }
+}
+
+/**
  * A JPEG, PNG or WebP by its magic bytes that also decodes completely (a renamed or truncated
  * file, or one whose body is another format, is refused); undefined otherwise. Used for uploads
- * and for every image a provider returns.
+ * and for every image a provider returns. Throws ImageTooLargeError for a header declaring more
+ * pixels than we decode, before any pixel is allocated.
  */
 export async function probeImage(buffer: Buffer): Promise<ProbedImage | undefined> {
   const mime = sniffImageMime(buffer);
   if (!mime) return undefined;
+  let meta: sharp.Metadata;
   try {
-    const image = sharp(buffer, { failOn: 'truncated', limitInputPixels: MAX_INPUT_PIXELS });
-    const meta = await image.metadata();
-    if (meta.format !== SHARP_FORMAT[mime] || !meta.width || !meta.height) return undefined;
-    // metadata() reads headers only; stats() decodes every pixel, which is what catches a
-    // valid header in front of garbage.
-    await image.stats();
+    // Headers only, so no pixel limit is needed to read what the header declares (sharp refuses
+    // even the header of an image over its limit, without saying how large it claims to be).
+    meta = await sharp(buffer, { limitInputPixels: false }).metadata();
+  } catch {
+    return undefined;
+  }
+  if (meta.format !== SHARP_FORMAT[mime] || !meta.width || !meta.height) return undefined;
+  if (meta.width * meta.height > MAX_INPUT_PIXELS) throw new ImageTooLargeError(meta.width, meta.height);
+  try {
+    // stats() decodes every pixel, which is what catches a valid header in front of garbage.
+    await sharp(buffer, { failOn: 'truncated', limitInputPixels: MAX_INPUT_PIXELS }).stats();
     return { mime, extension: EXTENSION[mime], width: meta.width, height: meta.height };
   } catch {
     return undefined;

@@ -1,7 +1,6 @@
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
-import { fileSweepOptionsFrom, UnusedFileSweeper } from '../modules/files/sweeper.js';
 import { BullJobBackend } from './bullmq.js';
 import { InProcessJobBackend } from './in-process.js';
 import { jobOptionsFrom, type JobOptions } from './options.js';
@@ -19,20 +18,25 @@ export function createJobBackend(
     : new InProcessJobBackend(database.db, database.dialect, options);
 }
 
-/** The worker role of a process: runs jobs, sweeps stale work and unused files until closed. */
-export function startJobWorker(ctx: AppContext, backend: JobBackend, handlers: JobHandlers): JobWorker {
-  const fileSweeper = new UnusedFileSweeper(ctx, fileSweepOptionsFrom(ctx.config.env));
+/** A periodic chore of the worker role (the unused-file sweep): started with the worker, stopped before it. */
+export interface WorkerChore {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** The worker role of a process: runs jobs, sweeps stale work and runs the chores until closed. */
+export function startJobWorker(ctx: AppContext, backend: JobBackend, handlers: JobHandlers, chores: WorkerChore[] = []): JobWorker {
   const worker = backend.startWorker(ctx, handlers);
   const sweeper = new StaleWorkSweeper(ctx, backend, handlers, backend.options);
   sweeper.start();
-  fileSweeper.start();
+  for (const chore of chores) chore.start();
   ctx.log.info(
     { queue: ctx.config.redisUrl ? 'bullmq' : 'in-process', concurrency: backend.options.concurrency, kinds: Object.keys(handlers) },
     'job worker started',
   );
   return {
     async close() {
-      await fileSweeper.stop();
+      for (const chore of chores) await chore.stop();
       await sweeper.stop();
       await worker.close();
     },

@@ -1,5 +1,5 @@
 import type { Db, Dialect } from '../db/database.js';
-import type { JobKind, QueueCounts } from './types.js';
+import type { JobKind, LeasedTable, QueueCounts } from './types.js';
 
 /**
  * The durable queue of the in-process backend (`jobs` table) and the records the worker leases
@@ -141,21 +141,15 @@ export async function countJobs(db: Db, nowIso: string): Promise<QueueCounts> {
 }
 
 /**
- * Records whose background work carries a lease (`lease_until`): a run takes it before it starts
- * and keeps it ahead while it runs, so no two runs ever work on one record at once, whatever the
- * queue does (a stalled job handed out again, a sweeper's resume racing a live run), and the
- * sweeper can tell live work from work whose worker vanished. The lease value itself is the
- * owner's token: renewing and dropping are conditional on it.
+ * Record leases (`lease_until`, on the table the job kind declares): a run takes its record's
+ * lease before it starts and keeps it ahead while it runs, so no two runs ever work on one
+ * record at once, whatever the queue does (a stalled job handed out again, a sweeper's resume
+ * racing a live run), and the sweeper can tell live work from work whose worker vanished. The
+ * lease value itself is the owner's token: renewing and dropping are conditional on it.
  */
-const LEASED_TABLES = { 'task.generate': 'tasks', 'fission.generate': 'fission_tasks' } as const;
-
-function leasedTable(kind: string) {
-  return LEASED_TABLES[kind as keyof typeof LEASED_TABLES] as (typeof LEASED_TABLES)[keyof typeof LEASED_TABLES] | undefined;
-}
 
 /** `taken`, `held` by a live run elsewhere, `absent` (no such record), or `unleased` (kind without a lease). */
-export async function takeRecordLease(db: Db, kind: string, refId: number, leaseUntilIso: string, nowIso: string): Promise<'taken' | 'held' | 'absent' | 'unleased'> {
-  const table = leasedTable(kind);
+export async function takeRecordLease(db: Db, table: LeasedTable | undefined, refId: number, leaseUntilIso: string, nowIso: string): Promise<'taken' | 'held' | 'absent' | 'unleased'> {
   if (!table) return 'unleased';
   const taken = await db
     .updateTable(table)
@@ -169,67 +163,15 @@ export async function takeRecordLease(db: Db, kind: string, refId: number, lease
 }
 
 /** False when the lease is no longer ours (it lapsed and another run took the record). */
-export async function renewRecordLease(db: Db, kind: string, refId: number, currentIso: string, nextIso: string): Promise<boolean> {
-  const table = leasedTable(kind);
+export async function renewRecordLease(db: Db, table: LeasedTable | undefined, refId: number, currentIso: string, nextIso: string): Promise<boolean> {
   if (!table) return true;
   const result = await db.updateTable(table).set({ lease_until: nextIso }).where('id', '=', refId).where('lease_until', '=', currentIso).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-export async function dropRecordLease(db: Db, kind: string, refId: number, currentIso: string): Promise<void> {
-  const table = leasedTable(kind);
+export async function dropRecordLease(db: Db, table: LeasedTable | undefined, refId: number, currentIso: string): Promise<void> {
   if (!table) return;
   await db.updateTable(table).set({ lease_until: null }).where('id', '=', refId).where('lease_until', '=', currentIso).execute();
-}
-
-/**
- * Records that should have background work going but show no sign of it: generation whose
- * lease lapsed, and records still waiting for their first run, untouched since `staleBeforeIso`.
- */
-export async function findStaleRecords(db: Db, kind: JobKind, nowIso: string, staleBeforeIso: string, limit: number): Promise<number[]> {
-  let rows: Array<{ id: number }>;
-  switch (kind) {
-    case 'task.generate':
-      rows = await db
-        .selectFrom('tasks')
-        .select('id')
-        .where('updated_at', '<', staleBeforeIso)
-        .where((eb) =>
-          eb.or([
-            eb('status', '=', 'pending'),
-            eb.and([eb('status', '=', 'generating'), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)])]),
-          ]),
-        )
-        .orderBy('id')
-        .limit(limit)
-        .execute();
-      break;
-    case 'fission.generate':
-      rows = await db
-        .selectFrom('fission_tasks')
-        .select('id')
-        .where('updated_at', '<', staleBeforeIso)
-        .where('status', '=', 'generating')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
-        .orderBy('id')
-        .limit(limit)
-        .execute();
-      break;
-    case 'package.build':
-      rows = await db
-        .selectFrom('delivery_packages')
-        .select('id')
-        .where('updated_at', '<', staleBeforeIso)
-        .where('status', '=', 'pending')
-        .orderBy('id')
-        .limit(limit)
-        .execute();
-      break;
-    default:
-      // Image retries of a fission note leave no state to watch: the note keeps its error markers.
-      rows = [];
-  }
-  return rows.map((r) => r.id);
 }
 
 /**

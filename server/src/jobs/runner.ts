@@ -63,7 +63,7 @@ async function failForGood(env: RunEnv, kind: JobKind, refId: number, reason: st
 
 export async function runJob(env: RunEnv, job: { kind: string; refId: number; attempt: number }, hooks: RunHooks): Promise<RunOutcome> {
   const { ctx, options } = env;
-  const kind = job.kind as JobKind;
+  const kind = job.kind;
   const handler = env.handlers[kind];
   if (!handler) {
     const reason = `no handler is registered for job kind "${job.kind}"`;
@@ -72,12 +72,12 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
   }
 
   const lease = { until: leaseUntil(options) };
-  const taken = await takeRecordLease(ctx.db, kind, job.refId, lease.until, new Date().toISOString());
+  const taken = await takeRecordLease(ctx.db, handler.leases, job.refId, lease.until, new Date().toISOString());
   if (taken === 'held') return { status: 'busy', retryInMs: Math.ceil(options.leaseMs / 2) };
   const ownsLease = taken === 'taken';
   if (job.attempt > options.maxAttempts) {
     const outcome = await failForGood(env, kind, job.refId, `the worker running it stopped ${options.maxAttempts} times without finishing`);
-    if (ownsLease) await dropRecordLease(ctx.db, kind, job.refId, lease.until).catch(() => undefined);
+    if (ownsLease) await dropRecordLease(ctx.db, handler.leases, job.refId, lease.until).catch(() => undefined);
     return outcome;
   }
 
@@ -90,7 +90,7 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
     try {
       const next = leaseUntil(options);
       const kept =
-        (hooks.heartbeat ? await hooks.heartbeat() : true) && (!ownsLease || (await renewRecordLease(ctx.db, kind, job.refId, lease.until, next)));
+        (hooks.heartbeat ? await hooks.heartbeat() : true) && (!ownsLease || (await renewRecordLease(ctx.db, handler.leases, job.refId, lease.until, next)));
       if (!kept) {
         lost = true;
         abort.abort(new Error('job lease lost'));
@@ -116,6 +116,6 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
   } finally {
     clearInterval(timer);
     hooks.stop.removeEventListener('abort', onStop);
-    if (!lost && ownsLease) await dropRecordLease(ctx.db, kind, job.refId, lease.until).catch(() => undefined);
+    if (!lost && ownsLease) await dropRecordLease(ctx.db, handler.leases, job.refId, lease.until).catch(() => undefined);
   }
 }

@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import type { JobOptions } from './options.js';
-import { countResume, findStaleRecords } from './repository.js';
+import { countResume } from './repository.js';
 import { errorMessage } from './runner.js';
-import type { JobBackend, JobHandler, JobHandlers, JobKind } from './types.js';
+import type { JobBackend, JobDefinition, JobHandlers, JobKind } from './types.js';
 
 const BATCH = 100;
 /** Resumes further back than this are forgotten (see countResume). */
@@ -52,8 +52,10 @@ export class StaleWorkSweeper {
     const nowIso = new Date(now).toISOString();
     // Twice the lease: a worker renews it every third of a lease, so this is well past any live one.
     const staleBeforeIso = new Date(now - 2 * this.options.leaseMs).toISOString();
-    for (const [kind, handler] of Object.entries(this.handlers) as Array<[JobKind, JobHandler]>) {
-      for (const refId of await findStaleRecords(this.ctx.db, kind, nowIso, staleBeforeIso, BATCH)) {
+    for (const [kind, handler] of Object.entries(this.handlers)) {
+      // A kind whose work leaves no state to watch (fission image retries keep their error markers) declares no rule.
+      const stale = handler.findStale ? await handler.findStale(this.ctx.db, { nowIso, staleBeforeIso, limit: BATCH }) : [];
+      for (const refId of stale) {
         try {
           const outcome = await this.sweepOne(kind, handler, refId, nowIso, staleBeforeIso);
           if (outcome) result[outcome].push([kind, refId]);
@@ -67,7 +69,7 @@ export class StaleWorkSweeper {
 
   private async sweepOne(
     kind: JobKind,
-    handler: JobHandler,
+    handler: JobDefinition,
     refId: number,
     nowIso: string,
     staleBeforeIso: string,

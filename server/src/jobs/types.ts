@@ -1,11 +1,12 @@
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
 import type { JobOptions } from './options.js';
 
 /**
  * Jobs carry only an id (the contract: creating a task only places the task id on a work queue;
  * the package build job receives only the package id). Everything else is read from the database.
  */
-export type JobKind = 'task.generate' | 'package.build' | 'fission.generate' | 'fission.retry-images';
+export type JobKind = string;
 
 export interface JobQueue {
   /**
@@ -39,7 +40,35 @@ export interface JobHandler {
   onFailed(ctx: AppContext, refId: number, reason: string): Promise<void>;
 }
 
-export type JobHandlers = Partial<Record<JobKind, JobHandler>>;
+/** Tables whose records a run leases (`lease_until`), so no two runs ever work on one record. */
+export type LeasedTable = 'tasks' | 'fission_tasks';
+
+export interface StaleWindow {
+  nowIso: string;
+  /** Records untouched since then are stale (twice the job lease ago). */
+  staleBeforeIso: string;
+  limit: number;
+}
+
+/**
+ * A job kind, declared once by the module that owns its records: its name, what runs it, what
+ * marks its record failed for good, which record a run leases, and the stale-work sweeper's rule
+ * (records that should have work going but show no sign of it). modules/jobs.ts lists them all.
+ */
+export interface JobDefinition extends JobHandler {
+  /** `<record>.<work>`, the name the queue stores. */
+  kind: JobKind;
+  leases?: LeasedTable;
+  /** Ids of records whose work should be going but whose lease lapsed or never started, untouched since `staleBeforeIso` (across workspaces: the sweeper serves them all). */
+  findStale?: (db: Db, window: StaleWindow) => Promise<number[]>;
+}
+
+/** The kinds a worker runs, by name. */
+export type JobHandlers = Readonly<Record<JobKind, JobDefinition>>;
+
+export function jobRegistry(definitions: readonly JobDefinition[]): JobHandlers {
+  return Object.fromEntries(definitions.map((d) => [d.kind, d]));
+}
 
 /** A failure that another attempt cannot fix (record gone, key deleted): no retry. */
 export class PermanentJobError extends Error {

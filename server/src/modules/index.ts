@@ -1,4 +1,4 @@
-import type { ApiModule } from '../app.js';
+import type { ApiModule } from '../http/module.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { bannedWordRoutes } from './banned-words/routes.js';
@@ -6,6 +6,7 @@ import { benchmarkRoutes } from './benchmarks/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { fissionRoutes } from './fission/routes.js';
+import { invitationRoutes } from './invitations/routes.js';
 import { preferenceRoutes } from './preferences/routes.js';
 import { productRoutes } from './products/routes.js';
 import { reviewRoutes } from './review/routes.js';
@@ -14,4 +15,4 @@ import { userRoutes } from './users/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes];

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../context.js';
-import type { JobHandler, JobHandlers, JobKind } from '../jobs/types.js';
+import type { JobDefinition, JobHandlers, JobKind } from '../jobs/types.js';
 
 /**
  * One registry per process, as Prometheus scrapes processes: every API and worker process
@@ -63,8 +63,9 @@ export function observeProviderAttempt(provider: string, operation: string, outc
   if (outcome !== 'ok') providerErrors.inc({ provider, kind: outcome });
 }
 
-function instrument(kind: JobKind, handler: JobHandler): JobHandler {
+function instrument(kind: JobKind, handler: JobDefinition): JobDefinition {
   return {
+    ...handler,
     async run(ctx, refId, job) {
       // Every line logged while the job runs names the job and its record (the task id for
       // task.generate), so one task's story can be read from the logs of any worker.
@@ -85,7 +86,5 @@ function instrument(kind: JobKind, handler: JobHandler): JobHandler {
 
 /** The handlers with run times measured and a per-job logger. */
 export function instrumentJobHandlers(handlers: JobHandlers): JobHandlers {
-  const out: JobHandlers = {};
-  for (const [kind, handler] of Object.entries(handlers) as Array<[JobKind, JobHandler]>) out[kind] = instrument(kind, handler);
-  return out;
+  return Object.fromEntries(Object.entries(handlers).map(([kind, handler]) => [kind, instrument(kind, handler)]));
 }

@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
 import type { LocalImageFailures } from '../config.js';
-import type { ProviderCredentials } from '../modules/api-keys/service.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
 import { envPrefix, resolvePreset } from './presets.js';
-import { reliabilityFromEnv, Semaphore } from './reliability.js';
-import type { Provider } from './types.js';
+import { reliabilityFromEnv, Semaphore, type AttemptObserver } from './reliability.js';
+import type { Provider, ProviderCredentials } from './types.js';
 
 /** ctx.providers: the one way code gets a Provider, from the credentials of a key. */
 export interface ProviderFactory {
@@ -19,7 +18,11 @@ export interface ProviderFactory {
  * _POLL_INTERVAL_MS, each also per label). The concurrency limit is per provider label and
  * process, shared by every key and task, because rate limits are per account and endpoint.
  */
-export function createProviderFactory(env: NodeJS.ProcessEnv, log?: Logger, local: { imageFailures?: LocalImageFailures } = {}): ProviderFactory {
+export function createProviderFactory(
+  env: NodeJS.ProcessEnv,
+  log?: Logger,
+  opts: { imageFailures?: LocalImageFailures; observeAttempt?: AttemptObserver } = {},
+): ProviderFactory {
   // Read every label's settings now, so a bad value stops the process at start, not a task later.
   const settings = new Map(
     PRESET_PROVIDERS.map((label) => {
@@ -27,10 +30,10 @@ export function createProviderFactory(env: NodeJS.ProcessEnv, log?: Logger, loca
       const { concurrency, ...options } = reliabilityFromEnv(env, prefix);
       const pollIntervalMs = Number(env[`${prefix}POLL_INTERVAL_MS`] || env.PROVIDER_POLL_INTERVAL_MS || 2000);
       if (!Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0) throw new Error(`${prefix}POLL_INTERVAL_MS / PROVIDER_POLL_INTERVAL_MS must be a positive number`);
-      return [label, { preset: resolvePreset(label, env), options, pollIntervalMs, semaphore: new Semaphore(concurrency) }] as const;
+      return [label, { preset: resolvePreset(label, env), options: { ...options, observe: opts.observeAttempt }, pollIntervalMs, semaphore: new Semaphore(concurrency) }] as const;
     }),
   );
-  const offline = new LocalProvider(local);
+  const offline = new LocalProvider({ imageFailures: opts.imageFailures });
   return {
     forCredentials(creds) {
       if (creds.provider === 'local') return offline;

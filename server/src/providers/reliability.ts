@@ -1,6 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { Logger } from 'pino';
-import { observeProviderAttempt } from '../ops/metrics.js';
 import { ProviderError, type ProviderErrorKind } from './types.js';
 
 export interface ReliabilityOptions {
@@ -12,7 +11,11 @@ export interface ReliabilityOptions {
   retryBaseMs: number;
   /** Longest wait between attempts, whatever Retry-After asks for. */
   retryMaxWaitMs: number;
+  /** Told of every attempt (`ok` or its ProviderErrorKind): the process wires its metrics here. */
+  observe?: AttemptObserver;
 }
+
+export type AttemptObserver = (provider: string, operation: string, outcome: string, seconds: number) => void;
 
 export function reliabilityFromEnv(env: NodeJS.ProcessEnv, prefix: string): ReliabilityOptions & { concurrency: number } {
   const read = (name: string, fallback: number) => {
@@ -226,16 +229,16 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
           call.signal?.removeEventListener('abort', onCallerAbort);
         }
       }, call.signal);
-      observeProviderAttempt(call.provider, call.what, 'ok', seconds());
+      options.observe?.(call.provider, call.what, 'ok', seconds());
       return result;
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       if (error instanceof ProviderError) {
-        observeProviderAttempt(call.provider, call.what, error.kind, seconds());
+        options.observe?.(call.provider, call.what, error.kind, seconds());
         throw error;
       }
       outcome = classify(error);
-      observeProviderAttempt(call.provider, call.what, outcome.kind, seconds());
+      options.observe?.(call.provider, call.what, outcome.kind, seconds());
     }
     if (!outcome.retryable || n >= options.maxRetries) {
       const tries = n + 1;

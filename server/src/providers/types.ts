@@ -1,3 +1,4 @@
+import type { JsonSchemaSpec } from '../content/schemas.js';
 import type { ProviderLabel } from './labels.js';
 
 /**
@@ -13,10 +14,7 @@ export type ProviderIntent =
   | { kind: 'image-check'; input: unknown }
   | { kind: 'free'; input?: unknown };
 
-export interface JsonSchemaSpec {
-  name: string;
-  schema: Record<string, unknown>;
-}
+export type { JsonSchemaSpec };
 
 export interface TextRequest {
   system: string;
@@ -92,4 +90,11 @@ export interface Provider {
   generateText(request: TextRequest): Promise<TextResult>;
   analyzeImage(request: VisionRequest): Promise<TextResult>;
   generateImage(request: ImageRequest): Promise<ImageResult>;
+}
+
+/** A key as the provider layer receives it: decrypted by the api-keys module, never logged. */
+export interface ProviderCredentials {
+  keyId: number;
+  provider: ProviderLabel;
+  apiKey: string;
 }

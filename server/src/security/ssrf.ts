@@ -9,8 +9,8 @@ import { Agent, request } from 'undici';
  * - Only http and https, no credentials in the URL.
  * - Every address a host name resolves to must be public unicast: loopback, private (10/8,
  *   172.16/12, 192.168/16), link-local (169.254/16 with the cloud metadata endpoints), CGNAT
- *   (100.64/10, Alibaba's metadata), unique-local fc00::/7, IPv4-mapped/NAT64/6to4/Teredo
- *   forms of those, multicast and reserved ranges are refused.
+ *   (100.64/10, Alibaba's metadata), unique-local fc00::/7, multicast and reserved ranges are
+ *   refused, and so is every IPv6 form that embeds a refused IPv4 address (isPublicAddress).
  * - The check runs inside the socket's own DNS lookup, so the address validated is the address
  *   connected to (no second resolution a rebinding DNS server could answer differently).
  * - Redirects are followed by hand (at most `maxRedirects`), each hop checked the same way.
@@ -18,11 +18,30 @@ import { Agent, request } from 'undici';
  *   as untrusted data.
  */
 
+/** `blocked`: the URL or an address it leads to is not allowed; the others: it leads nowhere. */
+export type RefusalReason = 'blocked' | 'unresolvable' | 'redirect';
+
 export class SsrfRefused extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly reason: RefusalReason = 'blocked',
+  ) {
     super(message);
     this.name = 'SsrfRefused';
   }
+}
+
+/**
+ * What became of a failed fetchPublic, in words a user may see: never the resolver's or the
+ * socket's own message (`getaddrinfo ENOTFOUND host`, `connect EHOSTUNREACH 10.0.0.7:8080`),
+ * which would turn the fetch into a scanner of the network around the service.
+ */
+export function fetchFailureKind(err: unknown): 'blocked_address' | 'timeout' | 'unreachable' {
+  if (err instanceof SsrfRefused) return err.reason === 'blocked' ? 'blocked_address' : 'unreachable';
+  for (let e: any = err; e; e = e.cause) {
+    if (e.name === 'TimeoutError' || /TIMEOUT/.test(String(e.code ?? ''))) return 'timeout';
+  }
+  return 'unreachable';
 }
 
 export interface SafeFetchOptions {
@@ -44,13 +63,49 @@ export interface SafeFetchResult {
   truncated: boolean;
 }
 
+/**
+ * Whether a connection to this address stays on the public internet. IPv4: public unicast only.
+ * IPv6 forms that carry an IPv4 address inside are judged by that address or refused whole
+ * (issue 17, finding 4; docs/decisions.md):
+ *
+ * - IPv4-mapped `::ffff:a.b.c.d` and NAT64's well-known prefix `64:ff9b::/96` (RFC 6052, what a
+ *   DNS64 resolver answers on an IPv6-only network): the embedded IPv4 address decides;
+ * - the rest of `::/8` (IPv4-compatible `::a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`,
+ *   `::`, `::1`): refused, none is a public destination;
+ * - NAT64 local-use `64:ff9b:1::/48` (RFC 8215; where the IPv4 address sits depends on the
+ *   operator's prefix length), any other `64:ff9b::/32`, 6to4 `2002::/16` and Teredo
+ *   `2001::/32` (tunnels to whatever IPv4 address they carry): refused;
+ * - everything else: public unicast only (no loopback, link-local, unique-local, multicast,
+ *   documentation or other reserved ranges).
+ */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() === 'unicast';
+  const text = address.replace(/%.*$/, '');
+  if (!ipaddr.isValid(text)) return false;
+  const parsed = ipaddr.parse(text);
+  if (parsed.kind() === 'ipv4') return isPublicIPv4(parsed as ipaddr.IPv4);
+  const v6 = canonicalIPv6(text);
+  const [a, b, c, d, e, f, g, h] = v6.parts as [number, number, number, number, number, number, number, number];
+  if (v6.isIPv4MappedAddress()) return isPublicIPv4(v6.toIPv4Address());
+  // Before the ::/8 rule: 64:ff9b:: lies inside ::/8 too.
+  if (a === 0x64 && b === 0xff9b) return c === 0 && d === 0 && e === 0 && f === 0 && isPublicIPv4(ipv4Of(g, h));
+  if (a < 0x100) return false;
+  if (a === 0x2002 || (a === 0x2001 && b === 0)) return false;
+  return v6.range() === 'unicast';
+}
+
+function isPublicIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast';
+}
+
+const ipv4Of = (high: number, low: number) => ipaddr.IPv4.parse(`${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`);
+
+/**
+ * ipaddr.js reads the dotted IPv4-compatible form `::a.b.c.d` as if it were mapped
+ * (`::ffff:a.b.c.d`); the WHATWG URL parser writes every IPv6 form as plain hex groups, which
+ * ipaddr.js reads right. (It is also how a URL's host reaches us.)
+ */
+function canonicalIPv6(text: string): ipaddr.IPv6 {
+  return ipaddr.IPv6.parse(new URL(`http://[${text}]/`).hostname.slice(1, -1));
 }
 
 async function systemResolve(hostname: string): Promise<string[]> {
@@ -83,7 +138,7 @@ export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): 
     resolve(hostname).then(
       (addresses) => {
         const refused = addresses.find((a) => !allowed(a));
-        if (addresses.length === 0) return callback(new SsrfRefused(`${hostname} does not resolve`), '', 4);
+        if (addresses.length === 0) return callback(new SsrfRefused(`${hostname} does not resolve`, 'unresolvable'), '', 4);
         if (refused) return callback(new SsrfRefused(`${hostname} resolves to a non-public address (${refused})`), '', 4);
         const entries = addresses.map((address) => ({ address, family: isIP(address) }));
         if (options.all) return (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
@@ -112,8 +167,8 @@ export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): 
       if (REDIRECTS.has(response.statusCode)) {
         await response.body.dump();
         const location = response.headers.location;
-        if (typeof location !== 'string') throw new SsrfRefused('redirect without a location');
-        if (hop >= maxRedirects) throw new SsrfRefused(`more than ${maxRedirects} redirects`);
+        if (typeof location !== 'string') throw new SsrfRefused('redirect without a location', 'redirect');
+        if (hop >= maxRedirects) throw new SsrfRefused(`more than ${maxRedirects} redirects`, 'redirect');
         url = checkUrl(new URL(location, url).toString());
         continue;
       }

@@ -6,7 +6,14 @@ export interface AccessClaims {
   sub: number;
   ws: number;
   role: Role;
+  /** The user's token version: a password change or deactivation ends every session. */
   ver: number;
+  /**
+   * The session version of the membership in `ws` the token was issued for: removal or a role
+   * change there ends the sessions of that workspace only. Absent in tokens issued before it
+   * existed, which stand for version 0.
+   */
+  mv?: number;
 }
 
 export const ACCESS_TOKEN_TTL_SECONDS = 12 * 60 * 60;
@@ -63,7 +70,7 @@ export class AccessTokens {
   async sign(claims: AccessClaims): Promise<string> {
     const iat = Math.floor(this.now().getTime() / 1000);
     const payload = base64url(
-      JSON.stringify({ ws: claims.ws, role: claims.role, ver: claims.ver, sub: String(claims.sub), iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS }),
+      JSON.stringify({ ws: claims.ws, role: claims.role, ver: claims.ver, mv: claims.mv, sub: String(claims.sub), iat, exp: iat + ACCESS_TOKEN_TTL_SECONDS }),
     );
     const input = `${HEADER}.${payload}`;
     return `${input}.${this.mac(input)}`;
@@ -95,11 +102,13 @@ export class AccessTokens {
     }
     const body = decodeJson(payload);
     if (!body) return undefined;
-    const { exp, nbf, ws, role, ver } = body;
+    const { exp, nbf, ws, role, ver, mv } = body;
     if (typeof exp !== 'number' || (nbf !== undefined && typeof nbf !== 'number')) return undefined;
     const sub = typeof body.sub === 'string' && /^[1-9][0-9]*$/.test(body.sub) ? Number(body.sub) : NaN;
     if (!Number.isSafeInteger(sub) || !Number.isInteger(ws) || !Number.isInteger(ver) || typeof role !== 'string') return undefined;
-    const verified = { claims: { sub, ws: ws as number, role: role as Role, ver: ver as number }, exp, nbf: nbf as number | undefined };
+    if (mv !== undefined && !Number.isInteger(mv)) return undefined;
+    const claims: AccessClaims = { sub, ws: ws as number, role: role as Role, ver: ver as number, ...(mv !== undefined ? { mv: mv as number } : {}) };
+    const verified = { claims, exp, nbf: nbf as number | undefined };
     this.verified.set(token, verified);
     return verified;
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BannedWordMatcher } from '../../src/generation/banned-words.js';
+import { BannedWordMatcher } from '../../src/content/banned-words.js';
 import { BANNED_PRESETS } from '../../src/modules/banned-words/presets.js';
 import { configWorld, PRODUCT, type ConfigWorld } from './setup.js';
 

@@ -3,6 +3,15 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configWorld, form, PRODUCT, type ConfigWorld } from './setup.js';
+import { pngBomb } from '../helpers/images.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Migrator, type Kysely } from 'kysely';
+import { openDatabase } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { ANALYSIS_WARNINGS } from '../../src/modules/benchmarks/warnings.js';
+import { freshPostgresDatabase, usingPostgres } from '../helpers/server.js';
 
 const FEATURES = {
   title_formula: '数字+痛点+结果',
@@ -85,7 +94,7 @@ describe('benchmarks', () => {
   it('creates by JSON with http(s) links only, lists paged', async () => {
     const created = await api('POST', `/products/${productId}/benchmarks`, w.operator, { highlights: ' 亮点 ', link_url: 'https://www.xiaohongshu.com/explore/1', screenshot_url: null });
     expect(created.status).toBe(200);
-    expect(created.body.data).toMatchObject({ product_id: productId, highlights: '亮点', link_url: 'https://www.xiaohongshu.com/explore/1', screenshot_url: null, features: null, analyze_status: 'pending', analysis_source: null, analysis_warning: null });
+    expect(created.body.data).toMatchObject({ product_id: productId, highlights: '亮点', link_url: 'https://www.xiaohongshu.com/explore/1', screenshot_url: null, features: null, analyze_status: 'pending', analysis_source: null, analysis_warning: null, analysis_warning_codes: [] });
     for (const bad of ['javascript:alert(1)', 'ftp://example.com/x', 'not a url', 'file:///etc/passwd']) {
       const res = await api('POST', `/products/${productId}/benchmarks`, w.operator, { highlights: 'x', link_url: bad });
       expect(res.status, bad).toBe(400);
@@ -98,9 +107,12 @@ describe('benchmarks', () => {
     expect(list.body.data.items[0].id).toBe(created.body.data.id);
   });
 
-  it('upload: checked by bytes (415), link checked (400); the screenshot is served by a signed link', async () => {
+  it('upload: checked by bytes (415, a decompression bomb 413), link checked (400); the screenshot is served by a signed link', async () => {
     const fake415 = await uploadBenchmark({ highlights: 'x' }, Buffer.from('GIF89a not really'));
     expect(fake415.status).toBe(415);
+    const bomb = await uploadBenchmark({ highlights: 'x' }, pngBomb());
+    expect({ status: bomb.status, code: bomb.body.code }).toEqual({ status: 413, code: 41300 });
+    expect(bomb.body.message).toMatch(/image dimensions too large/);
     expect((await uploadBenchmark({ link_url: 'javascript:1' })).status).toBe(400);
     expect((await uploadBenchmark({ highlights: '长'.repeat(10_001) })).status).toBe(400);
     // Beyond the multipart field limit the text would arrive cut short: refused, not stored.
@@ -121,7 +133,7 @@ describe('benchmarks', () => {
     expect(res.status).toBe(200);
     expect(res.body.code).toBe(0);
     expect(res.body.message).toBe('analysis done');
-    expect(res.body.data).toMatchObject({ id: b.id, analyze_status: 'done', analysis_source: 'vision', analysis_warning: null, features: FEATURES });
+    expect(res.body.data).toMatchObject({ id: b.id, analyze_status: 'done', analysis_source: 'vision', analysis_warning: null, analysis_warning_codes: [], features: FEATURES });
     expect(fake.state.requests).toHaveLength(1);
     const sent = fake.state.requests[0];
     expect(sent.url).toBe('/v1/chat/completions');
@@ -153,7 +165,7 @@ describe('benchmarks', () => {
     expect(res.status).toBe(200);
     expect(res.body.message).toBe('fallback analysis written');
     expect(res.body.data).toMatchObject({ analyze_status: 'done', analysis_source: 'fallback' });
-    expect(res.body.data.analysis_warning).toMatch(/invalid_output/);
+    expect(res.body.data).toMatchObject({ analysis_warning_codes: ['provider_invalid_output', 'fallback_used'], analysis_warning: 'AI 服务的回复不符合分析格式；已根据人工亮点生成备用分析' });
     expect(fake.state.requests).toHaveLength(2);
     const f = res.body.data.features;
     expect(f.topic_tags).toEqual(['换季护肤', '干皮']);
@@ -167,8 +179,7 @@ describe('benchmarks', () => {
     const b = (await api('POST', `/products/${productId}/benchmarks`, w.operator, { highlights: '只有亮点' })).body.data;
     const res = await api('POST', `/benchmarks/${b.id}/analyze`, w.operator);
     expect(res.body.data).toMatchObject({ analyze_status: 'done', analysis_source: 'fallback' });
-    expect(res.body.data.analysis_warning).toMatch(/provider openai failed \(provider_down\)/);
-    expect(res.body.data.analysis_warning).not.toContain('sk-test');
+    expect(res.body.data).toMatchObject({ analysis_warning_codes: ['provider_down', 'fallback_used'], analysis_warning: 'AI 服务暂时不可用；已根据人工亮点生成备用分析' });
     expect(fake.state.requests.length).toBeGreaterThanOrEqual(2);
 
     fake.state.mode = 'good';
@@ -177,7 +188,10 @@ describe('benchmarks', () => {
     const failed = await api('POST', `/benchmarks/${empty.id}/analyze`, w.operator);
     expect(failed.body.message).toBe('analysis failed');
     expect(failed.body.data).toMatchObject({ analyze_status: 'failed', analysis_source: null, features: null });
-    expect(failed.body.data.analysis_warning).toMatch(/non-public|not public/);
+    expect(failed.body.data).toMatchObject({
+      analysis_warning_codes: ['link_blocked_address', 'nothing_to_analyse', 'no_fallback_material'],
+      analysis_warning: '链接指向内网或保留地址，未访问；没有可分析的截图、亮点或页面内容；没有截图也没有亮点，无法生成备用分析',
+    });
     expect(fake.state.requests).toHaveLength(0);
     expect(page.hits).toBe(0);
   });
@@ -186,9 +200,27 @@ describe('benchmarks', () => {
     const b = (await api('POST', `/products/${productId}/benchmarks`, w.operator, { highlights: '亮点', link_url: `http://127.0.0.1:${pagePort}/admin` })).body.data;
     const res = await api('POST', `/benchmarks/${b.id}/analyze`, w.operator);
     expect(res.body.data).toMatchObject({ analyze_status: 'done', analysis_source: 'text' });
-    expect(res.body.data.analysis_warning).toMatch(/link not fetched/);
+    expect(res.body.data).toMatchObject({ analysis_warning_codes: ['link_blocked_address'], analysis_warning: '链接指向内网或保留地址，未访问' });
     expect(page.hits).toBe(0);
     expect(JSON.stringify(fake.state.requests)).not.toContain('INTERNAL-SECRET');
+  });
+
+  it('network failures are worded as a fixed set of reasons, never the resolver or socket message (issue 17, finding 5)', async () => {
+    const cases: Array<[Record<string, string>, string[]]> = [
+      [{ link_url: 'http://no-such-host.invalid/note' }, ['link_unreachable']],
+      [{ link_url: `http://[::127.0.0.1]:${pagePort}/admin` }, ['link_blocked_address']],
+      [{ link_url: `http://localhost:${pagePort}/admin` }, ['link_blocked_address']],
+      [{ screenshot_url: 'http://no-such-host.invalid/shot.png' }, ['screenshot_unreachable']],
+      [{ screenshot_url: `http://127.0.0.1:${pagePort}/shot.png` }, ['screenshot_blocked_address']],
+    ];
+    for (const [fields, codes] of cases) {
+      const b = (await api('POST', `/products/${productId}/benchmarks`, w.operator, { highlights: '亮点', ...fields })).body.data;
+      const res = await api('POST', `/benchmarks/${b.id}/analyze`, w.operator);
+      expect(res.body.data.analysis_warning_codes, JSON.stringify(fields)).toEqual(codes);
+      // Chinese reasons only: no host, address, port, errno or English error text.
+      expect(res.body.data.analysis_warning).not.toMatch(/[A-Za-z]|\d/);
+    }
+    expect(page.hits).toBe(0);
   });
 
   it('an analysis in progress makes a second one 409; a run left behind by a dead process is taken over after 5 minutes', async () => {
@@ -254,3 +286,52 @@ describe('benchmarks', () => {
     expect((await api('GET', `/benchmarks/${b.id}`, w.operator)).status).toBe(404);
   });
 });
+
+describe('analysis warnings in the console', () => {
+  it('every reason has its words in both interface languages, the Chinese ones exactly as stored', async () => {
+    // The web client's resources, read as data (a path the server's compiler does not follow).
+    const resource = (name: string) => new URL(`../../../web/src/i18n/${name}.ts`, import.meta.url).href;
+    const { zhCN } = await import(resource('zh-CN'));
+    const { en } = await import(resource('en'));
+    expect(zhCN.benchmarks.warnings).toEqual(ANALYSIS_WARNINGS);
+    expect(Object.keys(en.benchmarks.warnings).sort()).toEqual(Object.keys(ANALYSIS_WARNINGS).sort());
+  });
+});
+
+describe('migration 20261124_0110_analysis_warning_codes', () => {
+  it('hides the free-text warnings stored before (they could name internal hosts and ports), and goes back down', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-migrate-'));
+    const pgDb = usingPostgres ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
+    const database = openDatabase({ databaseUrl: pgDb?.url, dataDir });
+    try {
+      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('20261123_0200_task_list_versions')).error).toBeUndefined();
+      const now = new Date().toISOString();
+      const db = database.db as Kysely<any>;
+      const ws = await db.insertInto('workspaces').values({ name: 'W', slug: 'w', created_at: now }).returning('id').executeTakeFirstOrThrow();
+      const product = await db
+        .insertInto('products')
+        .values({ workspace_id: ws.id, name: 'p', category: 'c', source: 'custom', selling_points: '[]', text_angles: '[]', banned_word_ids: '[]', created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const row = { workspace_id: ws.id, product_id: product.id, highlights: 'h', analyze_status: 'done', created_at: now, updated_at: now };
+      await db.insertInto('benchmarks').values([
+        { ...row, analysis_warning: 'screenshot_url not fetched: connect EHOSTUNREACH 10.0.0.7:8080' },
+        { ...row, analysis_warning: null },
+      ]).execute();
+      expect((await migrator.migrateTo('20261124_0110_analysis_warning_codes')).error).toBeUndefined();
+      const rows = await database.db.selectFrom('benchmarks').select(['analysis_warning', 'analysis_warning_codes']).orderBy('id').execute();
+      expect(rows).toEqual([
+        { analysis_warning: ANALYSIS_WARNINGS.earlier_analysis, analysis_warning_codes: ['earlier_analysis'] },
+        { analysis_warning: null, analysis_warning_codes: null },
+      ]);
+      expect((await migrator.migrateTo('20261123_0200_task_list_versions')).error).toBeUndefined();
+      expect((await migrator.migrateTo('20261124_0110_analysis_warning_codes')).error).toBeUndefined();
+    } finally {
+      await database.close();
+      await pgDb?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+

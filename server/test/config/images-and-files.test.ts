@@ -4,8 +4,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pickProductImage } from '../../src/modules/products/pick-image.js';
+import { pickProductImage } from '../../src/content/pick-image.js';
 import { LocalFileStorage } from '../../src/storage/local.js';
+import { pngBomb } from '../helpers/images.js';
 import { configWorld, form, PRODUCT, type ConfigWorld } from './setup.js';
 
 const png = (w = 40, h = 30, color = '#c33') => sharp({ create: { width: w, height: h, channels: 3, background: color } }).png().toBuffer();
@@ -96,7 +97,7 @@ describe('product images and signed file links', () => {
   const upload = (token: string, file: Buffer, name: string, scene = '', id = productId) =>
     w.server.request('POST', `/api/v1/products/${id}/images`, { token, raw: form({ scene }, { field: 'image', name, type: 'image/png', data: file }) });
 
-  it('a text file renamed .png is 415; 10 MB + 1 byte is 413; no file is 400', async () => {
+  it('a text file renamed .png is 415; 10 MB + 1 byte and a decompression bomb are 413; no file is 400', async () => {
     const fake = await upload(w.operator, Buffer.from('just some text, not an image at all'), 'photo.png');
     expect(fake.status).toBe(415);
     expect(fake.body.code).toBe(41500);
@@ -110,6 +111,10 @@ describe('product images and signed file links', () => {
     expect(tooBig.body.code).toBe(41300);
     const none = await w.server.request('POST', `/api/v1/products/${productId}/images`, { token: w.operator, raw: form({ scene: 'x' }) });
     expect(none.status).toBe(400);
+    // A decompression bomb is an image, only too large: 413 saying so, not "not an image".
+    const bomb = await upload(w.operator, pngBomb(), 'bomb.png');
+    expect({ status: bomb.status, code: bomb.body.code }).toEqual({ status: 413, code: 41300 });
+    expect(bomb.body.message).toMatch(/^image dimensions too large: 60000×60000 pixels/);
     const json = await api('POST', `/products/${productId}/images`, w.operator, { image: 'x' });
     expect(json.status).toBe(415);
     expect((await api('GET', `/products/${productId}/images`, w.operator)).body.data.items).toEqual([]);

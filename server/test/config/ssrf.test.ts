@@ -1,18 +1,50 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPublic, isPublicAddress, SsrfRefused } from '../../src/security/ssrf.js';
+import { fetchFailureKind, fetchPublic, isPublicAddress, SsrfRefused } from '../../src/security/ssrf.js';
 
 describe('isPublicAddress', () => {
   it('refuses loopback, private, link-local, metadata, CGNAT, unique-local and mapped forms', () => {
     for (const a of [
       '127.0.0.1', '127.9.9.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.100.100.200',
-      '0.0.0.0', '255.255.255.255', '224.0.0.1', '::1', '::', 'fc00::1', 'fd00:ec2::254', 'fe80::1', '::ffff:127.0.0.1',
+      '0.0.0.0', '255.255.255.255', '224.0.0.1', '::1', '::', 'fc00::1', 'fd00:ec2::254', 'fe80::1', 'fe80::1%eth0', '::ffff:127.0.0.1',
       '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::a00:1', '2002:7f00:1::', 'not-an-ip',
     ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     for (const a of ['8.8.8.8', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(a), a).toBe(true);
+  });
+
+  // Issue 17, finding 4: every IPv6 form that carries an IPv4 address, in dotted and in hex
+  // notation, with a loopback, private, link-local (metadata) and a public address inside.
+  const inner = { loopback: [127, 0, 0, 1], private: [10, 1, 2, 3], linkLocal: [169, 254, 169, 254], cgnat: [100, 100, 100, 200], public: [8, 8, 8, 8] } as const;
+  const hex = (v4: readonly number[]) => `${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+  const dotted = (v4: readonly number[]) => v4.join('.');
+  const forms: Record<string, { build: (v4: readonly number[]) => string[]; publicAllowed: boolean }> = {
+    'IPv4-compatible ::a.b.c.d': { build: (v) => [`::${dotted(v)}`, `::${hex(v)}`, `0:0:0:0:0:0:${hex(v)}`], publicAllowed: false },
+    'IPv4-mapped ::ffff:a.b.c.d': { build: (v) => [`::ffff:${dotted(v)}`, `::ffff:${hex(v)}`, `0:0:0:0:0:ffff:${hex(v)}`], publicAllowed: true },
+    'IPv4-translated ::ffff:0:a.b.c.d': { build: (v) => [`::ffff:0:${dotted(v)}`, `::ffff:0:${hex(v)}`], publicAllowed: false },
+    'NAT64 well-known 64:ff9b::/96': { build: (v) => [`64:ff9b::${dotted(v)}`, `64:ff9b::${hex(v)}`], publicAllowed: true },
+    'NAT64 local-use 64:ff9b:1::/48': { build: (v) => [`64:ff9b:1::${dotted(v)}`, `64:ff9b:1:${hex(v)}::`, `64:ff9b:1::${hex(v)}`], publicAllowed: false },
+    '6to4 2002::/16': { build: (v) => [`2002:${hex(v)}::1`, `2002:${hex(v)}:1234::abcd`], publicAllowed: false },
+    'Teredo 2001::/32 (server and obfuscated client)': {
+      build: (v) => [`2001:0:${hex(v)}:8000:63bf:${hex(v.map((x) => 255 - x))}`, `2001:0:4136:e378:8000:63bf:${hex(v.map((x) => 255 - x))}`, `2001:0:${hex(v)}::1`],
+      publicAllowed: false,
+    },
+  };
+  for (const [form, { build, publicAllowed }] of Object.entries(forms)) {
+    it(`${form}: refused with a loopback, private, link-local or CGNAT address inside${publicAllowed ? '; allowed with a public one' : ', and with a public one too'}`, () => {
+      for (const [kind, v4] of Object.entries(inner)) {
+        for (const address of build(v4)) expect(isPublicAddress(address), `${address} (${kind})`).toBe(kind === 'public' && publicAllowed);
+      }
+    });
+  }
+
+  it('the forms a URL host takes: the WHATWG parser rewrites them to hex, and they stay refused', () => {
+    for (const literal of ['[::127.0.0.1]', '[::ffff:127.0.0.1]', '[64:ff9b::10.0.0.1]', '[64:ff9b:1::169.254.169.254]', '[2002:a9fe:a9fe::]', '[::ffff:0:127.0.0.1]']) {
+      const host = new URL(`http://${literal}/`).hostname.slice(1, -1);
+      expect(isPublicAddress(host), `${literal} → ${host}`).toBe(false);
+    }
   });
 });
 
@@ -70,6 +102,8 @@ describe('fetchPublic', () => {
     await expect(fetchPublic('http://10.0.0.1/')).rejects.toThrow(/not public/);
     await expect(fetchPublic('http://169.254.169.254/latest/meta-data/')).rejects.toThrow(/not public/);
     await expect(fetchPublic(`http://[::ffff:7f00:1]:${port}/ok`)).rejects.toThrow(/not public/);
+    await expect(fetchPublic(`http://[::127.0.0.1]:${port}/ok`)).rejects.toThrow(/not public/);
+    await expect(fetchPublic(`http://[64:ff9b::7f00:1]:${port}/ok`)).rejects.toThrow(/not public/);
     expect(hits).toEqual([]);
   });
 
@@ -104,5 +138,23 @@ describe('fetchPublic', () => {
     expect(big.truncated).toBe(true);
     expect(big.body.length).toBe(1000);
     await expect(fetchPublic(`http://page.test:${port}/slow`, { ...testPolicy, timeoutMs: 300 })).rejects.toThrow();
+  });
+
+  it('fetchFailureKind: a failure in three words, whatever the resolver or the socket said', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const failure = (url: string, opts = {}) => fetchPublic(url, { ...testPolicy, ...opts }).then(() => expect.fail('fetched'), (err: unknown) => err);
+
+    const refused = await failure(`http://page.test:${closedPort}/`);
+    expect(String((refused as Error).cause ?? refused)).toMatch(/ECONNREFUSED/);
+    expect(fetchFailureKind(refused)).toBe('unreachable');
+    expect(fetchFailureKind(await failure(`http://nowhere.test:${port}/`))).toBe('unreachable');
+    expect(fetchFailureKind(await failure(`http://page.test:${port}/loop`))).toBe('unreachable');
+    expect(fetchFailureKind(await failure(`http://page.test:${port}/slow`, { timeoutMs: 300 }))).toBe('timeout');
+    expect(fetchFailureKind(await failure(`http://page.test:${port}/to-private`))).toBe('blocked_address');
+    expect(fetchFailureKind(await failure(`http://cdn.example.com:${port}/ok`))).toBe('blocked_address');
+    expect(fetchFailureKind(await failure('file:///etc/passwd'))).toBe('blocked_address');
   });
 });

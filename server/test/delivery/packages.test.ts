@@ -145,6 +145,27 @@ describe('delivery packages', () => {
     ]);
   });
 
+  it('a download name never starts with a dot, whatever the product and theme are called (issue 17, finding 7)', async () => {
+    const names = (disposition: string) => [/filename="([^"]*)"/.exec(disposition)![1]!, decodeURIComponent(disposition.split("UTF-8''")[1]!)];
+    const dotted = await seedProduct(server, ws, '..');
+    const id = await seedTask(server, { workspaceId: ws, productId: dotted, operatorId: operator.id, status: 'approved', theme: '.env 配置' });
+    await seedText(server, { id, workspaceId: ws }, { strategy: 'A', selected: true });
+    const pkg = await readyPackage(id);
+    expect(pkg.file_name).toBe(`env 配置_package_${pkg.id}.zip`);
+    const file = await download(server, pkg.download_url, { token: operator.token });
+    expect(names(file.headers.get('content-disposition')!)).toEqual([`env _package_${pkg.id}.zip`, pkg.file_name]);
+    // A name stored before the rule is made safe when it is sent.
+    for (const [stored, ascii, utf8] of [
+      ['.bashrc.zip', 'bashrc.zip', 'bashrc.zip'],
+      ['...', `package_${pkg.id}.zip`, `package_${pkg.id}.zip`],
+      ['._隐藏.zip', `package_${pkg.id}.zip`, '隐藏.zip'],
+    ]) {
+      await server.ctx.db.updateTable('delivery_packages').set({ file_name: stored }).where('id', '=', pkg.id).execute();
+      const res = await download(server, pkg.download_url, { token: operator.token });
+      expect(names(res.headers.get('content-disposition')!), stored).toEqual([ascii, utf8]);
+    }
+  });
+
   it('without any selection packs each set\'s best-scored text and all its images, latest per seq', async () => {
     const task = await newTask('pending_selection');
     await seedText(server, task, { strategy: 'B', total: 70, title: 'B 低分' });

@@ -7,7 +7,7 @@ export interface ZipEntry {
   data: Buffer;
 }
 
-/** Every entry of a zip, read with an independent implementation (yauzl, not the writer's yazl). */
+/** Every entry of a zip, read with an independent implementation (yauzl). */
 export function readZip(buffer: Buffer): Promise<ZipEntry[]> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(buffer, { lazyEntries: true, decodeStrings: true, strictFileNames: true }, (err, zip) => {

@@ -44,6 +44,8 @@ export type CallKind = 'notes' | 'score' | 'fission' | 'image' | 'other';
 export interface FakeBehaviour {
   /** Content of fission package i (0-based); defaults to a clean note. */
   content?: (i: number) => string;
+  /** Replaces fields of fission package i (title, tags, dimension…). */
+  package?: (i: number) => Record<string, unknown>;
   /** Judge scores of text index i of a `text_scores` call. */
   judge?: (i: number) => { title: number; emotion: number; selling: number; keyword: number; compliance: number };
   /** An HTTP status to fail an image request with, by its prompt. */
@@ -142,6 +144,7 @@ export async function startFakeOpenAI(behaviour: FakeBehaviour = {}): Promise<Fa
         cover_title: `补水方案${i + 1}`,
         image_brief: '明亮浴室，柔和晨光',
         image_plan: Array.from({ length: perSet }, (_, j) => ({ role: roles[i]?.[j] ?? 'hook', brief: `[s${i + 1}-${roles[i]?.[j] ?? 'hook'}] 第${j + 1}张` })),
+        ...b.package?.(i),
       }));
       return reply({ packages });
     }

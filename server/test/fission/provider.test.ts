@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor, settledDetail } from '../generation/helpers.js';
 import { readZip } from '../delivery/zip.js';
-import { runTaskGeneration } from '../../src/generation/run.js';
+import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { runFission } from '../../src/modules/fission/pipeline.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 import { API, createTask, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
@@ -100,6 +100,27 @@ describe('fission with an OpenAI-compatible provider', () => {
     expect(set2).not.toContain('compliance 5/5:');
     expect(set3).toContain('Optimise: nothing required, ready to publish');
     expect(checklist).toContain('· 1 ready to publish');
+  }, 120_000);
+
+  it('checklist.md carries no raw HTML or Markdown from the note or the provider (issue 17, finding 7)', async () => {
+    // Within the 20 characters a title keeps.
+    const hostile = '<i>标</i>`c`&amp;*x*';
+    fake.behaviour = {
+      package: (i) => ({
+        title: i === 0 ? hostile : `标题${i}`,
+        dimension: '<script>维度',
+        tags: ['换季护肤', '<b>粗体</b>', '补水', '面霜', '敏感肌'],
+      }),
+    };
+    const created = await ok(server, 'POST', '/fission', operator.token, { source_task_id: sourceId, fanout_count: 2, reference_level: 'low' });
+    expect((await settledFission(server, operator.token, created.fission_id)).status).toBe('completed');
+    const checklist = (await readZip((await download(server, operator.token, created.fission_id)).body)).find((e) => e.name === 'checklist.md')!.data.toString('utf8');
+    // No unescaped "<", "`" or "&" anywhere; the hostile title exactly as escaped text.
+    expect(checklist).not.toMatch(/(^|[^\\])[<`&]/m);
+    expect(checklist).toContain('- Title: \\<i\\>标\\</i\\>\\`c\\`\\&amp;\\*x\\*\n');
+    expect(checklist).toContain('## set_01 · \\<script\\>维度\n');
+    expect(checklist).toContain('#\\<b\\>粗体\\</b\\>');
+    expect(checklist.split('\n').filter((line) => line.startsWith('## '))).toHaveLength(2);
   }, 120_000);
 
   it('marks failed images, counts failed sets, then retry-images remakes exactly those with the source key', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import type { TaskEventBus } from '../../src/events/types.js';
-import { runTaskGeneration } from '../../src/generation/run.js';
+import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createTask, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';

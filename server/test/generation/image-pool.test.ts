@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTaskGeneration } from '../../src/generation/run.js';
+import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createTask, ok, workspaceWithProduct } from '../tasks/fixtures.js';
 import { startFakeOpenAI, type CallLog, type FakeOpenAI } from './fake-openai.js';

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STRATEGIES } from '../../src/generation/schemas.js';
-import { storyboardRoles } from '../../src/generation/storyboard.js';
+import { STRATEGIES } from '../../src/content/schemas.js';
+import { storyboardRoles } from '../../src/content/storyboard.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createTask, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 import { eventsOf, named, settledDetail } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { notesInput, notesPrompt, rewritePrompt, scorePrompt, type GenerationInputs } from '../../src/generation/prompts.js';
-import { STRATEGIES } from '../../src/generation/schemas.js';
-import { STRATEGY_GUIDES } from '../../src/generation/strategies.js';
+import { notesInput, notesPrompt, rewritePrompt, scorePrompt, type GenerationInputs } from '../../src/content/prompts.js';
+import { STRATEGIES } from '../../src/content/schemas.js';
+import { STRATEGY_GUIDES } from '../../src/content/strategies.js';
 
 const inputs: GenerationInputs = {
   taskId: 42,

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileBannedWords } from '../../src/generation/banned-words.js';
-import { NotesDeltaExtractor } from '../../src/generation/deltas.js';
-import { checkNote, evaluateNote, noteDocument } from '../../src/generation/evaluate.js';
-import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, SCORE_MAX, verdictFor } from '../../src/generation/scoring.js';
-import { buildStoryboard, storyboardRoles } from '../../src/generation/storyboard.js';
-import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/generation/strategies.js';
-import { STRATEGIES } from '../../src/generation/schemas.js';
+import { compileBannedWords } from '../../src/content/banned-words.js';
+import { NotesDeltaExtractor } from '../../src/content/deltas.js';
+import { checkNote, evaluateNote, noteDocument } from '../../src/content/evaluate.js';
+import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, SCORE_MAX, verdictFor } from '../../src/content/scoring.js';
+import { buildStoryboard, storyboardRoles } from '../../src/content/storyboard.js';
+import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/content/strategies.js';
+import { STRATEGIES } from '../../src/content/schemas.js';
 
 const DIMENSIONS = ['title', 'emotion', 'selling', 'keyword', 'compliance'] as const;
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildStoryboard } from '../../src/generation/storyboard.js';
-import { clip, clipWords, length } from '../../src/generation/text.js';
+import { buildStoryboard } from '../../src/content/storyboard.js';
+import { clip, clipWords, length } from '../../src/content/text.js';
 
 describe('clipWords: labels cut between words', () => {
   it('cuts Chinese between dictionary words and never ends on a hanging particle', () => {

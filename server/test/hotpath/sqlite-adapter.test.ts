@@ -98,15 +98,25 @@ describe('SQLite adapter', () => {
     ]);
   });
 
-  it('returns JSON and boolean columns as PostgreSQL does (by column name), other columns as stored', async () => {
+  it('returns JSON and boolean columns as PostgreSQL does (by the table column they come from, also aliased), other columns as stored', async () => {
     const { db } = database;
-    await sql`CREATE TABLE mixed (id integer PRIMARY KEY, progress text, is_active integer, label text, amount integer)`.execute(db);
-    await sql`INSERT INTO mixed (progress, is_active, label, amount) VALUES ('{"stage":"text","done":1}', 1, '{"not":"parsed"}', 0), (NULL, 0, 'x', 1)`.execute(db);
-    const { rows } = await sql<Record<string, unknown>>`SELECT progress, is_active, label, amount FROM mixed ORDER BY id`.execute(db);
+    // `tasks` and `users` declare progress (json) and is_active (bool) in COLUMN_CODECS; `mixed` declares nothing.
+    await sql`CREATE TABLE tasks (id integer PRIMARY KEY, progress text, label text)`.execute(db);
+    await sql`CREATE TABLE users (id integer PRIMARY KEY, is_active integer)`.execute(db);
+    await sql`CREATE TABLE mixed (id integer PRIMARY KEY, progress text, is_active integer)`.execute(db);
+    await sql`INSERT INTO tasks (progress, label) VALUES ('{"stage":"text","done":1}', '{"not":"parsed"}'), (NULL, 'x')`.execute(db);
+    await sql`INSERT INTO users (is_active) VALUES (1), (0)`.execute(db);
+    await sql`INSERT INTO mixed (progress, is_active) VALUES ('{"stage":"text"}', 1)`.execute(db);
+    const { rows } = await sql<Record<string, unknown>>`
+      SELECT tasks.progress, tasks.label, users.is_active, tasks.progress AS renamed, users.is_active AS active, (users.is_active = 1) AS computed
+      FROM tasks JOIN users ON users.id = tasks.id ORDER BY tasks.id`.execute(db);
     expect(rows).toEqual([
-      { progress: { stage: 'text', done: 1 }, is_active: true, label: '{"not":"parsed"}', amount: 0 },
-      { progress: null, is_active: false, label: 'x', amount: 1 },
+      { progress: { stage: 'text', done: 1 }, label: '{"not":"parsed"}', is_active: true, renamed: { stage: 'text', done: 1 }, active: true, computed: 1 },
+      { progress: null, label: 'x', is_active: false, renamed: null, active: false, computed: 0 },
     ]);
-    await expect(sql`SELECT label AS "__proto__" FROM mixed`.execute(db)).rejects.toThrow(/__proto__/);
+    // The same names in a table that declares no codec are read as stored.
+    const other = await sql<Record<string, unknown>>`SELECT progress, is_active FROM mixed`.execute(db);
+    expect(other.rows).toEqual([{ progress: '{"stage":"text"}', is_active: 1 }]);
+    await expect(sql`SELECT label AS "__proto__" FROM tasks`.execute(db)).rejects.toThrow(/__proto__/);
   });
 });

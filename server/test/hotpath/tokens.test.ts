@@ -31,6 +31,15 @@ describe('access tokens', () => {
     expect(await tokens.verify(token)).toEqual(claims);
   });
 
+  it('carries the membership session version (mv) when given; one without it stands for version 0', async () => {
+    now = start;
+    const withMv = await tokens.sign({ ...claims, mv: 5 });
+    expect((await jwtVerify(withMv, key, { algorithms: ['HS256'], currentDate: start })).payload.mv).toBe(5);
+    expect(await tokens.verify(withMv)).toEqual({ ...claims, mv: 5 });
+    expect(await tokens.verify(await tokens.sign(claims))).not.toHaveProperty('mv');
+    for (const mv of ['5', 1.5, null]) expect(await tokens.verify(handSigned({ alg: 'HS256' }, { ...standard, mv })), String(mv)).toBeUndefined();
+  });
+
   it('accepts an HS256 token jose signed with the same secret', async () => {
     expect(await tokens.verify(await joseToken({ alg: 'HS256' }, standard))).toEqual(claims);
   });

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import type { JobOptions } from '../../src/jobs/options.js';
-import { PermanentJobError, type JobBackend, type JobHandler, type JobRun } from '../../src/jobs/types.js';
+import { jobRegistry, PermanentJobError, type JobBackend, type JobHandler, type JobRun } from '../../src/jobs/types.js';
 import type { Runtime } from '../../src/runtime.js';
 import {
   disposeBackend,
@@ -75,7 +75,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
         expect(rows).toEqual([{ kind: 'task.generate', ref_id: 41, status: 'queued' }]);
       }
 
-      b.startWorker(runtime.ctx, { 'task.generate': handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...handler }]));
       await waitFor('the run', () => runs.length === 1);
       await waitFor('the job to finish', async () => !(await b.hasLiveJob('task.generate', 41)));
       await sleep(300);
@@ -96,7 +96,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
         if (runs.length === 1) await gate;
         active -= 1;
       });
-      b.startWorker(runtime.ctx, { 'task.generate': handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...handler }]));
       await b.enqueue('task.generate', 7);
       await waitFor('the first run to start', () => runs.length === 1);
       await b.enqueue('task.generate', 7);
@@ -116,7 +116,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
       const { handler, runs, failures } = recording(async (_refId, job) => {
         throw new Error(`provider down on attempt ${job.attempt}`);
       });
-      b.startWorker(runtime.ctx, { 'package.build': handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'package.build', ...handler }]));
       await b.enqueue('package.build', 5);
       await waitFor('onFailed', () => failures.length === 1);
       await waitFor('the job to leave the queue', async () => !(await b.hasLiveJob('package.build', 5)));
@@ -130,7 +130,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
       const { handler, runs, failures } = recording(async (_refId, job) => {
         if (job.attempt === 1) throw new Error('timeout');
       });
-      b.startWorker(runtime.ctx, { 'task.generate': handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...handler }]));
       await b.enqueue('task.generate', 9);
       await waitFor('the retry', () => runs.length === 2);
       await waitFor('the job to finish', async () => !(await b.hasLiveJob('task.generate', 9)));
@@ -144,7 +144,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
       const { handler, runs, failures } = recording(async () => {
         throw new PermanentJobError('the task no longer exists');
       });
-      b.startWorker(runtime.ctx, { 'task.generate': handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...handler }]));
       await b.enqueue('task.generate', 3);
       await waitFor('onFailed', () => failures.length === 1);
       await sleep(300);
@@ -155,7 +155,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
     it('fails a job of a kind with no handler visibly (logged, not live, not silently dropped)', async () => {
       const b = backend();
       const { handler } = recording();
-      b.startWorker(runtime.ctx, { 'task.generate': handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...handler }]));
       await b.enqueue('fission.retry-images', 12);
       await waitFor('the job to fail', async () => !(await b.hasLiveJob('fission.retry-images', 12)));
       await waitFor('the error in the log', () => db.logs.some((l) => l.includes('no handler is registered for job kind \\"fission.retry-images\\"')));
@@ -179,7 +179,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
         active -= 1;
       });
       for (let id = 1; id <= 6; id++) await b.enqueue('package.build', id);
-      b.startWorker(runtime.ctx, { 'package.build': handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'package.build', ...handler }]));
       await waitFor('all six runs', () => runs.length === 6 && active === 0);
       expect(maxActive).toBe(2);
       expect(runs.map((r) => r.refId).sort()).toEqual([1, 2, 3, 4, 5, 6]);
@@ -195,7 +195,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
       const reopened = await db.open();
       const after = backend(options, reopened);
       const { handler, runs } = recording();
-      after.startWorker(reopened.ctx, { 'package.build': handler });
+      after.startWorker(reopened.ctx, jobRegistry([{ kind: 'package.build', ...handler }]));
       await waitFor('the queued jobs to run', () => runs.length === 3);
       expect(runs.map((r) => r.refId).sort()).toEqual([21, 22, 23]);
     });
@@ -209,7 +209,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
         aborted = job.signal.aborted;
         finished = true;
       });
-      const worker = b.startWorker(runtime.ctx, { 'task.generate': handler });
+      const worker = b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...handler }]));
       await b.enqueue('task.generate', 31);
       await waitFor('the run to start', () => runs.length === 1);
       await worker.close();
@@ -227,14 +227,14 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
           await sleep(50);
         }
       });
-      const worker = b.startWorker(runtime.ctx, { 'task.generate': first.handler });
+      const worker = b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...first.handler }]));
       await b.enqueue('task.generate', 32);
       await waitFor('the run to start', () => first.runs.length === 1);
       await worker.close();
       expect(await b.hasLiveJob('task.generate', 32)).toBe(true);
 
       const second = recording();
-      b.startWorker(runtime.ctx, { 'task.generate': second.handler });
+      b.startWorker(runtime.ctx, jobRegistry([{ kind: 'task.generate', ...second.handler }]));
       await waitFor('the released job to run again', () => second.runs.length === 1);
       expect(second.runs[0]!.attempt).toBe(1);
       expect([...first.failures, ...second.failures]).toEqual([]);

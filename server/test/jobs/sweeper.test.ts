@@ -3,7 +3,8 @@ import { bootstrap } from '../../src/bootstrap.js';
 import { json } from '../../src/db/codec.js';
 import type { TaskStatus } from '../../src/db/schema.js';
 import { StaleWorkSweeper } from '../../src/jobs/sweeper.js';
-import type { JobBackend, JobHandler } from '../../src/jobs/types.js';
+import { jobRegistry, type JobBackend, type JobHandler } from '../../src/jobs/types.js';
+import { taskGenerateJob } from '../../src/modules/tasks/pipeline.js';
 import type { Runtime } from '../../src/runtime.js';
 import { disposeBackend, freshJobsDb, makeBackend, redisUnavailable, sleep, testJobOptions, waitFor, type BackendName, type JobsDb } from './harness.js';
 
@@ -89,7 +90,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
           await ctx.db.updateTable('tasks').set({ status: 'failed', failure_reason: reason }).where('id', '=', refId).where('status', '=', 'generating').execute();
         },
       };
-      const sweeper = new StaleWorkSweeper(runtime.ctx, backend, { 'task.generate': handler }, backend.options);
+      const sweeper = new StaleWorkSweeper(runtime.ctx, backend, jobRegistry([{ ...taskGenerateJob, ...handler }]), backend.options);
 
       const lapsed = await task('generating', { leaseUntil: ago(60_000), updatedAt: ago(3_600_000) });
       const orphaned = await task('pending', { updatedAt: ago(3_600_000) });
@@ -105,7 +106,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
       // Another sweeper (or this one again) right away does not count the same stall twice.
       expect(await sweeper.sweep()).toEqual({ resumed: [], failed: [] });
 
-      backend.startWorker(runtime.ctx, { 'task.generate': handler });
+      backend.startWorker(runtime.ctx, jobRegistry([{ ...taskGenerateJob, ...handler }]));
       await waitFor('the resumed and queued runs', () => runs.length === 3);
       expect(runs.sort()).toEqual([lapsed, orphaned, queued].sort());
       expect(runs).not.toContain(leased);
@@ -142,14 +143,18 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
     it('starts no run while another run holds the record lease; runs once it lapses, without using an attempt', async () => {
       const id = await task('generating', { leaseUntil: ahead(800), updatedAt: new Date().toISOString() });
       const attempts: number[] = [];
-      backend.startWorker(runtime.ctx, {
-        'task.generate': {
-          async run(_ctx, _refId, job) {
-            attempts.push(job.attempt);
+      backend.startWorker(
+        runtime.ctx,
+        jobRegistry([
+          {
+            ...taskGenerateJob,
+            async run(_ctx, _refId, job) {
+              attempts.push(job.attempt);
+            },
+            async onFailed() {},
           },
-          async onFailed() {},
-        },
-      });
+        ]),
+      );
       await backend.enqueue('task.generate', id);
       await sleep(500);
       expect(attempts).toEqual([]);

@@ -56,6 +56,30 @@ describe('general rate limit (RATE_LIMIT_PER_MINUTE per user)', () => {
     expect(bad.status).toBe(429);
     expect((await server.request('GET', '/api/v1/auth/me', { token: bob.token })).status).toBe(200);
   });
+
+  it('requests with a forged, expired or missing token count per address (finding 3 of issue 17)', async () => {
+    const carol = await userWithRole(server, 'carol', 'operator');
+    const statuses: number[] = [];
+    for (let i = 0; i < 10 && !statuses.includes(429); i++) {
+      const token = i % 3 === 0 ? 'forged.token.value' : i % 3 === 1 ? `${carol.token.slice(0, -2)}xx` : undefined;
+      const res = await server.request('GET', '/api/v1/auth/me', token ? { token } : {});
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.body.code).toBe(42900);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+    }
+    // The logins above spent part of 127.0.0.1's budget of six; the rest goes to refused tokens.
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
+    expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+    // The address is limited, a valid token is not: its budget is the user's own.
+    expect((await server.request('GET', '/api/v1/auth/me', { token: carol.token })).status).toBe(200);
+    // A known user's refusals (role too low) count against that user.
+    const refused: number[] = [];
+    for (let i = 0; i < 8 && !refused.includes(429); i++) refused.push((await server.request('GET', '/api/v1/users', { token: carol.token })).status);
+    expect(refused).toEqual([403, 403, 403, 403, 429]);
+  });
 });
 
 describe('with REDIS_URL the budget is shared by every API process', () => {

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /** Routes Fastify actually serves, read from its route tree (`printRoutes`). */
@@ -176,5 +177,26 @@ describe('CORS_ORIGINS', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     const other = await server.request('GET', '/api/v1/openapi.json', { headers: { origin: 'https://evil.example' } });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('API_DOCS=off (issue 17, finding 7)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { API_DOCS: 'off' } });
+  });
+  afterAll(async () => server?.close());
+
+  it('serves neither the browsable reference nor the OpenAPI document; the API itself is unchanged', async () => {
+    for (const path of ['/api/docs', '/api/docs/', '/api/docs/static/index.html', '/api/v1/openapi.json']) {
+      const res = await server.request('GET', path);
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 404, code: 40400 });
+    }
+    expect((await server.request('GET', '/api/v1/auth/me', { token: await server.adminToken() })).status).toBe(200);
+  });
+
+  it('any other value refuses to start', () => {
+    expect(() => loadConfig({ NODE_ENV: 'test', DATA_DIR: server.dataDir, API_DOCS: 'private' })).toThrow(ConfigError);
+    expect(loadConfig({ NODE_ENV: 'test', DATA_DIR: server.dataDir }).apiDocs).toBe('public');
   });
 });

@@ -1,9 +1,9 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { notesReplySchema, scoreReplySpec, type NotesIntentInput, type NotesReply, type ScoreIntentInput, type ScoreReply } from '../../src/generation/schemas.js';
-import { heuristicScore } from '../../src/generation/scoring.js';
+import { notesReplySchema, scoreReplySpec, type NotesIntentInput, type NotesReply, type ScoreIntentInput, type ScoreReply } from '../../src/content/schemas.js';
+import { heuristicScore } from '../../src/content/scoring.js';
 import { FEATURES_JSON_SCHEMA } from '../../src/modules/benchmarks/features.js';
-import { fissionReplySchema, type FissionIntentInput } from '../../src/modules/fission/plan.js';
+import { fissionReplySchema, type FissionIntentInput } from '../../src/content/fission.js';
 import { LocalProvider } from '../../src/providers/local/index.js';
 import { checkAgainst } from '../../src/providers/structured.js';
 import { ProviderError, type JsonSchemaSpec, type ProviderIntent } from '../../src/providers/types.js';

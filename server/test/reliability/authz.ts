@@ -23,6 +23,7 @@ const RULES: Array<[RegExp, MinRole | 'public' | 'token' | 'ticket']> = [
   [/^PATCH \/users\/\{id\}$/, 'admin'],
   [/^POST \/workspaces$/, 'admin'],
   [/^(POST|DELETE) \/workspaces\/\{id\}\/members/, 'admin'],
+  [/^(GET|POST|DELETE) \/workspaces\/\{id\}\/invitations/, 'admin'],
   [/^GET \/review\/queue$/, 'supervisor'],
   [/^POST \/review\/\{task_id\}\/(approve|reject)$/, 'supervisor'],
   [/^(POST|PUT|DELETE) \/banned-words/, 'supervisor'],
@@ -44,6 +45,7 @@ interface Fixtures {
   package: number;
   fission: number;
   user: number;
+  invitation: number;
   fileKey: string;
 }
 
@@ -92,6 +94,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
   const pkg = await must(base, 'POST', `/tasks/${task.id}/package`, token, {});
   await waitFor(async () => ((await must(base, 'GET', `/delivery-packages/${pkg.delivery_package_id}/download`, token)).status === 'ready' ? true : undefined));
   const fission = await call(base, 'POST', `${API}/fission`, { token, body: { source_task_id: task.id, fanout_count: 1 } });
+  const invitation = await must(base, 'POST', `/workspaces/${me.current_workspace_id}/invitations`, token, { username: `invitee_${me.current_workspace_id}`, role: 'operator' });
   return {
     workspace: me.current_workspace_id,
     product: product.id,
@@ -104,6 +107,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
     package: pkg.delivery_package_id,
     fission: fission.body?.data?.fission_id ?? 1,
     user: member.id,
+    invitation: invitation.id,
     fileKey: /files\/([^?]+)/.exec(image.url)![1]!,
   };
 }
@@ -128,6 +132,7 @@ function fillPath(route: string, f: Fixtures): string {
     .replace('{candidate_id}', String(f.textCandidate))
     .replace('{image_id}', String(f.image))
     .replace('{user_id}', String(f.user))
+    .replace('{invitation_id}', String(f.invitation))
     .replace('{seq}', '1')
     .replace('{name}', 'ad-law')
     .replace('{key}', f.fileKey);
@@ -144,13 +149,14 @@ function bodyFor(route: string, f: Fixtures): unknown {
     [/^PUT \/banned-words\/\{id\}$/, { word: '改词', level: 'soft_warn' }],
     [/^PATCH \/products\/\{id\}\/images/, { scene: '户外' }],
     [/^POST \/workspaces\/\{id\}\/members$/, { user_id: f.user, role: 'operator' }],
+    [/^POST \/workspaces\/\{id\}\/invitations$/, { username: 'someone-invited', role: 'operator' }],
     [/^POST \/products\/\{id\}\/benchmarks$/, { highlights: 'x', link_url: null, screenshot_url: null }],
     [/^PATCH \/users\/\{id\}$/, { email: 'x@example.com' }],
   ];
   return table.find(([re]) => re.test(route))?.[1] ?? {};
 }
 
-const isId = (route: string) => /\{(id|task_id|candidate_id|image_id|user_id)\}/.test(route);
+const isId = (route: string) => /\{(id|task_id|candidate_id|image_id|user_id|invitation_id)\}/.test(route);
 /**
  * Membership routes name a workspace: for one the caller is not a member of, both a 403 (the
  * admin role there is missing) and a 404 (it is another workspace's record) refuse without
@@ -297,6 +303,9 @@ async function fixturesForDelete(base: string, root: string, own: Fixtures, rout
   if (route === 'DELETE /benchmarks/{id}') f.benchmark = (await must(base, 'POST', `/products/${own.product}/benchmarks`, token, { highlights: 'x', link_url: null, screenshot_url: null })).id;
   if (route === 'DELETE /banned-words/{id}') f.bannedWord = (await must(base, 'POST', '/banned-words', root, { word: `删${Math.random().toString(36).slice(2, 8)}`, level: 'soft_warn' })).id;
   if (route === 'DELETE /api-keys/{id}') f.apiKey = (await must(base, 'POST', '/api-keys', token, { provider: 'local', api_key: 'local-delete-me' })).id;
+  if (route === 'DELETE /workspaces/{id}/invitations/{invitation_id}') {
+    f.invitation = (await must(base, 'POST', `/workspaces/${own.workspace}/invitations`, root, { username: `m_inv_${Math.random().toString(36).slice(2, 8)}`, role: 'operator' })).id;
+  }
   if (route === 'DELETE /workspaces/{id}/members/{user_id}') {
     const u = await must(base, 'POST', '/users', root, { username: `m_del_${Math.random().toString(36).slice(2, 8)}`, email: 'del@example.com', password: 'first-password-1', role: 'operator' });
     f.user = u.id;

@@ -2,16 +2,20 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import fc from 'fast-check';
+import pg from 'pg';
 import sharp from 'sharp';
+import { pngBomb } from '../helpers/images.js';
 import { adminToken, API, call, Deployment, must, userWithRole, type ScenarioResult } from './harness.js';
 
 /**
  * Scenario 5: requests generated from the OpenAPI document with fast-check. Each picks a route
  * and then hostile values for its path, query and body: wrong types, huge and unicode-edge
  * strings, negative and huge numbers, missing and extra fields, ids of another workspace, broken
- * JSON and multipart, polyglot and decompression-bomb-like uploads. Every answer must be below
- * 500 and in the envelope; a refused request must leave the database as it was (SQLite's
- * data_version tells whether anything was committed; the tables say what).
+ * JSON and multipart, polyglot and decompression-bomb-like uploads, NUL characters in strings
+ * and ids just past 32 bits (both answered 500 by PostgreSQL before issue 17). Every answer must
+ * be below 500 and in the envelope; a refused request must leave the database as it was. It runs
+ * once on SQLite (data_version tells whether anything was committed, the tables say what) and
+ * once on PostgreSQL (a fingerprint of every table after each request).
  */
 
 interface Operation {
@@ -29,36 +33,61 @@ const MAY_CHANGE_ON_REFUSAL = new Set(['login_throttle']);
 const shortStrings = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme', maxLength: 50 }),
-  fc.constantFrom('', ' ', '\u0000', '\uFEFF', '\u202E', 'A\u0301', '𝕏'.repeat(100), '😀'.repeat(500), '../../etc/passwd', '%00', '<script>alert(1)</script>', "'; DROP TABLE users; --", '${jndi:ldap://x}', '\\u0000', 'null'),
+  fc.string({ maxLength: 20 }).map((s) => `${s}\u0000${s}`),
+  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '名\u0000字', '\uFEFF', '\u202E', 'A\u0301', '𝕏'.repeat(100), '😀'.repeat(500), '../../etc/passwd', '%00', '<script>alert(1)</script>', "'; DROP TABLE users; --", '${jndi:ldap://x}', '\\u0000', 'null'),
 );
 const strings = fc.oneof({ weight: 5, arbitrary: shortStrings }, { weight: 1, arbitrary: fc.constantFrom('x'.repeat(70_000), '字'.repeat(20_000)) });
-const numbers = fc.oneof(fc.integer(), fc.constantFrom(0, -1, 2147483648, Number.MAX_SAFE_INTEGER, 1e308, -1e308, 0.5), fc.double());
+/** Integers around the 32-bit bound of every id column: 2^31 − 1 fits, 2^31 does not. */
+const int32Edges = fc.constantFrom(2147483647, 2147483648, -2147483649, 4294967296);
+const numbers = fc.oneof(fc.integer(), int32Edges, fc.constantFrom(0, -1, Number.MAX_SAFE_INTEGER, 1e308, -1e308, 0.5), fc.double());
 /** Query values: mostly within the 16 KB header limit, so the query validation is what answers. */
-const queryValue = fc.oneof({ weight: 49, arbitrary: fc.oneof(shortStrings, fc.integer(), fc.constantFrom(-1, 0, 2147483648, 1e308, 0.5)) }, { weight: 1, arbitrary: fc.constant('q'.repeat(20_000)) });
+const queryValue = fc.oneof({ weight: 49, arbitrary: fc.oneof(shortStrings, fc.integer(), int32Edges, fc.constantFrom(-1, 0, 1e308, 0.5)) }, { weight: 1, arbitrary: fc.constant('q'.repeat(20_000)) });
 const anyValue: fc.Arbitrary<unknown> = fc.oneof(strings, numbers, fc.boolean(), fc.constant(null), fc.array(fc.oneof(strings, numbers), { maxLength: 5 }), fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(strings, numbers), { maxKeys: 4 }));
+
+/** A value the schema accepts (within reach of fast-check: patterns and formats are not followed). */
+function validFor(schema: any): fc.Arbitrary<unknown> {
+  const s = schema?.anyOf?.[0] ?? schema;
+  if (s?.enum) return fc.constantFrom(...s.enum);
+  if (s?.const !== undefined) return fc.constant(s.const);
+  switch (s?.type) {
+    case 'integer':
+      return fc.integer({ min: s.minimum ?? -5, max: s.maximum ?? 1000 });
+    case 'number':
+      return fc.double({ noNaN: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return fc.array(validFor(s.items), { minLength: s.minItems ?? 0, maxLength: 4 });
+    case 'object':
+      return fc.record(Object.fromEntries(Object.entries((s.properties ?? {}) as Record<string, any>).map(([k, v]) => [k, validFor(v)])));
+    default:
+      return fc.string({ minLength: s?.minLength ?? 0, maxLength: Math.min(s?.maxLength ?? 40, 40) });
+  }
+}
 
 /** A value of the schema's type, or deliberately not. */
 function valueFor(schema: any): fc.Arbitrary<unknown> {
-  const valid = (() => {
-    const s = schema?.anyOf?.[0] ?? schema;
-    if (s?.enum) return fc.constantFrom(...s.enum);
-    if (s?.const !== undefined) return fc.constant(s.const);
-    switch (s?.type) {
-      case 'integer':
-        return fc.integer({ min: s.minimum ?? -5, max: s.maximum ?? 1000 });
-      case 'number':
-        return fc.double({ noNaN: true });
-      case 'boolean':
-        return fc.boolean();
-      case 'array':
-        return fc.array(valueFor(s.items), { maxLength: 4 });
-      case 'object':
-        return objectFor(s);
-      default:
-        return fc.string({ maxLength: 40 });
-    }
-  })();
-  return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 2, arbitrary: anyValue });
+  return fc.oneof({ weight: 3, arbitrary: validFor(schema) }, { weight: 2, arbitrary: anyValue });
+}
+
+/**
+ * A body valid but for one field, which carries a NUL character (a string) or an integer just
+ * past 32 bits (an integer, an array of them): hostile scalars only a lenient validation lets
+ * through to the database, where PostgreSQL (not SQLite) refuses them.
+ */
+function oneHostileField(schema: any): fc.Arbitrary<unknown> {
+  const props: Record<string, any> = schema?.properties ?? {};
+  const keys = Object.keys(props);
+  if (keys.length === 0) return fc.constant({});
+  const hostile = (s: any): fc.Arbitrary<unknown> => {
+    const t = s?.anyOf?.[0] ?? s;
+    if (t?.type === 'integer') return int32Edges;
+    if (t?.type === 'array') return fc.array(hostile(t.items), { minLength: 1, maxLength: 2 });
+    return fc.string({ maxLength: 10 }).map((v) => `${v}\u0000${v}`);
+  };
+  return fc
+    .tuple(validFor({ type: 'object', properties: props }), fc.constantFrom(...keys))
+    .chain(([body, key]) => hostile(props[key]).map((bad) => ({ ...(body as object), [key]: bad })));
 }
 
 function objectFor(schema: any): fc.Arbitrary<unknown> {
@@ -74,7 +103,7 @@ function objectFor(schema: any): fc.Arbitrary<unknown> {
 
 interface Spec {
   op: Operation;
-  ids: Array<'own' | 'foreign' | 'negative' | 'huge' | 'text'>;
+  ids: Array<'own' | 'foreign' | 'negative' | 'int32' | 'huge' | 'text'>;
   query: Record<string, unknown>;
   body: { kind: 'json'; value: unknown } | { kind: 'raw'; contentType: string; data: string } | { kind: 'upload'; file: 'png' | 'polyglot' | 'bomb' | 'text' | 'empty'; extra: string } | { kind: 'none' };
   token: 'admin' | 'operator' | 'none';
@@ -84,7 +113,7 @@ function specFor(ops: Operation[]): fc.Arbitrary<Spec> {
   return fc.constantFrom(...ops).chain((op) =>
     fc.record({
       op: fc.constant(op),
-      ids: fc.array(fc.constantFrom<Spec['ids'][number]>('own', 'own', 'foreign', 'negative', 'huge', 'text'), { minLength: 3, maxLength: 3 }),
+      ids: fc.array(fc.constantFrom<Spec['ids'][number]>('own', 'own', 'foreign', 'negative', 'int32', 'huge', 'text'), { minLength: 3, maxLength: 3 }),
       query: fc.record(Object.fromEntries([...op.query, 'page', 'page_size', 'extra'].map((q) => [q, queryValue])), { requiredKeys: [] }),
       body:
         op.body?.type === 'multipart'
@@ -94,6 +123,7 @@ function specFor(ops: Operation[]): fc.Arbitrary<Spec> {
             )
           : fc.oneof(
               { weight: 6, arbitrary: fc.record({ kind: fc.constant('json' as const), value: op.body ? objectFor(op.body.schema) : anyValue }) },
+              { weight: 3, arbitrary: fc.record({ kind: fc.constant('json' as const), value: op.body ? oneHostileField(op.body.schema) : anyValue }) },
               { weight: 1, arbitrary: fc.record({ kind: fc.constant('json' as const), value: anyValue }) },
               { weight: 1, arbitrary: fc.record({ kind: fc.constant('raw' as const), contentType: fc.constantFrom('application/json', 'text/plain', 'application/xml', 'application/json; charset=utf-16'), data: fc.constantFrom('{', '{"a":', '[1,2', 'null', '\u0000\u0001', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}') }) },
               { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
@@ -121,10 +151,12 @@ function pathOf(spec: Spec, ids: Ids): string {
         return String(ids.foreign[key] ?? 2);
       case 'negative':
         return '-1';
+      case 'int32':
+        return '2147483648';
       case 'huge':
         return '99999999999999999999';
       default:
-        return encodeURIComponent(name === 'key' ? '../../secrets/jwt_secret' : '1 OR 1=1');
+        return encodeURIComponent(name === 'key' ? '../../secrets/jwt_secret' : name === 'name' ? 'ad-law\u0000' : '1 OR 1=1');
     }
   });
 }
@@ -140,49 +172,67 @@ async function uploads(): Promise<Uploads> {
   const jpeg = await sharp({ create: { width: 30, height: 40, channels: 3, background: '#654321' } }).jpeg().toBuffer();
   // A JPEG that is also an HTML page and a zip (bytes appended after the image's end marker).
   const polyglot = Buffer.concat([jpeg, Buffer.from('<html><script>alert(1)</script></html>PK\u0003\u0004zipzipzip')]);
-  // A valid PNG signature and header declaring 60000 × 60000 pixels: decoding it would need ~10 GB.
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(60_000, 0);
-  ihdr.writeUInt32BE(60_000, 4);
-  ihdr[8] = 8;
-  ihdr[9] = 2;
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const bomb = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', Buffer.alloc(1000)), chunk('IEND', Buffer.alloc(0))]);
+  const bomb = pngBomb();
   return { png, polyglot, bomb };
 }
 
-function crc32(buf: Buffer): number {
-  let c = ~0;
-  for (const byte of buf) {
-    c ^= byte;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
+/** Every table's rows, hashed: what a refused request must leave as it was. */
+interface Fingerprinter {
+  /** Whether anything may have been committed since the last call (cheap, may say yes falsely). */
+  changed(): Promise<boolean>;
+  tables(): Promise<Map<string, string>>;
+  close(): Promise<void>;
 }
 
-function fingerprint(db: Sqlite.Database): Map<string, string> {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%'").all() as Array<{ name: string }>;
-  const out = new Map<string, string>();
-  for (const { name } of tables) {
-    const hash = createHash('sha1');
-    for (const row of db.prepare(`SELECT * FROM "${name}"`).iterate()) hash.update(JSON.stringify(row));
-    out.set(name, hash.digest('hex'));
-  }
-  return out;
+function sqliteFingerprinter(file: string): Fingerprinter {
+  const db = new Sqlite(file, { fileMustExist: true, readonly: true });
+  let version = db.pragma('data_version', { simple: true }) as number;
+  return {
+    async changed() {
+      const now = db.pragma('data_version', { simple: true }) as number;
+      const moved = now !== version;
+      version = now;
+      return moved;
+    },
+    async tables() {
+      const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'kysely_%'").all() as Array<{ name: string }>;
+      const out = new Map<string, string>();
+      for (const { name } of names) {
+        const hash = createHash('sha1');
+        for (const row of db.prepare(`SELECT * FROM "${name}"`).iterate()) hash.update(JSON.stringify(row));
+        out.set(name, hash.digest('hex'));
+      }
+      return out;
+    },
+    async close() {
+      db.close();
+    },
+  };
 }
 
-export async function fuzzScenario(long: boolean): Promise<ScenarioResult> {
+/** PostgreSQL has no data_version: every table is hashed after every request (one query, small tables). */
+async function postgresFingerprinter(url: string): Promise<Fingerprinter> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE 'kysely_%' ORDER BY tablename");
+  const query = rows
+    .map(({ tablename }) => `SELECT '${tablename}' AS t, md5(coalesce(string_agg(x::text, E'\\n' ORDER BY x::text), '')) AS h FROM "${tablename}" x`)
+    .join(' UNION ALL ');
+  return {
+    changed: async () => true,
+    async tables() {
+      const result = await client.query<{ t: string; h: string }>(query);
+      return new Map(result.rows.map((r) => [r.t, r.h]));
+    },
+    close: () => client.end(),
+  };
+}
+
+export async function fuzzScenario(long: boolean, database: 'sqlite' | 'postgres'): Promise<ScenarioResult> {
   const runs = long ? 10_000 : 1_500;
   const seed = Number(process.env.PROVE_SEED ?? Date.now() % 2 ** 31);
-  const d = await Deployment.create({ env: { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' } });
-  let sqlite: Sqlite.Database | undefined;
+  const d = await Deployment.create({ postgres: database === 'postgres', env: { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' } });
+  let fingerprinter: Fingerprinter | undefined;
   try {
     // API only: no worker writes behind the fuzzer's back, so every commit is a request's.
     const proc = await d.start('api', { LOG_LEVEL: 'info' });
@@ -225,10 +275,8 @@ export async function fuzzScenario(long: boolean): Promise<ScenarioResult> {
     const targets = ops.filter((o) => !/^\/auth\/(change-password)$/.test(o.path));
     const specs = fc.sample(specFor(targets), { numRuns: runs, seed });
 
-    sqlite = new Sqlite(path.join(d.dataDir, 'app.sqlite'), { fileMustExist: true, readonly: true });
-    const dataVersion = () => sqlite!.pragma('data_version', { simple: true }) as number;
-    let snapshot = fingerprint(sqlite);
-    let version = dataVersion();
+    fingerprinter = database === 'postgres' ? await postgresFingerprinter(d.env.DATABASE_URL!) : sqliteFingerprinter(path.join(d.dataDir, 'app.sqlite'));
+    let snapshot = await fingerprinter.tables();
 
     const problems: string[] = [];
     const statuses = new Map<number, number>();
@@ -289,15 +337,14 @@ export async function fuzzScenario(long: boolean): Promise<ScenarioResult> {
         if (parsed && res.status >= 400 && !(Number.isInteger(parsed.code) && parsed.code !== 0 && typeof parsed.message === 'string')) problems.push(`${where}: not the error envelope`);
         if (parsed && res.status < 300 && parsed.code !== 0) problems.push(`${where}: not the success envelope`);
       }
-      const now = dataVersion();
-      if (now !== version) {
-        const next = fingerprint(sqlite);
+      if (await fingerprinter.changed()) {
+        const next = await fingerprinter.tables();
         if (res.status >= 400) {
           const changed = [...next].filter(([t, h]) => snapshot.get(t) !== h && !MAY_CHANGE_ON_REFUSAL.has(t)).map(([t]) => t);
           if (changed.length) problems.push(`${where}: refused but changed ${changed.join(', ')}`);
+          else refusedUnchanged++;
         }
         snapshot = next;
-        version = now;
       } else if (res.status >= 400) refusedUnchanged++;
     }
     const alive = await call(base, 'GET', '/healthz').catch(() => undefined);
@@ -307,7 +354,7 @@ export async function fuzzScenario(long: boolean): Promise<ScenarioResult> {
     if (problems.some((p) => / → 5\d\d/.test(p))) problems.unshift(...d.errorLines().map((l) => `log: ${l.slice(0, 600)}`));
     const byClass = [...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ');
     return {
-      scenario: '5 hostile input (fast-check from the OpenAPI document)',
+      scenario: `5 hostile input, ${database === 'postgres' ? 'PostgreSQL' : 'SQLite'} (fast-check from the OpenAPI document)`,
       load: `${specs.length} requests over ${targets.length} operations, seed ${seed}`,
       faults: '-',
       badInputs: `${specs.length}: ${byClass}`,
@@ -316,7 +363,7 @@ export async function fuzzScenario(long: boolean): Promise<ScenarioResult> {
       notes: [...problems.slice(0, 12), ...(cutOff ? [`${cutOff} requests with URLs over 16 KB and a body were cut off after the 431 (not counted)`] : [])],
     };
   } finally {
-    sqlite?.close();
+    await fingerprinter?.close();
     await d.close();
   }
 }

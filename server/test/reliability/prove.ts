@@ -24,7 +24,9 @@ interface Group {
 const groups: Group[] = [
   { name: 'scale', needs: ['postgres', 'redis'], run: () => scaleScenarios(long), titles: ['1 multi-process', '2 kill -9', '4 API restart', '7b load PG'] },
   { name: 'faults', needs: [], run: async () => [await faultScenario(long)], titles: ['3 provider faults'] },
-  { name: 'fuzz', needs: [], run: async () => [await fuzzScenario(long)], titles: ['5 hostile input'] },
+  { name: 'fuzz', needs: [], run: async () => [await fuzzScenario(long, 'sqlite')], titles: ['5 hostile input, SQLite'] },
+  // The same requests reach PostgreSQL, whose types are stricter (NUL in text, int4 ids): issue 17.
+  { name: 'fuzz', needs: ['postgres'], run: async () => [await fuzzScenario(long, 'postgres')], titles: ['5 hostile input, PostgreSQL'] },
   { name: 'authz', needs: [], run: () => authzScenarios(), titles: ['6 authorization matrix', '6 one-time tokens'] },
   { name: 'load', needs: [], run: async () => [await singleProcessLoad(long)], titles: ['7a load SQLite'] },
 ];

@@ -82,6 +82,34 @@ describe('POST /tasks', () => {
     expect((await post({}, { 'idempotency-key': 'bad key with spaces' })).status).toBe(400);
   });
 
+  it('an Idempotency-Key reused with another body is 409 / 40900, not the first task (issue 17, finding 7)', async () => {
+    const count = async () => Number((await server.ctx.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const first = await post({ theme: '同一个键' }, { 'idempotency-key': 'k-body' });
+    expect(first.status).toBe(200);
+    const before = await count();
+    for (const changed of [{ theme: '另一个主题' }, { theme: '同一个键', text_count: 4 }, { theme: '同一个键', overlay_text: false }]) {
+      const res = await post(changed, { 'idempotency-key': 'k-body' });
+      expect({ changed, status: res.status, code: res.body.code }).toEqual({ changed, status: 409, code: 40900 });
+      expect(res.body.message).toMatch(/Idempotency-Key/);
+    }
+    // Concurrent repeats with different bodies: one task, the others 409.
+    const raced = await Promise.all(['甲', '乙', '丙'].map((theme) => post({ theme }, { 'idempotency-key': 'k-race' })));
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    expect(await count()).toBe(before + 1);
+    // The same request spelled otherwise: keys in another order, an unknown field, a default
+    // spelled out, spaces around the theme (stored trimmed).
+    const same = await server.request('POST', `${API}/tasks`, {
+      token: ws.token,
+      headers: { 'idempotency-key': 'k-body' },
+      body: { track: 'ai', image_count: 2, text_count: 3, theme: ' 同一个键 ', product_id: ws.productId, overlay_text: true, unknown_field: 1 },
+    });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.data.id).toBe(first.body.data.id);
+    // Another user's key of the same name is theirs alone.
+    const other = await userWithRole(server, 'idem-other', 'operator');
+    expect((await post({ theme: '别人的' }, { 'idempotency-key': 'k-body' }, other.token)).status).toBe(200);
+  });
+
   it('422/42201 when the workspace has no API key', async () => {
     const keys = await ok(server, 'GET', '/api-keys', ws.token);
     for (const k of keys.items) await ok(server, 'DELETE', `/api-keys/${k.id}`, ws.token);
@@ -109,7 +137,8 @@ describe('POST /tasks', () => {
     expect(task.status).toBe('failed');
     expect(task.failure_reason).toMatch(/queue/);
     const events = await server.ctx.events.replay(task.id, 0);
-    expect(events.map((e) => e.name)).toEqual(['status', 'error', 'done']);
+    // The same events, in the same order, as any failed generation (the lifecycle's fail_generation).
+    expect(events.map((e) => e.name)).toEqual(['error', 'status', 'done']);
     const again = await server.request('POST', `${API}/tasks/${task.id}/regenerate`, { token: ws.token });
     expect(again.status).toBe(200);
     const jobs = await server.ctx.db.selectFrom('jobs').select('kind').where('ref_id', '=', task.id).execute();

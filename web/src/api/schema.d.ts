@@ -673,7 +673,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a member (or change the role of one); needs the admin role in that workspace */
+        /**
+         * Add a member (or change the role of one); needs the admin role in that workspace
+         * @description Only a user who already shares a workspace the caller administers can be added directly; anyone else is invited (POST /workspaces/{id}/invitations) and accepts. An unknown user and one outside those workspaces get the same 404.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -801,7 +804,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member; their tokens stop working at once */
+        /** Remove a member; their sessions in this workspace end at once (those in other workspaces go on) */
         delete: {
             parameters: {
                 query?: never;
@@ -901,6 +904,740 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/{id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Invitations of a workspace, newest first; needs the admin role in that workspace */
+        get: {
+            parameters: {
+                query: {
+                    page: number;
+                    page_size: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {number} */
+                            code: 0;
+                            data: {
+                                items: {
+                                    id: number;
+                                    workspace_id: number;
+                                    /** @description the username or email address as invited (addresses lower-cased) */
+                                    invitee: string;
+                                    invitee_kind: "username" | "email";
+                                    role: "admin" | "supervisor" | "operator";
+                                    /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
+                                    status: "pending" | "accepted" | "declined" | "revoked" | "expired";
+                                    invited_by: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** Format: date-time */
+                                    expires_at: string;
+                                    responded_at: string | null;
+                                }[];
+                                total: number;
+                                page: number;
+                                page_size: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Invite a username or an email address with a role; needs the admin role in that workspace
+         * @description The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        username?: string;
+                        /** Format: email */
+                        email?: string;
+                        role: "admin" | "supervisor" | "operator";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {number} */
+                            code: 0;
+                            data: {
+                                id: number;
+                                workspace_id: number;
+                                /** @description the username or email address as invited (addresses lower-cased) */
+                                invitee: string;
+                                invitee_kind: "username" | "email";
+                                role: "admin" | "supervisor" | "operator";
+                                /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
+                                status: "pending" | "accepted" | "declined" | "revoked" | "expired";
+                                invited_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                responded_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/{id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation; needs the admin role in that workspace */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                    invitation_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {number} */
+                            code: 0;
+                            data: {
+                                id: number;
+                                workspace_id: number;
+                                /** @description the username or email address as invited (addresses lower-cased) */
+                                invitee: string;
+                                invitee_kind: "username" | "email";
+                                role: "admin" | "supervisor" | "operator";
+                                /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
+                                status: "pending" | "accepted" | "declined" | "revoked" | "expired";
+                                invited_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                responded_at: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invitations addressed to the caller */
+        get: {
+            parameters: {
+                query: {
+                    page: number;
+                    page_size: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {number} */
+                            code: 0;
+                            data: {
+                                items: {
+                                    id: number;
+                                    workspace: {
+                                        id: number;
+                                        name: string;
+                                        slug: string;
+                                    };
+                                    role: "admin" | "supervisor" | "operator";
+                                    invited_by: string | null;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** Format: date-time */
+                                    expires_at: string;
+                                }[];
+                                total: number;
+                                page: number;
+                                page_size: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: join the workspace with its role (switch to it with POST /workspaces/switch) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {number} */
+                            code: 0;
+                            data: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                                role: "admin" | "supervisor" | "operator";
+                            };
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline an invitation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {number} */
+                            code: 0;
+                            data: Record<string, never>;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            code: number;
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2944,6 +3681,8 @@ export interface paths {
                                     analyze_status: "pending" | "analyzing" | "done" | "failed";
                                     analysis_source: string | null;
                                     analysis_warning: string | null;
+                                    /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
+                                    analysis_warning_codes: string[];
                                     /** Format: date-time */
                                     created_at: string;
                                     /** Format: date-time */
@@ -3061,6 +3800,8 @@ export interface paths {
                                 analyze_status: "pending" | "analyzing" | "done" | "failed";
                                 analysis_source: string | null;
                                 analysis_warning: string | null;
+                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
+                                analysis_warning_codes: string[];
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -3180,6 +3921,8 @@ export interface paths {
                                 analyze_status: "pending" | "analyzing" | "done" | "failed";
                                 analysis_source: string | null;
                                 analysis_warning: string | null;
+                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
+                                analysis_warning_codes: string[];
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -3419,6 +4162,8 @@ export interface paths {
                                 analyze_status: "pending" | "analyzing" | "done" | "failed";
                                 analysis_source: string | null;
                                 analysis_warning: string | null;
+                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
+                                analysis_warning_codes: string[];
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -3627,6 +4372,8 @@ export interface paths {
                                 analyze_status: "pending" | "analyzing" | "done" | "failed";
                                 analysis_source: string | null;
                                 analysis_warning: string | null;
+                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
+                                analysis_warning_codes: string[];
                                 /** Format: date-time */
                                 created_at: string;
                                 /** Format: date-time */
@@ -4514,12 +5261,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tasks of the workspace, newest first */
+        /**
+         * Tasks of the workspace, newest first
+         * @description Pages by number up to page × page_size = 10000; beyond that (400 / 40000), read on with `cursor`: every page answers `next_cursor` (null when the page is not full), and `cursor=<next_cursor>` returns the tasks after it, newest first, with the same filters. `total` is always the count of every task the filters match.
+         */
         get: {
             parameters: {
                 query: {
                     page: number;
                     page_size: number;
+                    /** @description next_cursor of a page: the page starts after it (page must be 1 or absent) */
+                    cursor?: string;
                     status?: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
                     product_id?: number;
                     /** @description YYYY-MM-DD (whole UTC day) or ISO 8601 date-time */
@@ -4564,6 +5316,7 @@ export interface paths {
                                 total: number;
                                 page: number;
                                 page_size: number;
+                                next_cursor: string | null;
                             };
                         };
                     };
@@ -4824,6 +5577,8 @@ export interface paths {
                                 /** @description number of generation runs started (regenerate adds one) */
                                 generation: number;
                                 failure_reason: string | null;
+                                /** @description what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these */
+                                allowed_actions: ("select" | "edit" | "import_text" | "regenerate" | "regenerate_image" | "upload_image" | "retry_images" | "submit_review" | "approve" | "reject" | "package" | "archive" | "fission")[];
                                 text_candidates: {
                                     candidate_id: number;
                                     angle_label: string;
@@ -7948,6 +8703,8 @@ export interface paths {
                                     failed: number;
                                     /** @description notes stored */
                                     total: number;
+                                    /** @description images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating */
+                                    running: number;
                                 };
                                 error: string | null;
                                 /** Format: date-time */
@@ -8060,6 +8817,8 @@ export interface paths {
                                 fission_id: number;
                                 status: "generating" | "completed" | "failed";
                                 fanout_count: number;
+                                /** @description images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating */
+                                running: number;
                                 notes: {
                                     seq: number;
                                     /** @description the package: text, tags and image plan (never the internal _score/_passed/_block) */
@@ -8086,6 +8845,7 @@ export interface paths {
                                         url?: string;
                                         /** @description error marker: this image failed; retry-images makes it again */
                                         error?: string;
+                                        error_kind?: string | null;
                                         /** @description queued for a retry; poll the notes */
                                         retrying?: boolean;
                                     }[];

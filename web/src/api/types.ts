@@ -34,6 +34,29 @@ export interface WorkspaceItem {
   slug: string;
   role: Role;
 }
+export type InvitationStatus = 'pending' | 'accepted' | 'declined' | 'revoked' | 'expired';
+/** An invitation as the admins of its workspace see it. */
+export interface Invitation {
+  id: number;
+  workspace_id: number;
+  invitee: string;
+  invitee_kind: 'username' | 'email';
+  role: Role;
+  status: InvitationStatus;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  responded_at: string | null;
+}
+/** A pending invitation as the invited user sees it. */
+export interface MyInvitation {
+  id: number;
+  workspace: { id: number; name: string; slug: string };
+  role: Role;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+}
 export interface AdminUser {
   id: number;
   username: string;
@@ -87,6 +110,8 @@ export interface Benchmark {
   analyze_status: AnalyzeStatus;
   analysis_source: string | null;
   analysis_warning: string | null;
+  /** The same reasons as codes the console words itself (server: modules/benchmarks/warnings.ts). */
+  analysis_warning_codes: string[];
   created_at: string;
 }
 
@@ -254,7 +279,7 @@ export interface FissionCreated {
 }
 export interface FissionStatus extends FissionCreated {
   status: 'generating' | 'completed' | 'failed';
-  progress: { done: number; failed: number; total: number };
+  progress: { done: number; failed: number; total: number; running: number };
   error: string | null;
 }
 export interface FissionImage {
@@ -263,6 +288,7 @@ export interface FissionImage {
   url?: string;
   /** The error marker: this image failed; retry-images makes it again. */
   error?: string;
+  error_kind?: string | null;
   retrying?: boolean;
 }
 export interface FissionNote {
@@ -281,6 +307,7 @@ export interface FissionNotes {
   fission_id: number;
   status: FissionStatus['status'];
   fanout_count: number;
+  running: number;
   notes: FissionNote[];
 }
 export interface RetryResult {

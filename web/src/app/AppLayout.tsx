@@ -19,6 +19,7 @@ import { api } from '../api/endpoints';
 import type { Role } from '../api/types';
 import { setLang, type Lang } from '../i18n';
 import { PageSpin } from './guards';
+import { InvitationsInbox } from './InvitationsInbox';
 import { roleAtLeast } from './roles';
 import { useSession } from './session';
 import { tone } from '../components/tags';
@@ -111,6 +112,7 @@ export default function AppLayout() {
                 label: `${w.name} · ${t(`role.${w.role}`)}`,
               }))}
             />
+            <InvitationsInbox />
             {role && (
               <Tag color={tone(ROLE_COLOR[role])} data-testid="current-role">
                 {t(`role.${role}`)}

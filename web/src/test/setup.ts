@@ -16,4 +16,13 @@ if (!window.matchMedia) {
     }) as MediaQueryList;
 }
 
+// …and ResizeObserver (antd's auto-sized text areas): nothing is ever resized in jsdom.
+if (!('ResizeObserver' in window)) {
+  (window as unknown as { ResizeObserver: unknown }).ResizeObserver = class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  };
+}
+
 afterEach(() => cleanup());

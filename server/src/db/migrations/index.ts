@@ -7,6 +7,11 @@ import * as taskCounts from './20261122_0601_task_counts.js';
 import * as taskListIndexes from './20261122_1200_task_list_indexes.js';
 import * as fileReferences from './20261123_0100_file_references.js';
 import * as taskListVersions from './20261123_0200_task_list_versions.js';
+import * as fissionImages from './20261124_0001_fission_images.js';
+import * as taskDayCounts from './20261124_0200_task_day_counts.js';
+import * as invitations from './20261124_0100_invitations.js';
+import * as analysisWarningCodes from './20261124_0110_analysis_warning_codes.js';
+import * as idempotencyBodyHash from './20261124_0120_idempotency_body_hash.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -21,4 +26,9 @@ export const migrations: Record<string, Migration> = {
   '20261122_1200_task_list_indexes': taskListIndexes,
   '20261123_0100_file_references': fileReferences,
   '20261123_0200_task_list_versions': taskListVersions,
+  '20261124_0001_fission_images': fissionImages,
+  '20261124_0200_task_day_counts': taskDayCounts,
+  '20261124_0100_invitations': invitations,
+  '20261124_0110_analysis_warning_codes': analysisWarningCodes,
+  '20261124_0120_idempotency_body_hash': idempotencyBodyHash,
 };

@@ -5,6 +5,9 @@ import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { roleAtLeast, type AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
+import type { ProviderCredentials } from '../../providers/types.js';
+
+export type { ProviderCredentials };
 import * as repo from './repository.js';
 
 export async function listApiKeys(ctx: AppContext, auth: AuthUser, query: PageQuery) {
@@ -39,12 +42,6 @@ export async function deleteApiKey(ctx: AppContext, auth: AuthUser, id: number) 
     throw new AppError('forbidden', 'operators can delete only the keys they added');
   }
   await repo.deleteKey(ctx.db, auth.workspaceId, id);
-}
-
-export interface ProviderCredentials {
-  keyId: number;
-  provider: ProviderLabel;
-  apiKey: string;
 }
 
 function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {

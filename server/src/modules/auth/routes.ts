@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, ErrorEnvelope, Ok, ok } from '../../http/schemas.js';
-import { ChangePasswordBody, CurrentUserView, LoginBody, LoginResult } from './schemas.js';
+import { ChangePasswordBody, CurrentUserView, LoginBody, LoginResult } from './views.js';
 import * as auth from './service.js';
 
 const tags = ['auth'];

@@ -1,12 +1,14 @@
 import type { AppContext } from '../../context.js';
-import { forUpdate, type DbOrTx } from '../../db/database.js';
+import type { DbOrTx } from '../../db/database.js';
 import { nowIso } from '../../db/codec.js';
 import type { Role } from '../../db/schema.js';
 import { AppError, badRequest } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../security/passwords.js';
-import { findUserById, findUserByUsername, updateUser, type UserRow } from '../users/repository.js';
-import { findMembership, findWorkspace, listMembershipsOfUser } from '../workspaces/repository.js';
+import { findMembership, listMembershipsOfUser } from '../memberships/service.js';
+import { findUserById, findUserByUsername, updateUser, type UserRow } from '../users/service.js';
+import { findWorkspace } from '../workspaces/service.js';
+import * as repo from './repository.js';
 
 export const LOCKOUT_FAILURES = 5;
 export const LOCKOUT_WINDOW_MS = 15 * 60 * 1000;
@@ -31,8 +33,13 @@ export function userView(user: UserRow, workspaceId: number, role: Role): UserVi
   };
 }
 
-export async function issueToken(ctx: AppContext, user: Pick<UserRow, 'id' | 'token_version'>, workspaceId: number, role: Role) {
-  return ctx.tokens.sign({ sub: user.id, ws: workspaceId, role, ver: user.token_version });
+/** A token for one membership: the user's token version and that membership's session version. */
+export async function issueToken(
+  ctx: AppContext,
+  user: Pick<UserRow, 'id' | 'token_version'>,
+  membership: { workspaceId: number; role: Role; sessionVersion: number },
+) {
+  return ctx.tokens.sign({ sub: user.id, ws: membership.workspaceId, role: membership.role, ver: user.token_version, mv: membership.sessionVersion });
 }
 
 /** The workspace a login lands in: the last one used while still a member, else the first. */
@@ -53,16 +60,16 @@ export async function login(ctx: AppContext, username: string, password: string)
   }
   const workspace = await loginWorkspace(ctx.db, user);
   if (!workspace) throw new AppError('forbidden', 'this account is not a member of any workspace; ask an admin to add it');
-  await ctx.db.deleteFrom('login_throttle').where('username', '=', username).execute();
+  await repo.clearThrottle(ctx.db, username);
   if (user.current_workspace_id !== workspace.id) {
     await updateUser(ctx.db, user.id, { current_workspace_id: workspace.id, now: nowIso(now) });
   }
-  const token = await issueToken(ctx, user, workspace.id, workspace.role);
+  const token = await issueToken(ctx, user, { workspaceId: workspace.id, role: workspace.role, sessionVersion: workspace.session_version });
   return { token, user: userView(user, workspace.id, workspace.role) };
 }
 
 async function assertNotLocked(ctx: AppContext, username: string, now: Date) {
-  const row = await ctx.db.selectFrom('login_throttle').selectAll().where('username', '=', username).executeTakeFirst();
+  const row = await repo.findThrottle(ctx.db, username);
   if (row?.locked_until && row.locked_until > now.toISOString()) {
     const retryAfter = Math.max(1, Math.ceil((Date.parse(row.locked_until) - now.getTime()) / 1000));
     throw new AppError('rateLimited', `too many failed logins for this username; try again in ${Math.ceil(retryAfter / 60)} min`, {
@@ -78,20 +85,16 @@ async function assertNotLocked(ctx: AppContext, username: string, now: Date) {
 async function recordFailure(ctx: AppContext, username: string, now: Date) {
   const nowText = now.toISOString();
   await ctx.db.transaction().execute(async (trx) => {
-    const row = await forUpdate(trx.selectFrom('login_throttle').selectAll().where('username', '=', username), ctx.dialect).executeTakeFirst();
+    const row = await repo.lockThrottle(trx, ctx.dialect, username);
     const windowOpen = row && now.getTime() - Date.parse(row.window_started_at) < LOCKOUT_WINDOW_MS;
     const failures = windowOpen ? row.failures + 1 : 1;
     const lockedUntil = failures >= LOCKOUT_FAILURES ? new Date(now.getTime() + LOCKOUT_WINDOW_MS).toISOString() : null;
-    const values = {
+    await repo.saveThrottle(trx, {
+      username,
       failures: lockedUntil ? 0 : failures,
       window_started_at: windowOpen ? row.window_started_at : nowText,
       locked_until: lockedUntil,
-    };
-    await trx
-      .insertInto('login_throttle')
-      .values({ username, ...values })
-      .onConflict((oc) => oc.column('username').doUpdateSet(values))
-      .execute();
+    });
   });
 }
 
@@ -110,7 +113,7 @@ export async function changePassword(ctx: AppContext, auth: AuthUser, currentPas
   });
   // Every older token stops working; hand back a fresh one so this client carries on.
   const fresh = (await findUserById(ctx.db, user.id))!;
-  const token = await issueToken(ctx, fresh, auth.workspaceId, auth.role);
+  const token = await issueToken(ctx, fresh, { workspaceId: auth.workspaceId, role: auth.role, sessionVersion: auth.membershipVersion });
   return { token, user: userView(fresh, auth.workspaceId, auth.role) };
 }
 
@@ -127,6 +130,6 @@ export async function switchWorkspace(ctx: AppContext, auth: AuthUser, workspace
   const membership = await findMembership(ctx.db, workspaceId, auth.userId);
   if (!membership) throw new AppError('forbidden', `you are not a member of workspace ${workspaceId}`);
   await updateUser(ctx.db, auth.userId, { current_workspace_id: workspaceId, now: nowIso(ctx.clock.now()) });
-  const token = await ctx.tokens.sign({ sub: auth.userId, ws: workspaceId, role: membership.role, ver: auth.tokenVersion });
+  const token = await ctx.tokens.sign({ sub: auth.userId, ws: workspaceId, role: membership.role, ver: auth.tokenVersion, mv: membership.session_version });
   return { current_workspace_id: workspaceId, role: membership.role, token };
 }

@@ -41,12 +41,6 @@ export function findByWord(db: DbOrTx, workspaceId: number, word: string) {
   return db.selectFrom('banned_words').select(['id']).where('workspace_id', '=', workspaceId).where('word', '=', word).executeTakeFirst();
 }
 
-/** The subset of `ids` that are banned words of this workspace. */
-export async function existingIds(db: DbOrTx, workspaceId: number, ids: number[]): Promise<Set<number>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db.selectFrom('banned_words').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
-  return new Set(rows.map((r) => r.id));
-}
 
 export function insertWord(db: DbOrTx, row: NewRow<'banned_words'>) {
   return db.insertInto('banned_words').values(row).returning(columns).executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
 import * as service from './service.js';

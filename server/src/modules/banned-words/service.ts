@@ -5,8 +5,8 @@ import type { BannedLevel } from '../../db/schema.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
-import { BannedWordMatcher } from '../../generation/banned-words.js';
-import { removeBannedWordFromProducts } from '../products/repository.js';
+import { BannedWordMatcher } from '../../content/banned-words.js';
+import { detachBannedWord } from '../products/service.js';
 import { BANNED_PRESETS, findPreset } from './presets.js';
 import * as repo from './repository.js';
 
@@ -80,7 +80,7 @@ export async function deleteBannedWord(ctx: AppContext, auth: AuthUser, id: numb
   // Products list the words attached to them; a deleted word leaves no dangling id behind.
   await ctx.db.transaction().execute(async (trx) => {
     await repo.deleteWord(trx, auth.workspaceId, id);
-    await removeBannedWordFromProducts(trx, auth.workspaceId, id, nowIso(ctx.clock.now()));
+    await detachBannedWord(trx, auth.workspaceId, id, nowIso(ctx.clock.now()));
   });
 }
 
@@ -110,10 +110,6 @@ export async function importPreset(ctx: AppContext, auth: AuthUser, name: string
   return { preset: preset.name, imported, skipped: preset.words.length - imported };
 }
 
-export function validateBannedWordIds(ctx: AppContext, workspaceId: number, ids: number[]) {
-  return repo.existingIds(ctx.db, workspaceId, ids);
-}
-
 const matcherCache = new Map<number, { version: string; matcher: BannedWordMatcher }>();
 // Each compiled matcher holds a 128 KiB character table plus its automaton.
 const MATCHER_CACHE_LIMIT = 64;
@@ -140,4 +136,18 @@ export async function assertNoHardBlock(ctx: AppContext, workspaceId: number, te
   if (words.length > 0) {
     throw new AppError('bannedWordBlock', `banned words (hard_block) found: ${words.join(', ')}`);
   }
+}
+
+/**
+ * The words a prompt asks the model to avoid: hard blocks first, so that when the list is cut
+ * at `limit` the words that would block a text stay in it; auto-fixed words are left out (the
+ * service replaces them itself).
+ */
+export async function wordsToAvoid(ctx: AppContext, workspaceId: number, limit: number): Promise<string[]> {
+  const words = await repo.allWords(ctx.db, workspaceId);
+  return words
+    .filter((w) => w.level !== 'auto_fix')
+    .sort((a, b) => Number(b.level === 'hard_block') - Number(a.level === 'hard_block') || a.word.localeCompare(b.word))
+    .slice(0, limit)
+    .map((w) => w.word);
 }

@@ -2,15 +2,16 @@ import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import { AppError, conflict } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
-import { probeImage } from '../../images/probe.js';
+import { ImageTooLargeError, probeImage } from '../../images/probe.js';
 import { ProviderError, type ImageInput, type TextRequest } from '../../providers/types.js';
-import { fetchPublic } from '../../security/ssrf.js';
+import { fetchFailureKind, fetchPublic } from '../../security/ssrf.js';
 import { resolveProviderCredentials, type ProviderCredentials } from '../api-keys/service.js';
-import { MAX_UPLOAD_BYTES } from '../files/upload.js';
+import { MAX_UPLOAD_BYTES } from '../../http/upload.js';
 import { FEATURE_LABELS, FEATURE_KEYS, FEATURES_JSON_SCHEMA, parseFeatures, type BenchmarkFeatures } from './features.js';
 import { fallbackFeatures } from './fallback.js';
 import { fetchLinkContext, type LinkContext } from './link-context.js';
 import * as repo from './repository.js';
+import { PROVIDER_WARNING, warningText, type AnalysisWarningCode } from './warnings.js';
 import { findBenchmarkOr404, getBenchmark } from './service.js';
 
 type BenchmarkRow = Awaited<ReturnType<typeof findBenchmarkOr404>>;
@@ -23,7 +24,7 @@ interface Outcome {
   analyze_status: 'done' | 'failed';
   analysis_source: 'vision' | 'text' | 'fallback' | null;
   features: BenchmarkFeatures | null;
-  analysis_warning: string | null;
+  warnings: AnalysisWarningCode[];
 }
 
 const SYSTEM = [
@@ -47,19 +48,27 @@ function buildPrompt(row: BenchmarkRow, page: LinkContext | undefined, hasImage:
 }
 
 /** The screenshot bytes: the uploaded file, else the legacy link fetched through the SSRF guard. */
-async function loadScreenshot(ctx: AppContext, row: BenchmarkRow): Promise<{ image?: ImageInput; warning?: string }> {
+async function loadScreenshot(ctx: AppContext, row: BenchmarkRow): Promise<{ image?: ImageInput; warning?: AnalysisWarningCode }> {
   if (row.screenshot_key) {
     const data = await ctx.storage.read(row.screenshot_key);
-    const probed = await probeImage(data);
-    return probed ? { image: { data, mime: probed.mime } } : { warning: 'stored screenshot unreadable' };
+    const probed = await probeImage(data).catch(() => undefined);
+    return probed ? { image: { data, mime: probed.mime } } : { warning: 'screenshot_unreadable' };
   }
   if (!row.screenshot_url) return {};
+  let fetched: Awaited<ReturnType<typeof fetchPublic>>;
   try {
-    const fetched = await fetchPublic(row.screenshot_url, { maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, accept: 'image/*' });
-    const probed = !fetched.truncated && fetched.status === 200 ? await probeImage(fetched.body) : undefined;
-    return probed ? { image: { data: fetched.body, mime: probed.mime } } : { warning: 'screenshot_url is not a readable JPEG, PNG or WebP image' };
+    fetched = await fetchPublic(row.screenshot_url, { maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, accept: 'image/*' });
   } catch (err) {
-    return { warning: `screenshot_url not fetched: ${(err as Error).message}` };
+    return { warning: `screenshot_${fetchFailureKind(err)}` };
+  }
+  if (fetched.status !== 200) return { warning: 'screenshot_unreachable' };
+  if (fetched.truncated) return { warning: 'screenshot_too_large' };
+  try {
+    const probed = await probeImage(fetched.body);
+    return probed ? { image: { data: fetched.body, mime: probed.mime } } : { warning: 'screenshot_not_image' };
+  } catch (err) {
+    if (err instanceof ImageTooLargeError) return { warning: 'screenshot_too_large' };
+    throw err;
   }
 }
 
@@ -71,28 +80,26 @@ function parseJsonText(text: string): unknown {
   }
 }
 
-function fallback(row: BenchmarkRow, page: LinkContext | undefined, hasScreenshot: boolean, warnings: string[]): Outcome {
-  const warning = warnings.join('; ');
+function fallback(row: BenchmarkRow, page: LinkContext | undefined, hasScreenshot: boolean, warnings: AnalysisWarningCode[]): Outcome {
   if (!row.highlights.trim() && !hasScreenshot) {
-    const why = [...warnings, 'no screenshot and no highlights to fall back on'].join('; ');
-    return { analyze_status: 'failed', analysis_source: null, features: null, analysis_warning: why };
+    return { analyze_status: 'failed', analysis_source: null, features: null, warnings: [...warnings, 'no_fallback_material'] };
   }
   return {
     analyze_status: 'done',
     analysis_source: 'fallback',
     features: fallbackFeatures({ highlights: row.highlights, pageTitle: page?.title, hasScreenshot }),
-    analysis_warning: `fallback analysis from the highlights: ${warning}`,
+    warnings: [...warnings, 'fallback_used'],
   };
 }
 
 async function runAnalysis(ctx: AppContext, row: BenchmarkRow, creds: ProviderCredentials): Promise<Outcome> {
-  const warnings: string[] = [];
+  const warnings: AnalysisWarningCode[] = [];
   const [page, shot] = await Promise.all([row.link_url ? fetchLinkContext(row.link_url) : undefined, loadScreenshot(ctx, row)]);
   if (page?.warning) warnings.push(page.warning);
   if (shot.warning) warnings.push(shot.warning);
   const hasScreenshot = Boolean(row.screenshot_key || row.screenshot_url);
   if (!shot.image && !row.highlights.trim() && !page?.text) {
-    return fallback(row, page, hasScreenshot, [...warnings, 'nothing readable to analyse']);
+    return fallback(row, page, hasScreenshot, [...warnings, 'nothing_to_analyse']);
   }
   const request: TextRequest = {
     system: SYSTEM,
@@ -111,12 +118,12 @@ async function runAnalysis(ctx: AppContext, row: BenchmarkRow, creds: ProviderCr
       analyze_status: 'done',
       analysis_source: shot.image ? 'vision' : 'text',
       features,
-      analysis_warning: warnings.length ? warnings.join('; ') : null,
+      warnings,
     };
   } catch (err) {
-    const reason = err instanceof ProviderError ? `provider ${err.provider} failed (${err.kind}): ${err.message}` : 'provider call failed';
-    if (!(err instanceof ProviderError)) ctx.log.warn({ err, benchmarkId: row.id }, 'benchmark analysis failed');
-    return fallback(row, page, hasScreenshot, [...warnings, reason]);
+    // The provider's own message stays in the log: it may name hosts of a self-hosted endpoint.
+    ctx.log.warn({ err, benchmarkId: row.id }, 'benchmark analysis failed');
+    return fallback(row, page, hasScreenshot, [...warnings, err instanceof ProviderError ? PROVIDER_WARNING[err.kind] : 'provider_failed']);
   }
 }
 
@@ -140,12 +147,14 @@ export async function analyzeBenchmark(ctx: AppContext, auth: AuthUser, id: numb
     outcome = await runAnalysis(ctx, row, creds);
   } catch (err) {
     ctx.log.error({ err, benchmarkId: id }, 'benchmark analysis crashed');
-    outcome = fallback(row, undefined, Boolean(row.screenshot_key || row.screenshot_url), ['internal error during analysis']);
+    outcome = fallback(row, undefined, Boolean(row.screenshot_key || row.screenshot_url), ['internal_error']);
   }
+  const codes = [...new Set(outcome.warnings)];
   await repo.finishAnalysis(ctx.db, auth.workspaceId, id, {
     analyze_status: outcome.analyze_status,
     analysis_source: outcome.analysis_source,
-    analysis_warning: outcome.analysis_warning?.slice(0, 1000) ?? null,
+    analysis_warning: warningText(codes),
+    analysis_warning_codes: json(codes.length ? codes : null),
     features: json(outcome.features),
     updated_at: nowIso(ctx.clock.now()),
   });

@@ -1,9 +1,10 @@
-import { fetchPublic, SsrfRefused } from '../../security/ssrf.js';
+import { fetchFailureKind, fetchPublic } from '../../security/ssrf.js';
+import type { AnalysisWarningCode } from './warnings.js';
 
 export interface LinkContext {
   title?: string;
   text?: string;
-  warning?: string;
+  warning?: AnalysisWarningCode;
 }
 
 const PAGE_TEXT_LIMIT = 3000;
@@ -53,12 +54,11 @@ export function pageToText(html: string): { title: string; text: string } {
 export async function fetchLinkContext(url: string): Promise<LinkContext> {
   try {
     const page = await fetchPublic(url, { maxBytes: 512 * 1024, timeoutMs: 5000, accept: 'text/html,text/plain;q=0.9,*/*;q=0.1' });
-    if (page.status < 200 || page.status >= 300) return { warning: `link answered HTTP ${page.status}` };
-    if (!/^text\/(html|plain)|application\/xhtml/i.test(page.contentType)) return { warning: 'link is not a web page' };
+    if (page.status < 200 || page.status >= 300) return { warning: 'link_error_status' };
+    if (!/^text\/(html|plain)|application\/xhtml/i.test(page.contentType)) return { warning: 'link_not_html' };
     const raw = decode(page.body, page.contentType);
     return /html/i.test(page.contentType) ? pageToText(raw) : { title: '', text: raw.replace(/\s+/g, ' ').slice(0, PAGE_TEXT_LIMIT) };
   } catch (err) {
-    if (err instanceof SsrfRefused) return { warning: `link not fetched: ${err.message}` };
-    return { warning: `link not fetched: ${(err as Error).name === 'TimeoutError' ? 'timed out' : 'unreachable'}` };
+    return { warning: `link_${fetchFailureKind(err)}` };
   }
 }

@@ -13,6 +13,7 @@ const columns = [
   'benchmarks.analyze_status',
   'benchmarks.analysis_source',
   'benchmarks.analysis_warning',
+  'benchmarks.analysis_warning_codes',
   'benchmarks.created_at',
   'benchmarks.updated_at',
 ] as const;
@@ -77,4 +78,16 @@ export async function finishAnalysis(db: DbOrTx, workspaceId: number, id: number
 
 export async function deleteBenchmark(db: DbOrTx, workspaceId: number, id: number) {
   await db.deleteFrom('benchmarks').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+}
+
+export function findForGeneration(db: DbOrTx, workspaceId: number, productId: number, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('benchmarks')
+    .select(['id', 'highlights', 'features'])
+    .where('workspace_id', '=', workspaceId)
+    .where('product_id', '=', productId)
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .execute();
 }

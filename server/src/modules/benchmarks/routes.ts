@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
-import { BinaryFile } from '../files/schemas.js';
-import { readUpload, uploadScope } from '../files/upload.js';
+import { BinaryFile } from '../../http/binary.js';
+import { readUpload, uploadScope } from '../../http/upload.js';
 import { analyzeBenchmark } from './analysis.js';
 import * as service from './service.js';
 
@@ -19,7 +19,10 @@ const BenchmarkView = Type.Object({
   features: Nullable(Type.Object({}, { additionalProperties: true, description: 'the eight analysis dimensions' })),
   analyze_status: Type.Union([Type.Literal('pending'), Type.Literal('analyzing'), Type.Literal('done'), Type.Literal('failed')]),
   analysis_source: Nullable(Type.String({ description: 'vision, text or fallback' })),
-  analysis_warning: Nullable(Type.String()),
+  analysis_warning: Nullable(Type.String({ description: 'why the analysis is partial or failed, in Chinese; the text of analysis_warning_codes' })),
+  analysis_warning_codes: Type.Array(Type.String(), {
+    description: 'the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md)',
+  }),
   created_at: DateTime,
   updated_at: DateTime,
 });

@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
-import { cleanUploadedImage } from '../products/image-processing.js';
+import { cleanUploadedImage } from '../../images/clean.js';
 import { getProduct } from '../products/service.js';
 import { FEATURE_KEYS } from './features.js';
 import * as repo from './repository.js';
@@ -28,6 +28,7 @@ export function benchmarkView(ctx: AppContext, row: BenchmarkRow) {
     analyze_status: row.analyze_status,
     analysis_source: row.analysis_source,
     analysis_warning: row.analysis_warning,
+    analysis_warning_codes: row.analysis_warning_codes ?? [],
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -100,6 +101,7 @@ export async function createBenchmark(
     analyze_status: 'pending',
     analysis_source: null,
     analysis_warning: null,
+    analysis_warning_codes: json(null),
     created_at: now,
     updated_at: now,
   });
@@ -166,4 +168,9 @@ export async function benchmarksCsv(ctx: AppContext, auth: AuthUser, productId?:
     return CSV_COLUMNS.map((c) => (typeof cells[c] === 'string' ? csvSafe(cells[c] as string) : String(cells[c])));
   });
   return '\uFEFF' + stringify([[...CSV_COLUMNS], ...records], { record_delimiter: '\r\n', quoted_match: /[",\r\n]/ });
+}
+
+/** The chosen benchmarks of a product with what generation reads of them (highlights, analysed features). */
+export function benchmarksForGeneration(ctx: AppContext, workspaceId: number, productId: number, ids: number[]) {
+  return repo.findForGeneration(ctx.db, workspaceId, productId, ids);
 }

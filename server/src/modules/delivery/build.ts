@@ -1,12 +1,22 @@
 import sharp from 'sharp';
 import type { AppContext } from '../../context.js';
+import { safeDownloadName } from '../../http/content-disposition.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { MAX_INPUT_PIXELS, sniffImageMime, type ImageMime } from '../../images/probe.js';
-import { PermanentJobError, type JobHandler } from '../../jobs/types.js';
-import { lazyZip, noteText, type LazyZipEntry } from './archive.js';
+import { PermanentJobError, type JobDefinition } from '../../jobs/types.js';
+import { noteText } from '../../content/note-text.js';
+import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import * as repo from './repository.js';
-import { PACKAGE_LIFETIME_DAYS, setRank } from './service.js';
+
+export const PACKAGE_LIFETIME_DAYS = 7;
+const SET_ORDER = ['A', 'B', 'C'];
+
+/** Sets in contract order; texts of older data without a strategy come last. */
+export function setRank(strategy: string | null): number {
+  const i = strategy ? SET_ORDER.indexOf(strategy) : -1;
+  return i < 0 ? SET_ORDER.length : i;
+}
 
 const EXTENSIONS: Record<ImageMime, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
 
@@ -45,7 +55,7 @@ function safeNamePart(value: string, max: number): string {
 
 function packageFileName(productName: string, theme: string, id: number): string {
   const parts = [safeNamePart(productName, 40), safeNamePart(theme, 40)].filter(Boolean);
-  return `${[...parts, `package_${id}`].join('_')}.zip`;
+  return safeDownloadName(`${[...parts, `package_${id}`].join('_')}.zip`, `package_${id}.zip`);
 }
 
 /**
@@ -155,7 +165,7 @@ async function buildDeliveryPackage(ctx: AppContext, packageId: number, signal: 
   await ctx.events.append(pkg.task_id, [{ name: 'progress', data: { stage: 'package', done: 0, total: plan.folders.length } }]);
   const stored = await writeZip(ctx, plan, new Date(pkg.created_at), signal);
   const now = ctx.clock.now();
-  const won = await repo.transition(ctx.db, pkg.id, 'pending', {
+  const won = await repo.transition(ctx.db, pkg.workspace_id, pkg.id, 'pending', {
     status: 'ready',
     file_key: stored.key,
     size_bytes: stored.size,
@@ -179,7 +189,9 @@ async function buildDeliveryPackage(ctx: AppContext, packageId: number, signal: 
  * as its `error`); anything else is retried by the queue and, once attempts run out, fails the
  * package with a generic reason, since the raw error may name server paths.
  */
-export const packageBuildJob: JobHandler = {
+export const packageBuildJob: JobDefinition = {
+  kind: 'package.build',
+  findStale: repo.findStalePackages,
   async run(ctx, packageId, job) {
     try {
       await buildDeliveryPackage(ctx, packageId, job.signal);
@@ -190,6 +202,7 @@ export const packageBuildJob: JobHandler = {
     }
   },
   async onFailed(ctx, packageId, reason) {
-    await repo.transition(ctx.db, packageId, 'pending', { status: 'failed', error: reason, updated_at: nowIso(ctx.clock.now()) });
+    const pkg = await repo.findPackageForBuild(ctx.db, packageId);
+    if (pkg) await repo.transition(ctx.db, pkg.workspace_id, packageId, 'pending', { status: 'failed', error: reason, updated_at: nowIso(ctx.clock.now()) });
   },
 };

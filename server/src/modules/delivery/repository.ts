@@ -1,5 +1,6 @@
 import type { DbOrTx } from '../../db/database.js';
 import type { NewRow, RowUpdate } from '../../db/schema.js';
+import type { StaleWindow } from '../../jobs/types.js';
 
 export function findTask(db: DbOrTx, workspaceId: number, taskId: number) {
   return db
@@ -83,11 +84,18 @@ export function taskPackages(db: DbOrTx, workspaceId: number, taskId: number, pa
  */
 export async function transition(
   db: DbOrTx,
+  workspaceId: number,
   id: number,
   from: 'pending' | 'ready',
   change: RowUpdate<'delivery_packages'> & { updated_at: string },
 ): Promise<boolean> {
-  const result = await db.updateTable('delivery_packages').set(change).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  const result = await db
+    .updateTable('delivery_packages')
+    .set(change)
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -114,4 +122,17 @@ export function consumeDownloadToken(db: DbOrTx, tokenHash: string, packageId: n
     .where('expires_at', '>', now)
     .returning(['workspace_id'])
     .executeTakeFirst();
+}
+
+/** The stale-work sweeper's rule for packages, across workspaces: still pending, untouched since `staleBeforeIso`. */
+export async function findStalePackages(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+  const rows = await db
+    .selectFrom('delivery_packages')
+    .select('id')
+    .where('updated_at', '<', window.staleBeforeIso)
+    .where('status', '=', 'pending')
+    .orderBy('id')
+    .limit(window.limit)
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -1,11 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import type { AppContext } from '../../context.js';
 import { authenticate, bearerToken, currentUser } from '../../http/auth.js';
 import { AppError } from '../../http/errors.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import { parseRange } from '../../http/download.js';
 import * as service from './service.js';
+import { contentDisposition } from '../../http/content-disposition.js';
 
 const tags = ['delivery'];
 
@@ -36,30 +38,6 @@ async function bearerUser(ctx: AppContext, request: FastifyRequest) {
   return user;
 }
 
-/** A single `bytes=` range (RFC 9110 §14.1.2); anything else means the whole file. */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
-  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  if (match[1] === '') {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return 'unsatisfiable';
-    return { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  if (start >= size) return 'unsatisfiable';
-  if (end < start) return undefined;
-  return { start, end };
-}
-
-/** RFC 6266: an ASCII fallback for old clients and the exact UTF-8 name in filename*. */
-export function contentDisposition(name: string, id: number): string {
-  const ascii = name.replace(/[^\x20-\x7e]+/g, '_').replace(/["\\%;]/g, '_').replace(/_+/g, '_');
-  const fallback = /[a-z0-9]/i.test(ascii.replace(/\.zip$/, '')) ? ascii : `package_${id}.zip`;
-  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
-}
-
 async function sendPackageFile(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, file: { key: string; size: number; name: string }, id: number) {
   const range = parseRange(request.headers.range, file.size);
   reply.header('accept-ranges', 'bytes').header('cache-control', 'private, no-store');
@@ -70,7 +48,7 @@ async function sendPackageFile(ctx: AppContext, request: FastifyRequest, reply: 
   const stream = await ctx.storage.createReadStream(file.key, range);
   reply
     .type('application/zip')
-    .header('content-disposition', contentDisposition(file.name, id))
+    .header('content-disposition', contentDisposition(file.name, `package_${id}.zip`))
     .header('content-length', String(range ? range.end - range.start + 1 : file.size));
   if (range) reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`);
   return reply.send(stream);

@@ -2,24 +2,17 @@ import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { AppError, conflict, notFound } from '../../http/errors.js';
-import { API_PREFIX } from '../../app.js';
 import type { AuthUser } from '../../http/auth.js';
+import { API_PREFIX } from '../../http/module.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashToken, newOneTimeToken } from '../../security/tokens.js';
+import { assertAccepts } from '../tasks/service.js';
+import { packageBuildJob, setRank } from './build.js';
 import * as repo from './repository.js';
 
-export const PACKAGE_LIFETIME_DAYS = 7;
 export const DOWNLOAD_TOKEN_TTL_SECONDS = 60;
-const PACKABLE: ReadonlySet<string> = new Set(['approved', 'pending_selection']);
-const SET_ORDER = ['A', 'B', 'C'];
 
 type Text = Awaited<ReturnType<typeof repo.taskTexts>>[number];
-
-/** Sets in contract order; texts of older data without a strategy come last. */
-export function setRank(strategy: string | null): number {
-  const i = strategy ? SET_ORDER.indexOf(strategy) : -1;
-  return i < 0 ? SET_ORDER.length : i;
-}
 
 const byScoreThenId = (a: Text, b: Text) => b.score_total - a.score_total || a.id - b.id;
 
@@ -61,9 +54,7 @@ function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
 export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: number, noteIds: number[] | undefined) {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw notFound('task');
-  if (!PACKABLE.has(task.status)) {
-    throw new AppError('generationNotFinished', `a package can be made only when the task is approved or pending_selection; it is ${task.status}`);
-  }
+  assertAccepts('package', task, auth.role);
   const resolved = resolveNotes(await repo.taskTexts(ctx.db, auth.workspaceId, taskId), noteIds);
   if (resolved.length === 0) throw conflict('nothing to package: the task has no text candidate that may be delivered');
   const now = nowIso(ctx.clock.now());
@@ -77,10 +68,10 @@ export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: num
     updated_at: now,
   });
   try {
-    await ctx.queue.enqueue('package.build', pkg.id);
+    await ctx.queue.enqueue(packageBuildJob.kind, pkg.id);
   } catch (err) {
     // Without its job the package would stay pending forever: say so on the package.
-    await repo.transition(ctx.db, pkg.id, 'pending', { status: 'failed', error: 'the build could not be queued; create the package again', updated_at: nowIso(ctx.clock.now()) });
+    await repo.transition(ctx.db, auth.workspaceId, pkg.id, 'pending', { status: 'failed', error: 'the build could not be queued; create the package again', updated_at: nowIso(ctx.clock.now()) });
     throw err;
   }
   return { delivery_package_id: pkg.id, status: 'pending' as const };
@@ -137,7 +128,7 @@ export async function listTaskPackages(ctx: AppContext, auth: AuthUser, taskId: 
 export async function markDownloaded(ctx: AppContext, auth: AuthUser, id: number) {
   const pkg = await packageOf(ctx, auth.workspaceId, id);
   if (pkg.status === 'ready') {
-    await repo.transition(ctx.db, id, 'ready', { status: 'downloaded', updated_at: nowIso(ctx.clock.now()) });
+    await repo.transition(ctx.db, auth.workspaceId, id, 'ready', { status: 'downloaded', updated_at: nowIso(ctx.clock.now()) });
   } else if (pkg.status !== 'downloaded') {
     throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
   }

@@ -3,8 +3,8 @@ import type { DbOrTx } from '../../db/database.js';
 /**
  * Which of `keys` a row still uses. Keys are content-addressed, so two records (even in two
  * workspaces) can share one file. A delivery package past its `expires_at` (`now`, business
- * time, as the download checks it) no longer holds its zip. Fission notes keep their files in
- * JSON: see fissionFileKeys.
+ * time, as the download checks it) no longer holds its zip. Across workspaces: the sweep serves
+ * the whole store.
  */
 export async function keysInUse(db: DbOrTx, keys: string[], now: string): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
@@ -15,6 +15,7 @@ export async function keysInUse(db: DbOrTx, keys: string[], now: string): Promis
     .union(db.selectFrom('product_images').select('file_key as key').where('file_key', 'in', keys))
     .union(db.selectFrom('benchmarks').select('screenshot_key as key').where('screenshot_key', 'in', keys))
     .union(db.selectFrom('image_candidates').select('file_key as key').where('file_key', 'in', keys))
+    .union(db.selectFrom('fission_images').select('file_key as key').where('file_key', 'in', keys))
     .union(db.selectFrom('provider_calls').select('file_key as key').where('file_key', 'in', keys))
     .union(
       db
@@ -25,20 +26,4 @@ export async function keysInUse(db: DbOrTx, keys: string[], now: string): Promis
     )
     .execute();
   return new Set(rows.map((r) => r.key).filter((k): k is string => k !== null));
-}
-
-const NOTE_PAGE = 500;
-
-/** Every file a fission note's images name, read in pages by id. */
-export async function fissionFileKeys(db: DbOrTx): Promise<Set<string>> {
-  const keys = new Set<string>();
-  let after = 0;
-  for (;;) {
-    const notes = await db.selectFrom('fission_notes').select(['id', 'images']).where('id', '>', after).orderBy('id').limit(NOTE_PAGE).execute();
-    for (const note of notes) {
-      for (const image of note.images) if (typeof image.file_key === 'string') keys.add(image.file_key);
-    }
-    if (notes.length < NOTE_PAGE) return keys;
-    after = notes[notes.length - 1]!.id;
-  }
 }

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
-import { BinaryFile } from './schemas.js';
+import { BinaryFile } from '../../http/binary.js';
 import { verifyFileLink } from '../../storage/signed-url.js';
 import { contentTypeOfKey, isFileKey } from '../../storage/types.js';
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
-import { fissionFileKeys, keysInUse } from './repository.js';
+import { keysInUse } from './repository.js';
 
 /** Keys checked against the database per query. */
 const PAGE = 500;
@@ -25,15 +25,13 @@ export async function sweepUnusedFiles(ctx: AppContext, graceMs: number, signal?
   const writtenBefore = new Date(Date.now() - graceMs);
   const now = nowIso(ctx.clock.now());
   const result: SweepResult = { examined: 0, deleted: [] };
-  let inFissionNotes: Set<string> | undefined;
 
   const settle = async (keys: string[]) => {
     const used = await keysInUse(ctx.db, keys, now);
     const unused = keys.filter((key) => !used.has(key));
     if (unused.length === 0) return;
-    inFissionNotes ??= await fissionFileKeys(ctx.db);
     for (const key of unused) {
-      if (signal?.aborted || inFissionNotes.has(key)) continue;
+      if (signal?.aborted) continue;
       try {
         if (await ctx.storage.delete(key, { writtenBefore })) result.deleted.push(key);
       } catch (err) {

@@ -1,5 +1,5 @@
-import { PASS_LINE, SCORE_MAX, type ScoreDimension } from '../../generation/scoring.js';
-import { length } from '../../generation/text.js';
+import { PASS_LINE, SCORE_MAX, type ScoreDimension } from '../../content/scoring.js';
+import { length } from '../../content/text.js';
 import type { SetImage, StoredNote } from './pipeline.js';
 
 /**
@@ -32,11 +32,22 @@ const ADVICE: Record<ScoreDimension, string> = {
 
 const box = (ok: boolean) => (ok ? '[x]' : '[ ]');
 
+/**
+ * Text from a note or a provider (titles, tags, roles, the judge's summary) as Markdown text:
+ * one line, and every character that could start markup in the middle of a line
+ * backslash-escaped (CommonMark §2.4: HTML and autolinks `<`, entities `&`, links and images `[`
+ * `]`, emphasis `*` `_` `~`, code `` ` ``), so `<script>` or `<img onerror=…>` shows as the
+ * characters it is in any Markdown viewer and raw HTML never reaches one (issue 17, finding 7).
+ */
+export function markdownText(text: string): string {
+  return text.replace(/\s+/g, ' ').replace(/[\\`*_[\]<>&~]/g, '\\$&');
+}
+
 function bannedLine(note: StoredNote): { ok: boolean; text: string; words: string[] } {
   const { status, hits } = note._block;
   const words = [...new Set(hits.filter((h) => h.level !== 'auto_fix').map((h) => h.word))];
   const ok = status === 'pass' || status === 'auto_fixed';
-  const detail = status === 'auto_fixed' ? ' (replaced automatically)' : words.length > 0 ? ` (${words.join(', ')})` : '';
+  const detail = status === 'auto_fixed' ? ' (replaced automatically)' : words.length > 0 ? ` (${words.map(markdownText).join(', ')})` : '';
   return { ok, text: `Banned words: ${status}${detail}`, words: ok ? [] : words };
 }
 
@@ -51,14 +62,14 @@ function setSection(set: ChecklistSet): { lines: string[]; ready: boolean } {
   const imagesOk = images.length > 0 && made.length === images.length;
   const banned = bannedLine(note);
   const passed = set.score >= PASS_LINE;
-  const roles = images.map((i) => `${i.role}${i.file_key ? '' : i.error ? ' (failed)' : ' (pending)'}`).join(', ');
+  const roles = images.map((i) => `${markdownText(i.role)}${i.file_key ? '' : i.error ? ' (failed)' : ' (pending)'}`).join(', ');
 
   const todo: string[] = [];
   if (!titleOk) todo.push(titleLength === 0 ? 'write a title' : `shorten the title to at most ${TITLE_MAX} characters`);
   if (!tagsOk) todo.push(`use ${TAGS_MIN}-${TAGS_MAX} tags (now ${note.tags.length})`);
-  if (failed.length > 0) todo.push(`retry the failed images (${failed.map((i) => i.role).join(', ')})`);
-  if (waiting.length > 0) todo.push(`wait for the pending images (${waiting.map((i) => i.role).join(', ')})`);
-  if (!banned.ok) todo.push(banned.words.length > 0 ? `remove or replace: ${banned.words.join(', ')}` : 'resolve the banned-word warnings');
+  if (failed.length > 0) todo.push(`retry the failed images (${failed.map((i) => markdownText(i.role)).join(', ')})`);
+  if (waiting.length > 0) todo.push(`wait for the pending images (${waiting.map((i) => markdownText(i.role)).join(', ')})`);
+  if (!banned.ok) todo.push(banned.words.length > 0 ? `remove or replace: ${banned.words.map(markdownText).join(', ')}` : 'resolve the banned-word warnings');
   // Weakest dimensions first, relative to their maxima; only those clearly short of full marks.
   const score = note._score;
   const weak = (Object.keys(SCORE_MAX) as ScoreDimension[])
@@ -68,16 +79,16 @@ function setSection(set: ChecklistSet): { lines: string[]; ready: boolean } {
   if (!passed) for (const { d } of weak) todo.push(`${d} ${score[d]}/${SCORE_MAX[d]}: ${ADVICE[d]}`);
 
   const lines = [
-    `## ${set.folder} · ${set.dimension}`,
+    `## ${set.folder} · ${markdownText(set.dimension)}`,
     '',
-    `- Title: ${note.title}`,
+    `- Title: ${markdownText(note.title)}`,
     `- Status: ${set.status}`,
     `- ${box(titleOk)} Title length: ${titleLength} characters (at most ${TITLE_MAX})`,
-    `- ${box(tagsOk)} Tags: ${note.tags.length} (${TAGS_MIN}-${TAGS_MAX})${note.tags.length > 0 ? `: ${note.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+    `- ${box(tagsOk)} Tags: ${note.tags.length} (${TAGS_MIN}-${TAGS_MAX})${note.tags.length > 0 ? `: ${note.tags.map((t) => `#${markdownText(t)}`).join(' ')}` : ''}`,
     `- ${box(imagesOk)} Images: ${made.length} of ${images.length}${roles ? `: ${roles}` : ''}`,
     `- ${box(banned.ok)} ${banned.text}`,
     `- ${box(passed)} Score: ${set.score} / 100 (pass line ${PASS_LINE})${passed ? '' : ': needs optimization'}; title ${score.title}/${SCORE_MAX.title}, emotion ${score.emotion}/${SCORE_MAX.emotion}, selling ${score.selling}/${SCORE_MAX.selling}, keyword ${score.keyword}/${SCORE_MAX.keyword}, compliance ${score.compliance}/${SCORE_MAX.compliance}`,
-    ...(score.summary ? [`- Scorer: ${score.summary}`] : []),
+    ...(score.summary ? [`- Scorer: ${markdownText(score.summary)}`] : []),
     `- Optimise: ${todo.length > 0 ? todo.join('; ') : 'nothing required, ready to publish'}`,
     '',
   ];

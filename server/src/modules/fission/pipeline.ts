@@ -1,24 +1,23 @@
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
+import type { DbOrTx } from '../../db/database.js';
 import type { NewRow, Row, ScoreJson } from '../../db/schema.js';
-import type { BannedStatus } from '../../generation/banned-words.js';
-import { checkNote, type StoredBannedHit } from '../../generation/evaluate.js';
-import { loadGenerationInputs } from '../../generation/inputs.js';
-import { imagePrompt } from '../../generation/prompts.js';
-import * as genRepo from '../../generation/repository.js';
-import { generationOptions } from '../../generation/run.js';
-import type { ImageRole, StrategyCode } from '../../generation/schemas.js';
-import { PASS_LINE } from '../../generation/scoring.js';
-import { generateFrameImage, letterFrameImage, normaliseNote, scoreNotes, viaLedger, type FrameImageRequest } from '../../generation/steps.js';
-import { buildStoryboard, type StoryboardFrame } from '../../generation/storyboard.js';
-import { STRATEGY_GUIDES } from '../../generation/strategies.js';
-import { clip } from '../../generation/text.js';
-import type { JobHandler } from '../../jobs/types.js';
+import type { BannedStatus } from '../../content/banned-words.js';
+import { checkNote, type StoredBannedHit } from '../../content/evaluate.js';
+import { imagePrompt } from '../../content/prompts.js';
+import type { ImageRole } from '../../content/schemas.js';
+import { PASS_LINE } from '../../content/scoring.js';
+import { normaliseNote } from '../../content/limits.js';
+import { generateFrameImage, generationOptions, letterFrameImage, loadGenerationInputs, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
+import { STRATEGY_GUIDES } from '../../content/strategies.js';
+import { clip } from '../../content/text.js';
+import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, type Provider } from '../../providers/types.js';
 import { resolveProviderCredentials } from '../api-keys/service.js';
-import { pickProductImage } from '../products/pick-image.js';
-import { productImagesForGeneration } from '../products/service.js';
+import { pickProductImage } from '../../content/pick-image.js';
+import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import {
   DEFAULT_IMAGES_PER_SET,
   fissionPrompt,
@@ -29,7 +28,7 @@ import {
   type FissionIntentInput,
   type FissionReply,
   type FissionSource,
-} from './plan.js';
+} from '../../content/fission.js';
 import * as repo from './repository.js';
 
 /**
@@ -43,21 +42,8 @@ import * as repo from './repository.js';
 
 const MAX_REASON = 500;
 
-/** An image of a set as stored: what it needs to be made again, and how it came out. */
-export interface SetImage {
-  seq: number;
-  role: ImageRole;
-  strategy: StrategyCode;
-  /** The full frame direction sent to the image model. */
-  brief: string;
-  overlay: StoryboardFrame['overlay'];
-  file_key?: string;
-  mime?: string;
-  /** Why the last attempt failed; the marker retry-images looks for. */
-  error?: string;
-  /** Queued for a retry (the error marker is taken off while it runs). */
-  retrying?: boolean;
-}
+/** An image of a set as stored (`fission_images`): what it needs to be made again, and how it came out. */
+export type SetImage = Row<'fission_images'>;
 
 /** The `note` column: the package as published, plus the internal scoring keys (rule 4). */
 export interface StoredNote {
@@ -81,7 +67,6 @@ export const NOTE_DONE = 'image_done';
 export const NOTE_FAILED = 'failed';
 
 type FissionRow = repo.FissionRow;
-type NoteRow = repo.FissionNoteRow;
 
 /** A reason the fission cannot be produced that another attempt would not change. */
 class FissionFailure extends Error {}
@@ -91,11 +76,9 @@ function describe(err: unknown): string {
   return clip(message.replace(/\s+/g, ' '), MAX_REASON);
 }
 
-const imagesOf = (note: Pick<NoteRow, 'images'>) => note.images as unknown as SetImage[];
-
 /** generating → failed with the reason; a fission already settled is left as it is. */
-export async function failFission(ctx: AppContext, fissionId: number, reason: string): Promise<boolean> {
-  return repo.updateFissionIf(ctx.db, fissionId, 'generating', { status: 'failed', error: clip(reason, MAX_REASON), updated_at: nowIso(ctx.clock.now()) });
+export async function failFission(ctx: AppContext, fission: Pick<FissionRow, 'id' | 'workspace_id'>, reason: string): Promise<boolean> {
+  return repo.updateFissionIf(ctx.db, fission.workspace_id, fission.id, 'generating', { status: 'failed', error: clip(reason, MAX_REASON), updated_at: nowIso(ctx.clock.now()) });
 }
 
 /** The key rule 5 names: the source task's recorded key while it exists, else its operator's newest, else the workspace's. */
@@ -114,16 +97,16 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
   const ws = fission.workspace_id;
   const source = await repo.findSourceTask(ctx.db, ws, fission.source_task_id);
   if (!source) {
-    await failFission(ctx, fissionId, 'the source task no longer exists');
+    await failFission(ctx, fission, 'the source task no longer exists');
     return;
   }
   const creds = await credentialsFor(ctx, fission, source);
   if (!creds) {
-    await failFission(ctx, fissionId, 'the workspace has no API key: add one under API keys, then create the fission again');
+    await failFission(ctx, fission, 'the workspace has no API key: add one under API keys, then create the fission again');
     return;
   }
   if (fission.api_key_id !== creds.keyId) {
-    await repo.updateFissionIf(ctx.db, fissionId, 'generating', { api_key_id: creds.keyId, provider: creds.provider, updated_at: nowIso(ctx.clock.now()) });
+    await repo.updateFissionIf(ctx.db, ws, fissionId, 'generating', { api_key_id: creds.keyId, provider: creds.provider, updated_at: nowIso(ctx.clock.now()) });
   }
   const provider = ctx.providers.forCredentials(creds);
 
@@ -135,7 +118,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
       if (signal?.aborted) throw signal.reason;
       if (!(err instanceof FissionFailure || err instanceof ProviderError)) throw err;
       ctx.log.warn({ fissionId, err: describe(err) }, 'fission could not be planned');
-      await failFission(ctx, fissionId, err instanceof ProviderError ? `the fission call failed: ${describe(err)}` : describe(err));
+      await failFission(ctx, fission, err instanceof ProviderError ? `the fission call failed: ${describe(err)}` : describe(err));
       return;
     }
     notes = await repo.notesOf(ctx.db, ws, fissionId);
@@ -144,14 +127,15 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
   const scene = await imageScene(ctx, source);
   const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
   // Contract rule 2: one set after another; inside a set, images in parallel.
+  const images = await repo.imagesOf(ctx.db, ws, fissionId);
   for (const note of notes) {
     if (signal?.aborted) throw signal.reason;
-    if (note.status !== NOTE_PENDING) continue;
-    // Elements already settled (made or failed) in an interrupted run stay as they are.
-    await illustrate(ctx, provider, fission, note, scene, pool, (image) => !image.file_key && !image.error, signal);
-    await settleNote(ctx, note.id, NOTE_PENDING);
+    // Images already settled (made or failed) in an interrupted run stay as they are.
+    const pending = images.filter((i) => i.note_id === note.id && i.status === 'pending');
+    if (pending.length > 0) await illustrate(ctx, provider, fission, pending, scene, pool, signal);
   }
-  await settleFission(ctx, fission);
+  // Settles a fission whose notes all settled before a crash (or that has none).
+  await settleFission(ctx.db, ctx, fission);
 }
 
 // ---- plan ------------------------------------------------------------------------------------
@@ -181,7 +165,7 @@ async function sourceOf(ctx: AppContext, source: Row<'tasks'>): Promise<FissionS
 
 async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'tasks'>, provider: Provider, signal?: AbortSignal): Promise<void> {
   const ws = fission.workspace_id;
-  const product = await genRepo.findProduct(ctx.db, ws, source.product_id);
+  const product = await productForGeneration(ctx, ws, source.product_id);
   if (!product) throw new FissionFailure('the product of the source task no longer exists');
   const from = await sourceOf(ctx, source);
   if (!from) throw new FissionFailure('the source task has no text to start from');
@@ -240,7 +224,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
   });
 
   const at = nowIso(ctx.clock.now());
-  const rows: NewRow<'fission_notes'>[] = drafts.map(({ plan, pkg, note, checked }, i) => {
+  const planned = drafts.map(({ plan, pkg, note, checked }, i) => {
     const frames = buildStoryboard({
       strategy: plan.strategy,
       imageCount: plan.image_roles.length,
@@ -251,12 +235,21 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       theme: source.theme,
     });
     const shot = (j: number) => clip((pkg.image_plan[j]?.brief ?? '').replace(/\s+/g, ' '), 300);
-    const images: SetImage[] = frames.map((frame, j) => ({
+    const images = frames.map((frame, j) => ({
+      workspace_id: ws,
+      fission_id: fission.id,
       seq: frame.seq,
       role: frame.role,
       strategy: plan.strategy,
       brief: shot(j) ? `${frame.brief} Shot: ${shot(j)}` : frame.brief,
-      overlay: frame.overlay,
+      overlay: json(frame.overlay),
+      status: 'pending' as const,
+      file_key: null,
+      mime: null,
+      error: null,
+      error_kind: null,
+      created_at: at,
+      updated_at: at,
     }));
     const { score, verdict, summary } = scored[i]!;
     const stored: StoredNote = {
@@ -268,12 +261,11 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       _passed: score.total >= PASS_LINE,
       _block: { status: checked.status, hits: checked.hits },
     };
-    return {
+    const row: NewRow<'fission_notes'> = {
       workspace_id: ws,
       fission_id: fission.id,
       seq: plan.seq,
       note: json(stored),
-      images: json(images),
       score: score.total,
       passed: score.total >= PASS_LINE,
       needs_optimization: score.total < PASS_LINE,
@@ -282,9 +274,9 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       created_at: at,
       updated_at: at,
     };
+    return { note: row, images };
   });
-  // One statement: all N notes or none, so progress.total never shows a half-written plan.
-  await repo.insertNotes(ctx.db, rows);
+  await ctx.db.transaction().execute((trx) => repo.insertPlan(trx, ws, fission.id, planned));
 }
 
 // ---- images ----------------------------------------------------------------------------------
@@ -297,7 +289,7 @@ interface ImageScene {
 }
 
 async function imageScene(ctx: AppContext, source: Row<'tasks'>): Promise<ImageScene> {
-  const product = await genRepo.findProduct(ctx.db, source.workspace_id, source.product_id);
+  const product = await productForGeneration(ctx, source.workspace_id, source.product_id);
   return {
     productName: product?.name ?? '',
     overlay: source.overlay_text,
@@ -307,143 +299,148 @@ async function imageScene(ctx: AppContext, source: Row<'tasks'>): Promise<ImageS
 }
 
 /**
- * Makes the set's images that `pick` selects, in parallel up to the pool's limit, writing each
- * outcome into the note as soon as it is known (a file, or an error marker). Only failures of
- * our own infrastructure (database, storage) escape, for the job to retry.
+ * Makes the given images of one set, in parallel up to the pool's limit, settling each outcome
+ * (a file, or an error marker) as soon as it is known. Only failures of our own infrastructure
+ * (database, storage) escape, for the job to retry.
  */
 async function illustrate(
   ctx: AppContext,
   provider: Provider,
   fission: FissionRow,
-  note: NoteRow,
+  images: SetImage[],
   scene: ImageScene,
   pool: Semaphore,
-  pick: (image: SetImage) => boolean,
   signal?: AbortSignal,
 ): Promise<void> {
   const outcomes = await Promise.allSettled(
-    imagesOf(note)
-      .filter(pick)
-      .map(async (image) => {
-        const reference = pickProductImage(scene.productImages, image.role);
-        const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: image.overlay };
-        const request: FrameImageRequest = {
-          workspaceId: fission.workspace_id,
-          callKey: `fission:${fission.id}:image:${note.seq}:${image.seq}`,
-          frame,
-          prompt: imagePrompt(frame, scene.productName, reference !== null),
-          input: {
-            purpose: 'storyboard-image',
-            strategy: image.strategy,
-            role: image.role,
-            seq: image.seq,
-            seed: `fission:${fission.id}:${note.seq}:${image.seq}`,
-            product_name: scene.productName,
-            theme: scene.theme,
-            brief: image.brief,
-          },
-          reference,
-          overlay: scene.overlay,
-          signal,
-        };
-        let outcome: Partial<SetImage>;
-        try {
-          // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
-          const raw = await generateFrameImage(ctx, provider, { ...request, slot: (work) => pool.run(work, signal) });
-          const file = await letterFrameImage(ctx, raw, frame, scene.overlay);
-          outcome = { file_key: file.file_key, mime: file.mime };
-        } catch (err) {
-          if (signal?.aborted) throw err;
-          ctx.log.warn({ fissionId: fission.id, seq: note.seq, image: image.seq, role: image.role, err: describe(err) }, 'fission image failed');
-          outcome = { error: `${image.role} image failed: ${describe(err)}` };
-        }
-        await writeImage(ctx, note.id, image.seq, outcome);
-      }),
+    images.map(async (image) => {
+      const reference = pickProductImage(scene.productImages, image.role);
+      const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: image.overlay };
+      const noteSeq = (await repo.findNoteById(ctx.db, image.note_id))?.seq ?? image.note_id;
+      const request: FrameImageRequest = {
+        workspaceId: fission.workspace_id,
+        callKey: `fission:${fission.id}:image:${noteSeq}:${image.seq}`,
+        frame,
+        prompt: imagePrompt(frame, scene.productName, reference !== null),
+        input: {
+          purpose: 'storyboard-image',
+          strategy: image.strategy,
+          role: image.role,
+          seq: image.seq,
+          seed: `fission:${fission.id}:${noteSeq}:${image.seq}`,
+          product_name: scene.productName,
+          theme: scene.theme,
+          brief: image.brief,
+        },
+        reference,
+        overlay: scene.overlay,
+        signal,
+      };
+      let outcome: ImageOutcome;
+      try {
+        // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
+        const raw = await generateFrameImage(ctx, provider, { ...request, slot: (work) => pool.run(work, signal) });
+        const file = await letterFrameImage(ctx, raw, frame, scene.overlay);
+        outcome = { status: 'done', file_key: file.file_key, mime: file.mime, error: null, error_kind: null };
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        ctx.log.warn({ fissionId: fission.id, seq: noteSeq, image: image.seq, role: image.role, err: describe(err) }, 'fission image failed');
+        outcome = { status: 'failed', file_key: null, mime: null, error: `${image.role} image failed: ${describe(err)}`, error_kind: err instanceof ProviderError ? err.kind : null };
+      }
+      await settleImage(ctx, fission, image, outcome);
+    }),
   );
   if (signal?.aborted) throw signal.reason;
   const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (broken) throw broken.reason;
 }
 
-/** Replaces one element's outcome, keeping what it needs to be made again. */
-async function writeImage(ctx: AppContext, noteId: number, seq: number, outcome: Partial<SetImage>): Promise<void> {
+type ImageOutcome = Pick<SetImage, 'status' | 'file_key' | 'mime' | 'error' | 'error_kind'>;
+
+/**
+ * One image's outcome and everything that follows from it, in one transaction under the note's
+ * row lock: the note settles once none of its images is pending or queued (image_done with an
+ * image, failed without), and the fission once none of its notes is pending (contract-decisions
+ * §6: completed with an image_done note, failed without). A reader never sees an image whose
+ * note or fission has not caught up.
+ */
+async function settleImage(ctx: AppContext, fission: FissionRow, image: SetImage, outcome: ImageOutcome): Promise<void> {
+  const ws = fission.workspace_id;
+  const at = nowIso(ctx.clock.now());
   await ctx.db.transaction().execute(async (trx) => {
-    const row = await repo.lockNote(trx, ctx.dialect, noteId);
-    if (!row) return;
-    const images = imagesOf(row).map((image): SetImage => {
-      if (image.seq !== seq) return image;
-      const { seq: s, role, strategy, brief, overlay } = image;
-      return { seq: s, role, strategy, brief, overlay, ...outcome };
-    });
-    await repo.updateNote(trx, noteId, { images: json(images), updated_at: nowIso(ctx.clock.now()) });
+    if (!(await repo.lockNote(trx, ctx.dialect, ws, image.note_id))) return;
+    await repo.updateImage(trx, ws, image.id, { ...outcome, updated_at: at });
+    const counts = await repo.imageStatusCounts(trx, ws, fission.id, image.note_id);
+    if ((counts.get('pending') ?? 0) + (counts.get('retrying') ?? 0) === 0) {
+      await repo.updateNote(trx, ws, image.note_id, { status: (counts.get('done') ?? 0) > 0 ? NOTE_DONE : NOTE_FAILED, updated_at: at });
+    }
+    await settleFission(trx, ctx, fission);
   });
 }
 
-/** A set with at least one image is image_done (failed ones keep their markers for a retry); one with none is failed. */
-async function settleNote(ctx: AppContext, noteId: number, fromStatus?: string): Promise<void> {
-  const row = await repo.findNoteById(ctx.db, noteId);
-  if (!row) return;
-  const images = imagesOf(row);
-  if (images.some((i) => i.retrying || (!i.file_key && !i.error))) return;
-  const status = images.some((i) => i.file_key) ? NOTE_DONE : NOTE_FAILED;
-  if (status !== row.status) await repo.updateNote(ctx.db, noteId, { status, updated_at: nowIso(ctx.clock.now()) }, fromStatus ?? row.status);
-}
-
-/**
- * contract-decisions §6: completed when every note is settled and at least one is image_done,
- * failed when none is. A settled fission moves only when a retry changes that answer.
- */
-async function settleFission(ctx: AppContext, fission: FissionRow): Promise<void> {
-  const counts = await repo.noteStatusCounts(ctx.db, fission.workspace_id, fission.id);
+/** The fission's status from its notes, once none is pending; a settled fission moves only when a retry changes the answer. */
+async function settleFission(db: DbOrTx, ctx: AppContext, fission: FissionRow): Promise<void> {
+  const counts = await repo.noteStatusCounts(db, fission.workspace_id, fission.id);
   if ((counts.get(NOTE_PENDING) ?? 0) > 0) return;
   const done = counts.get(NOTE_DONE) ?? 0;
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   const status = done > 0 ? 'completed' : 'failed';
   const error = done > 0 ? null : total === 0 ? 'no note was produced' : `none of the ${total} sets got an image; retry their images`;
-  await repo.updateFissionIf(ctx.db, fission.id, ['generating', status === 'completed' ? 'failed' : 'completed'], { status, error, updated_at: nowIso(ctx.clock.now()) });
+  await repo.updateFissionIf(db, fission.workspace_id, fission.id, ['generating', status === 'completed' ? 'failed' : 'completed'], {
+    status,
+    error,
+    updated_at: nowIso(ctx.clock.now()),
+  });
 }
 
 // ---- retry -----------------------------------------------------------------------------------
 
 /**
- * The `fission.retry-images` job (the note id): makes the elements queued for a retry again,
- * with the source task operator's key (rule 5), then settles the note and the fission.
+ * The `fission.retry-images` job (the note id): makes the images queued for a retry again, with
+ * the source task operator's key (rule 5); each settles its note and the fission as it lands.
  */
 export async function retryFissionImages(ctx: AppContext, noteId: number, signal?: AbortSignal): Promise<void> {
   const note = await repo.findNoteById(ctx.db, noteId);
-  if (!note || !imagesOf(note).some((i) => i.retrying)) return;
-  const fission = await repo.findFissionById(ctx.db, note.fission_id);
-  const source = fission && (await repo.findSourceTask(ctx.db, fission.workspace_id, fission.source_task_id));
-  if (!fission || !source) return;
-  const creds = await credentialsFor(ctx, fission, source);
-  if (!creds) {
-    await giveUpRetry(ctx, noteId, 'the workspace has no API key: add one under API keys, then retry');
+  const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id));
+  if (!note || !fission) return;
+  const queued = (await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)).filter((i) => i.status === 'retrying');
+  if (queued.length === 0) return;
+  const source = await repo.findSourceTask(ctx.db, fission.workspace_id, fission.source_task_id);
+  const creds = source && (await credentialsFor(ctx, fission, source));
+  if (!source || !creds) {
+    await giveUpRetry(ctx, noteId, source ? 'the workspace has no API key: add one under API keys, then retry' : 'the source task no longer exists');
     return;
   }
   const provider = ctx.providers.forCredentials(creds);
   const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
-  await illustrate(ctx, provider, fission, note, await imageScene(ctx, source), pool, (image) => image.retrying === true, signal);
-  await settleNote(ctx, noteId);
-  const current = await repo.findFissionById(ctx.db, fission.id);
-  if (current && current.status !== 'generating') await settleFission(ctx, current);
+  await illustrate(ctx, provider, fission, queued, await imageScene(ctx, source), pool, signal);
 }
 
-/** Elements still queued for a retry get their error marker back, so they can be retried again. */
+/** Images still queued for a retry get an error marker back, so they can be retried again. */
 async function giveUpRetry(ctx: AppContext, noteId: number, reason: string): Promise<void> {
-  const row = await repo.findNoteById(ctx.db, noteId);
-  if (!row) return;
-  for (const image of imagesOf(row).filter((i) => i.retrying)) await writeImage(ctx, noteId, image.seq, { error: clip(`retry failed: ${reason}`, MAX_REASON) });
-  await settleNote(ctx, noteId);
+  const note = await repo.findNoteById(ctx.db, noteId);
+  const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id));
+  if (!note || !fission) return;
+  for (const image of await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)) {
+    if (image.status !== 'retrying') continue;
+    await settleImage(ctx, fission, image, { status: 'failed', file_key: null, mime: null, error: clip(`retry failed: ${reason}`, MAX_REASON), error_kind: null });
+  }
 }
 
-export const fissionGenerateJob: JobHandler = {
+export const fissionGenerateJob: JobDefinition = {
+  kind: 'fission.generate',
+  leases: 'fission_tasks',
+  findStale: repo.findStaleFissions,
   run: (ctx, fissionId, job) => runFission(ctx, fissionId, job.signal),
   onFailed: async (ctx, fissionId, reason) => {
-    await failFission(ctx, fissionId, `fission stopped: ${reason}`);
+    const fission = await repo.findFissionById(ctx.db, fissionId);
+    if (fission) await failFission(ctx, fission, `fission stopped: ${reason}`);
   },
 };
 
-export const fissionRetryImagesJob: JobHandler = {
+export const fissionRetryImagesJob: JobDefinition = {
+  kind: 'fission.retry-images',
+  findStale: repo.findStaleRetries,
   run: (ctx, noteId, job) => retryFissionImages(ctx, noteId, job.signal),
   onFailed: (ctx, noteId, reason) => giveUpRetry(ctx, noteId, reason),
 };

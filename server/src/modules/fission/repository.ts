@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { forUpdate, type Dialect, type DbOrTx } from '../../db/database.js';
 import type { DB, NewRow, Row, RowUpdate } from '../../db/schema.js';
+import type { StaleWindow } from '../../jobs/types.js';
 
 export type FissionRow = Row<'fission_tasks'>;
 export type FissionNoteRow = Row<'fission_notes'>;
@@ -19,9 +20,9 @@ export function findFissionById(db: DbOrTx, id: number) {
 }
 
 /** Changes a fission only while its status is `from`: the pipeline's transitions. */
-export async function updateFissionIf(db: DbOrTx, id: number, from: FissionRow['status'] | readonly FissionRow['status'][], changes: RowUpdate<'fission_tasks'>): Promise<boolean> {
+export async function updateFissionIf(db: DbOrTx, workspaceId: number, id: number, from: FissionRow['status'] | readonly FissionRow['status'][], changes: RowUpdate<'fission_tasks'>): Promise<boolean> {
   const statuses = typeof from === 'string' ? [from] : from;
-  const result = await db.updateTable('fission_tasks').set(changes).where('id', '=', id).where('status', 'in', statuses).executeTakeFirst();
+  const result = await db.updateTable('fission_tasks').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).where('status', 'in', statuses).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -39,30 +40,80 @@ export function findNoteBySeq(db: DbOrTx, workspaceId: number, fissionId: number
     .executeTakeFirst();
 }
 
+/** A note by id alone, across workspaces: for the retry job, which carries the note id only. */
 export function findNoteById(db: DbOrTx, id: number) {
   return db.selectFrom('fission_notes').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The note row locked for a read-modify-write of its images (see forUpdate). */
-export function lockNote(trx: Transaction<DB>, dialect: Dialect, id: number) {
-  return forUpdate(trx.selectFrom('fission_notes').selectAll().where('id', '=', id), dialect).executeTakeFirst();
+/** The note row locked: its images settle one at a time (see forUpdate). */
+export function lockNote(trx: Transaction<DB>, dialect: Dialect, workspaceId: number, id: number) {
+  return forUpdate(trx.selectFrom('fission_notes').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id), dialect).executeTakeFirst();
 }
 
-/** Inserts the notes whose seq is still free (a re-run never duplicates). */
-export async function insertNotes(db: DbOrTx, rows: NewRow<'fission_notes'>[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db
+/**
+ * The plan of a fission, in one transaction: its notes, then each note's images, each skipped
+ * where it exists (a re-run never duplicates), so progress never shows a half-written plan.
+ */
+export async function insertPlan(
+  trx: Transaction<DB>,
+  workspaceId: number,
+  fissionId: number,
+  notes: Array<{ note: NewRow<'fission_notes'>; images: Array<Omit<NewRow<'fission_images'>, 'note_id'>> }>,
+): Promise<void> {
+  if (notes.length === 0) return;
+  await trx
     .insertInto('fission_notes')
-    .values(rows)
+    .values(notes.map((n) => n.note))
     .onConflict((oc) => oc.columns(['fission_id', 'seq']).doNothing())
+    .execute();
+  const ids = new Map((await notesOf(trx, workspaceId, fissionId)).map((row) => [row.seq, row.id]));
+  const images = notes.flatMap((n) => n.images.map((image) => ({ ...image, note_id: ids.get(n.note.seq)! })));
+  if (images.length === 0) return;
+  await trx
+    .insertInto('fission_images')
+    .values(images)
+    .onConflict((oc) => oc.columns(['note_id', 'seq']).doNothing())
     .execute();
 }
 
-export async function updateNote(db: DbOrTx, id: number, changes: RowUpdate<'fission_notes'>, fromStatus?: string): Promise<boolean> {
-  let query = db.updateTable('fission_notes').set(changes).where('id', '=', id);
-  if (fromStatus !== undefined) query = query.where('status', '=', fromStatus);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function updateNote(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'fission_notes'>): Promise<void> {
+  await db.updateTable('fission_notes').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+}
+
+/** The images of a fission (or of one of its notes), by note then seq. */
+export function imagesOf(db: DbOrTx, workspaceId: number, fissionId: number, noteId?: number) {
+  let query = db.selectFrom('fission_images').selectAll().where('workspace_id', '=', workspaceId).where('fission_id', '=', fissionId);
+  if (noteId !== undefined) query = query.where('note_id', '=', noteId);
+  return query.orderBy('note_id').orderBy('seq').execute();
+}
+
+export async function updateImage(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'fission_images'>): Promise<void> {
+  await db.updateTable('fission_images').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+}
+
+/** Failed images of a note queued for a retry (their error marker gives way to `retrying`); returns those it queued. */
+export async function markFailedForRetry(db: DbOrTx, workspaceId: number, noteId: number, at: string) {
+  return db
+    .updateTable('fission_images')
+    .set({ status: 'retrying', error: null, error_kind: null, updated_at: at })
+    .where('workspace_id', '=', workspaceId)
+    .where('note_id', '=', noteId)
+    .where('status', '=', 'failed')
+    .returning(['seq', 'role'])
+    .execute()
+    .then((rows) => rows.sort((a, b) => a.seq - b.seq));
+}
+
+/** Images per status, of a fission or of one note. */
+export async function imageStatusCounts(db: DbOrTx, workspaceId: number, fissionId: number, noteId?: number): Promise<Map<string, number>> {
+  let query = db
+    .selectFrom('fission_images')
+    .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+    .where('workspace_id', '=', workspaceId)
+    .where('fission_id', '=', fissionId);
+  if (noteId !== undefined) query = query.where('note_id', '=', noteId);
+  const rows = await query.groupBy('status').execute();
+  return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
 /** Notes per status, for `progress` (contract rule 3) and for settling the fission. */
@@ -112,4 +163,35 @@ export function sourceImages(db: DbOrTx, workspaceId: number, taskId: number, st
     .where('strategy', '=', strategy)
     .orderBy('id')
     .execute();
+}
+
+/** The stale-work sweeper's rule for fissions, across workspaces: generating under a lapsed lease, untouched since `staleBeforeIso`. */
+export async function findStaleFissions(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+  const rows = await db
+    .selectFrom('fission_tasks')
+    .select('id')
+    .where('updated_at', '<', window.staleBeforeIso)
+    .where('status', '=', 'generating')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', window.nowIso)]))
+    .orderBy('id')
+    .limit(window.limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The stale-work sweeper's rule for image retries, across workspaces: notes with an image queued
+ * for a retry whose job was lost (untouched since `staleBeforeIso`).
+ */
+export async function findStaleRetries(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+  const rows = await db
+    .selectFrom('fission_images')
+    .select('note_id')
+    .distinct()
+    .where('status', '=', 'retrying')
+    .where('updated_at', '<', window.staleBeforeIso)
+    .orderBy('note_id')
+    .limit(window.limit)
+    .execute();
+  return rows.map((r) => r.note_id);
 }

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
-import { IMAGE_ROLES } from '../../generation/schemas.js';
+import type { ApiModule } from '../../http/module.js';
+import { IMAGE_ROLES } from '../../content/schemas.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok } from '../../http/schemas.js';
-import { contentDisposition } from '../delivery/routes.js';
-import { REFERENCE_LEVELS } from './plan.js';
+import { contentDisposition } from '../../http/content-disposition.js';
+import { REFERENCE_LEVELS } from '../../content/fission.js';
 import * as service from './service.js';
 
 const tags = ['fission'];
@@ -26,6 +26,7 @@ const FissionView = Type.Object({
     done: Type.Integer({ description: 'notes with status image_done' }),
     failed: Type.Integer({ description: 'notes with status failed' }),
     total: Type.Integer({ description: 'notes stored' }),
+    running: Type.Integer({ description: 'images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating' }),
   }),
   error: Nullable(Type.String({ description: 'why the fission failed or has no usable set' })),
   created_at: DateTime,
@@ -37,6 +38,7 @@ const ImageElement = Type.Object({
   role: Type.Enum(IMAGE_ROLES),
   url: Type.Optional(Type.String({ description: 'signed, short-lived link to the image' })),
   error: Type.Optional(Type.String({ description: 'error marker: this image failed; retry-images makes it again' })),
+  error_kind: Type.Optional(Nullable(Type.String({ description: 'the provider failure kind of a failed image (contract-decisions §7), null when not a provider failure' }))),
   retrying: Type.Optional(Type.Boolean({ description: 'queued for a retry; poll the notes' })),
 });
 
@@ -105,7 +107,18 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
         tags,
         summary: 'The note packages, by seq',
         params: IdParams,
-        response: { 200: Ok(Type.Object({ fission_id: Type.Integer(), status: FissionStatus, fanout_count: Type.Integer(), notes: Type.Array(FissionNoteView) })), ...commonErrors },
+        response: {
+          200: Ok(
+            Type.Object({
+              fission_id: Type.Integer(),
+              status: FissionStatus,
+              fanout_count: Type.Integer(),
+              running: Type.Integer({ description: 'images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating' }),
+              notes: Type.Array(FissionNoteView),
+            }),
+          ),
+          ...commonErrors,
+        },
       },
     },
     async (request) => ok(await service.listNotes(ctx, currentUser(request), request.params.id)),
@@ -125,7 +138,7 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
       const file = await service.exportFission(ctx, currentUser(request), request.params.id);
       return reply
         .type('application/zip')
-        .header('content-disposition', contentDisposition(file.fileName, request.params.id))
+        .header('content-disposition', contentDisposition(file.fileName, `fission_${request.params.id}.zip`))
         .header('cache-control', 'private, no-store')
         .send(file.output);
     },

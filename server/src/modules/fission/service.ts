@@ -1,15 +1,16 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { json, nowIso } from '../../db/codec.js';
-import { IMAGE_EXTENSION } from '../../generation/steps.js';
+import { nowIso } from '../../db/codec.js';
+import { IMAGE_EXTENSION } from '../generation/service.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, conflict, notFound } from '../../http/errors.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
-import { lazyZip, noteText, type LazyZipEntry } from '../delivery/archive.js';
+import { noteText } from '../../content/note-text.js';
+import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import { checklistMarkdown, type ChecklistSet } from './checklist.js';
-import { HELPER_KEYS, NOTE_DONE, NOTE_FAILED, type SetImage, type StoredNote } from './pipeline.js';
-import type { ReferenceLevel } from './plan.js';
+import { fissionGenerateJob, fissionRetryImagesJob, HELPER_KEYS, NOTE_DONE, NOTE_FAILED, type SetImage, type StoredNote } from './pipeline.js';
+import type { ReferenceLevel } from '../../content/fission.js';
 import * as repo from './repository.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -38,7 +39,7 @@ export async function createFission(ctx: AppContext, auth: AuthUser, body: { sou
     updated_at: at,
   });
   try {
-    await ctx.queue.enqueue('fission.generate', row.id);
+    await ctx.queue.enqueue(fissionGenerateJob.kind, row.id);
   } catch (err) {
     // The row is the record of the work: the stale-work sweeper enqueues a generating fission
     // that no job runs, so the caller gets its id either way.
@@ -53,21 +54,34 @@ async function ownFission(ctx: AppContext, auth: AuthUser, id: number) {
   return fission;
 }
 
-/** Contract rule 3: done = image_done notes, failed = failed notes, total = stored notes. Reading changes nothing. */
+/**
+ * Contract rule 3: done = image_done notes, failed = failed notes, total = stored notes; plus
+ * `running`, the images not settled yet. Each image settles with its note and fission in one
+ * transaction; the images are read first, so a reply can only show notes newer than its images
+ * (and `running` then says to poll again), never a finished count beside a stale note.
+ */
+async function progressOf(ctx: AppContext, workspaceId: number, id: number) {
+  const images = await repo.imageStatusCounts(ctx.db, workspaceId, id);
+  const counts = await repo.noteStatusCounts(ctx.db, workspaceId, id);
+  return {
+    done: counts.get(NOTE_DONE) ?? 0,
+    failed: counts.get(NOTE_FAILED) ?? 0,
+    total: [...counts.values()].reduce((a, b) => a + b, 0),
+    running: (images.get('pending') ?? 0) + (images.get('retrying') ?? 0),
+  };
+}
+
+/** Reading changes nothing. */
 export async function getFission(ctx: AppContext, auth: AuthUser, id: number) {
   const fission = await ownFission(ctx, auth, id);
-  const counts = await repo.noteStatusCounts(ctx.db, auth.workspaceId, id);
+  const progress = await progressOf(ctx, auth.workspaceId, id);
   return {
     fission_id: fission.id,
     source_task_id: fission.source_task_id,
     reference_level: fission.reference_level,
     fanout_count: fission.fanout_count,
     status: fission.status,
-    progress: {
-      done: counts.get(NOTE_DONE) ?? 0,
-      failed: counts.get(NOTE_FAILED) ?? 0,
-      total: [...counts.values()].reduce((a, b) => a + b, 0),
-    },
+    progress,
     error: fission.error,
     created_at: fission.created_at,
     updated_at: fission.updated_at,
@@ -84,24 +98,28 @@ function imageView(ctx: AppContext, image: SetImage) {
     seq: image.seq,
     role: image.role,
     ...(image.file_key ? { url: fileUrl(ctx, image.file_key) } : {}),
-    ...(image.error ? { error: image.error } : {}),
-    ...(image.retrying ? { retrying: true } : {}),
+    ...(image.error ? { error: image.error, error_kind: image.error_kind } : {}),
+    ...(image.status === 'retrying' ? { retrying: true } : {}),
   };
 }
 
 export async function listNotes(ctx: AppContext, auth: AuthUser, id: number) {
   const fission = await ownFission(ctx, auth, id);
+  // Images before notes, as in progressOf.
+  const images = await repo.imagesOf(ctx.db, auth.workspaceId, id);
   const notes = await repo.notesOf(ctx.db, auth.workspaceId, id);
+  const running = images.filter((i) => i.status === 'pending' || i.status === 'retrying').length;
   return {
     fission_id: fission.id,
     status: fission.status,
     fanout_count: fission.fanout_count,
+    running,
     notes: notes.map((row) => {
       const note = row.note as unknown as StoredNote;
       return {
         seq: row.seq,
         note: publicNote(note),
-        images: (row.images as unknown as SetImage[]).map((image) => imageView(ctx, image)),
+        images: images.filter((image) => image.note_id === row.id).map((image) => imageView(ctx, image)),
         score: row.score,
         passed: row.passed,
         needs_optimization: row.needs_optimization,
@@ -123,13 +141,10 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
   if (!note) throw notFound('fission note');
   if (fission.status === 'generating') throw conflict('the fission is still generating: retry its images once it has finished');
   const marked = await ctx.db.transaction().execute(async (trx) => {
-    const row = await repo.lockNote(trx, ctx.dialect, note.id);
-    const images = (row?.images ?? []) as unknown as SetImage[];
-    const failed = images.filter((i) => i.error);
-    if (failed.length === 0) return { failed, retrying: images.some((i) => i.retrying) };
-    const next = images.map(({ error, ...rest }): SetImage => (error ? { ...rest, retrying: true } : rest));
-    await repo.updateNote(trx, note.id, { images: json(next), updated_at: nowIso(ctx.clock.now()) });
-    return { failed, retrying: true };
+    await repo.lockNote(trx, ctx.dialect, auth.workspaceId, note.id);
+    const failed = await repo.markFailedForRetry(trx, auth.workspaceId, note.id, nowIso(ctx.clock.now()));
+    const retrying = failed.length > 0 || (await repo.imageStatusCounts(trx, auth.workspaceId, id, note.id)).has('retrying');
+    return { failed, retrying };
   });
   if (marked.failed.length === 0) {
     return {
@@ -139,7 +154,7 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
       message: marked.retrying ? 'the failed images of this set are being retried already' : 'no image of this set failed: nothing to retry',
     };
   }
-  await ctx.queue.enqueue('fission.retry-images', note.id);
+  await ctx.queue.enqueue(fissionRetryImagesJob.kind, note.id);
   return { fission_id: id, seq, queued: true, note_id: note.id, failed_roles: marked.failed.map((i) => i.role) };
 }
 
@@ -150,7 +165,7 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
  */
 export async function exportFission(ctx: AppContext, auth: AuthUser, id: number): Promise<{ fileName: string; output: Readable }> {
   const fission = await ownFission(ctx, auth, id);
-  const notes = await repo.notesOf(ctx.db, auth.workspaceId, id);
+  const [notes, allImages] = await Promise.all([repo.notesOf(ctx.db, auth.workspaceId, id), repo.imagesOf(ctx.db, auth.workspaceId, id)]);
   if (notes.length === 0) {
     throw new AppError('fissionEmpty', fission.status === 'generating' ? 'the fission has no notes yet: it is still generating' : 'the fission has no notes: nothing to download');
   }
@@ -160,7 +175,7 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number)
   for (const row of notes) {
     const folder = `set_${pad2(row.seq)}`;
     const note = row.note as unknown as StoredNote;
-    const images = row.images as unknown as SetImage[];
+    const images = allImages.filter((image) => image.note_id === row.id);
     if (!note.title?.trim() || !note.content?.trim()) problems.push(`${folder}: the note has no title or no text`);
     sets.push({ folder, seq: row.seq, dimension: row.dimension, status: row.status, score: row.score, note, images });
     entries.push({ name: `${folder}/note.txt`, compress: true, produce: async () => Buffer.from(noteText(note), 'utf8') });

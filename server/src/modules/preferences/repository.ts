@@ -58,22 +58,25 @@ export function productExists(db: DbOrTx, workspaceId: number, productId: number
     .then((r) => r !== undefined);
 }
 
-/** Callers have checked the task belongs to the workspace. */
-export function latestSnapshot(db: DbOrTx, taskId: number) {
+/** Snapshots carry no workspace column: their task must be of the workspace. */
+const taskOf = (db: DbOrTx, workspaceId: number, taskId: number) =>
+  db.selectFrom('tasks').select('id').where('workspace_id', '=', workspaceId).where('id', '=', taskId);
+
+export function latestSnapshot(db: DbOrTx, workspaceId: number, taskId: number) {
   return db
     .selectFrom('preference_snapshots')
     .select(['generation', 'context', 'created_at'])
-    .where('task_id', '=', taskId)
+    .where('task_id', 'in', taskOf(db, workspaceId, taskId))
     .orderBy('generation', 'desc')
     .limit(1)
     .executeTakeFirst();
 }
 
-export function findSnapshot(db: DbOrTx, taskId: number, generation: number) {
+export function findSnapshot(db: DbOrTx, workspaceId: number, taskId: number, generation: number) {
   return db
     .selectFrom('preference_snapshots')
     .select(['generation', 'context'])
-    .where('task_id', '=', taskId)
+    .where('task_id', 'in', taskOf(db, workspaceId, taskId))
     .where('generation', '=', generation)
     .executeTakeFirst();
 }

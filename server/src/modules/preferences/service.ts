@@ -4,9 +4,12 @@ import type { PreferenceContext } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
-import { STRATEGY_GUIDES } from '../../generation/strategies.js';
-import type { StrategyCode } from '../../generation/schemas.js';
+import { STRATEGY_GUIDES } from '../../content/strategies.js';
+import type { StrategyCode } from '../../content/schemas.js';
 import * as repo from './repository.js';
+
+// Signals are recorded by every module whose action is a preference signal, in its transaction.
+export { recordSignal, SIGNAL_WEIGHTS, type PreferenceSignal } from './signals.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -118,19 +121,19 @@ export async function preferenceContextForGeneration(
   ctx: AppContext,
   task: { id: number; workspaceId: number; productId: number; generation: number },
 ): Promise<PreferenceContext> {
-  const existing = await repo.findSnapshot(ctx.db, task.id, task.generation);
+  const existing = await repo.findSnapshot(ctx.db, task.workspaceId, task.id, task.generation);
   if (existing) return existing.context;
   const context = await buildPreferenceContext(ctx, task.workspaceId, task.productId);
   await repo.insertSnapshot(ctx.db, task.id, task.generation, context, nowIso(ctx.clock.now()));
   // Re-read: if two attempts raced, both go on with the one snapshot that was stored.
-  const stored = await repo.findSnapshot(ctx.db, task.id, task.generation);
+  const stored = await repo.findSnapshot(ctx.db, task.workspaceId, task.id, task.generation);
   return stored?.context ?? context;
 }
 
 export async function taskPreferenceContext(ctx: AppContext, auth: AuthUser, taskId: number) {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw notFound('task');
-  const snapshot = await repo.latestSnapshot(ctx.db, task.id);
+  const snapshot = await repo.latestSnapshot(ctx.db, auth.workspaceId, task.id);
   if (snapshot) return { ...snapshot.context, generation: snapshot.generation, snapshot_at: snapshot.created_at };
   return { ...(await buildPreferenceContext(ctx, auth.workspaceId, task.product_id)), generation: null, snapshot_at: null };
 }

@@ -115,16 +115,23 @@ export function insertImage(db: DbOrTx, row: NewRow<'product_images'>) {
   return db.insertInto('product_images').values(row).returning(imageColumns).executeTakeFirstOrThrow();
 }
 
-export async function updateImageScene(db: DbOrTx, imageId: number, scene: string) {
-  await db.updateTable('product_images').set({ scene }).where('id', '=', imageId).execute();
+export async function updateImageScene(db: DbOrTx, workspaceId: number, imageId: number, scene: string) {
+  await db.updateTable('product_images').set({ scene }).where('workspace_id', '=', workspaceId).where('id', '=', imageId).execute();
 }
 
 /** Clears the old primary first: the partial unique index allows one primary per product. */
-export async function setPrimaryImage(db: DbOrTx, productId: number, imageId: number) {
-  await db.updateTable('product_images').set({ is_primary: false }).where('product_id', '=', productId).where('is_primary', '=', true).execute();
+export async function setPrimaryImage(db: DbOrTx, workspaceId: number, productId: number, imageId: number) {
+  await db.updateTable('product_images').set({ is_primary: false }).where('workspace_id', '=', workspaceId).where('product_id', '=', productId).where('is_primary', '=', true).execute();
   await db.updateTable('product_images').set({ is_primary: true }).where('id', '=', imageId).execute();
 }
 
-export async function deleteImage(db: DbOrTx, imageId: number) {
-  await db.deleteFrom('product_images').where('id', '=', imageId).execute();
+export async function deleteImage(db: DbOrTx, workspaceId: number, imageId: number) {
+  await db.deleteFrom('product_images').where('workspace_id', '=', workspaceId).where('id', '=', imageId).execute();
+}
+
+/** Which of `ids` are banned words of the workspace (a product may list only those; the banned-words module owns the table). */
+export async function existingBannedWordIds(db: DbOrTx, workspaceId: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('banned_words').select('id').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
 }

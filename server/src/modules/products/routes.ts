@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
-import { BinaryFile } from '../files/schemas.js';
-import { readUpload, uploadScope } from '../files/upload.js';
+import { BinaryFile } from '../../http/binary.js';
+import { readUpload, uploadScope } from '../../http/upload.js';
 import * as service from './service.js';
 import { exportProducts } from './export.js';
 

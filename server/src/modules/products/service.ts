@@ -1,12 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
+import type { DbOrTx } from '../../db/database.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
-import { validateBannedWordIds } from '../banned-words/service.js';
-import { cleanUploadedImage, thumbnailOf } from './image-processing.js';
+import { cleanUploadedImage, thumbnailOf } from '../../images/clean.js';
 import * as repo from './repository.js';
 
 export interface ProductInput {
@@ -32,7 +32,7 @@ async function productValues(ctx: AppContext, workspaceId: number, input: Produc
   if (!name) throw badRequest('body.name must not be blank');
   if (!category) throw badRequest('body.category must not be blank');
   const bannedIds = [...new Set(input.banned_word_ids ?? [])];
-  const known = await validateBannedWordIds(ctx, workspaceId, bannedIds);
+  const known = await repo.existingBannedWordIds(ctx.db, workspaceId, bannedIds);
   const unknown = bannedIds.filter((id) => !known.has(id));
   if (unknown.length > 0) throw badRequest(`body.banned_word_ids: not banned words of this workspace: ${unknown.join(', ')}`);
   return {
@@ -119,6 +119,19 @@ export async function listProductImages(ctx: AppContext, auth: AuthUser, product
   return rows.map((row) => imageView(ctx, row));
 }
 
+/**
+ * Takes a deleted banned word off every product of the workspace that lists it, in the caller's
+ * transaction (the banned-words module deletes the word in the same one).
+ */
+export function detachBannedWord(trx: DbOrTx, workspaceId: number, wordId: number, at: string): Promise<void> {
+  return repo.removeBannedWordFromProducts(trx, workspaceId, wordId, at);
+}
+
+/** The product row as generation reads it (a background job: no caller, only the workspace of its record). */
+export function productForGeneration(ctx: AppContext, workspaceId: number, productId: number) {
+  return repo.findProduct(ctx.db, workspaceId, productId);
+}
+
 /** The product images as rows, for the generation pipeline (see pickProductImage). */
 export function productImagesForGeneration(ctx: AppContext, workspaceId: number, productId: number): Promise<ImageRow[]> {
   return repo.listImages(ctx.db, workspaceId, productId);
@@ -164,7 +177,7 @@ export async function uploadProductImage(ctx: AppContext, auth: AuthUser, produc
 
 export async function changeImageScene(ctx: AppContext, auth: AuthUser, productId: number, imageId: number, scene: string) {
   await findImageOr404(ctx, auth, productId, imageId);
-  await repo.updateImageScene(ctx.db, imageId, scene);
+  await repo.updateImageScene(ctx.db, auth.workspaceId, imageId, scene);
   return imageView(ctx, await findImageOr404(ctx, auth, productId, imageId));
 }
 
@@ -172,7 +185,7 @@ export async function makeImagePrimary(ctx: AppContext, auth: AuthUser, productI
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
     if (!(await repo.findImage(trx, auth.workspaceId, productId, imageId))) throw notFound('product image');
-    await repo.setPrimaryImage(trx, productId, imageId);
+    await repo.setPrimaryImage(trx, auth.workspaceId, productId, imageId);
   });
   return imageView(ctx, await findImageOr404(ctx, auth, productId, imageId));
 }
@@ -183,10 +196,10 @@ export async function deleteProductImage(ctx: AppContext, auth: AuthUser, produc
     if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
     const image = await repo.findImage(trx, auth.workspaceId, productId, imageId);
     if (!image) throw notFound('product image');
-    await repo.deleteImage(trx, imageId);
+    await repo.deleteImage(trx, auth.workspaceId, imageId);
     if (image.is_primary) {
       const next = (await repo.listImages(trx, auth.workspaceId, productId))[0];
-      if (next) await repo.setPrimaryImage(trx, productId, next.id);
+      if (next) await repo.setPrimaryImage(trx, auth.workspaceId, productId, next.id);
     }
   });
 }

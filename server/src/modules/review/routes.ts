@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
-import { ImageCandidateSchema, TextCandidateSchema } from '../../generation/views.js';
+import { ImageCandidateSchema, TextCandidateSchema } from '../tasks/views.js';
 import { StrategySchema, TaskStatusSchema } from '../tasks/views.js';
 import * as service from './service.js';
 

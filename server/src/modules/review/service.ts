@@ -1,18 +1,16 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
-import type { DB, Row, RowUpdate, TaskStatus } from '../../db/schema.js';
+import type { DB, Row, RowUpdate } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
-import { recordSignal } from '../preferences/signals.js';
-import { lockTask, transitionTask } from '../tasks/repository.js';
-import { imageCandidateView, textCandidateView } from '../../generation/views.js';
+import { recordSignal } from '../preferences/service.js';
+import { runTaskAction, TASK_RULES, type TaskAction, type TaskRow } from '../tasks/service.js';
+import { imageCandidateView, textCandidateView } from '../tasks/views.js';
 import * as repo from './repository.js';
 
 const SETS = ['A', 'B', 'C'] as const;
-
-type LockedTask = NonNullable<Awaited<ReturnType<typeof lockTask>>>;
 
 /** What a review action answers: the task's review fields after the change. */
 function reviewState(task: Pick<Row<'tasks'>, 'id' | 'status' | 'review_status' | 'reject_reason' | 'reviewed_at' | 'submitted_at'>) {
@@ -26,27 +24,25 @@ function reviewState(task: Pick<Row<'tasks'>, 'id' | 'status' | 'review_status' 
   };
 }
 
+type ReviewChanges = Pick<RowUpdate<'tasks'>, 'review_status' | 'reject_reason' | 'reviewed_at' | 'submitted_at' | 'submitted_by'>;
+
 /**
- * One review step on a locked task, in the transaction that also stores its `status` event:
- * the task row lock (PostgreSQL) or the single writer (SQLite) queues concurrent reviewers, and
- * the UPDATE is conditional on the status they saw, so exactly one of them moves the task.
+ * One review step, a task lifecycle action (modules/tasks/lifecycle.ts): the task locked, the
+ * status checked, the step's own writes, then the conditional move with its `status` event, all
+ * in one transaction, so of two concurrent reviewers exactly one moves the task.
  */
 function reviewStep(
   ctx: AppContext,
   auth: AuthUser,
   taskId: number,
-  from: TaskStatus,
-  step: (trx: Transaction<DB>, task: LockedTask, now: string) => Promise<{ next: TaskStatus; changes: Pick<RowUpdate<'tasks'>, 'review_status' | 'reject_reason' | 'reviewed_at' | 'submitted_at' | 'submitted_by'> }>,
+  action: Extract<TaskAction, 'submit_review' | 'approve' | 'reject' | 'reject_final'>,
+  step: (trx: Transaction<DB>, task: TaskRow, now: string) => Promise<ReviewChanges>,
 ) {
-  return ctx.events.commit(taskId, async (trx) => {
-    const task = await lockTask(trx, ctx.dialect, auth.workspaceId, taskId);
-    if (!task) throw notFound('task');
-    if (task.status !== from) throw conflict(`this needs the task in status ${from}; it is ${task.status}`);
-    const now = nowIso(ctx.clock.now());
-    const { next, changes } = await step(trx, task, now);
-    const update = { ...changes, status: next, updated_at: now };
-    if (!(await transitionTask(trx, taskId, [from], update))) throw conflict(`the task is no longer in status ${from}`);
-    return { result: reviewState({ ...task, ...update }), events: [{ name: 'status' as const, data: { task_id: taskId, status: next } }] };
+  return runTaskAction(ctx, auth, taskId, action, async (trx, task, at) => {
+    const now = nowIso(at);
+    const changes = { ...(await step(trx, task, now)), updated_at: now };
+    const next = { ...task, ...changes, status: TASK_RULES[action].to };
+    return { result: reviewState(next), changes };
   });
 }
 
@@ -57,15 +53,15 @@ async function decidedText(trx: Transaction<DB>, workspaceId: number, taskId: nu
 }
 
 export function submitForReview(ctx: AppContext, auth: AuthUser, taskId: number) {
-  return reviewStep(ctx, auth, taskId, 'pending_selection', async (trx, task, now) => {
+  return reviewStep(ctx, auth, taskId, 'submit_review', async (trx, task, now) => {
     if (!(await decidedText(trx, auth.workspaceId, task.id))) throw conflict('select at least one text candidate before submitting for review');
     await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'submit', reason: null, final: false, created_at: now });
-    return { next: 'pending_review', changes: { review_status: 'pending', submitted_at: now, submitted_by: auth.userId } };
+    return { review_status: 'pending', submitted_at: now, submitted_by: auth.userId };
   });
 }
 
 export function approve(ctx: AppContext, auth: AuthUser, taskId: number) {
-  return reviewStep(ctx, auth, taskId, 'pending_review', async (trx, task, now) => {
+  return reviewStep(ctx, auth, taskId, 'approve', async (trx, task, now) => {
     const text = await decidedText(trx, auth.workspaceId, task.id);
     await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'approve', reason: null, final: false, created_at: now });
     await recordSignal(trx, {
@@ -80,7 +76,7 @@ export function approve(ctx: AppContext, auth: AuthUser, taskId: number) {
       angleLabel: text?.angle_label ?? null,
       at: ctx.clock.now(),
     });
-    return { next: 'approved', changes: { review_status: 'approved', reject_reason: null, reviewed_at: now } };
+    return { review_status: 'approved', reject_reason: null, reviewed_at: now };
   });
 }
 
@@ -91,7 +87,7 @@ export function approve(ctx: AppContext, auth: AuthUser, taskId: number) {
  */
 export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: string, final: boolean) {
   if (reason.trim() === '') throw badRequest('body.reason must not be blank');
-  return reviewStep(ctx, auth, taskId, 'pending_review', async (trx, task, now) => {
+  return reviewStep(ctx, auth, taskId, final ? 'reject_final' : 'reject', async (trx, task, now) => {
     const text = await decidedText(trx, auth.workspaceId, task.id);
     await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'reject', reason, final, created_at: now });
     await recordSignal(trx, {
@@ -107,7 +103,7 @@ export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: 
       reason,
       at: ctx.clock.now(),
     });
-    return { next: final ? 'rejected' : 'pending_selection', changes: { review_status: 'rejected', reject_reason: reason, reviewed_at: now } };
+    return { review_status: 'rejected', reject_reason: reason, reviewed_at: now };
   });
 }
 

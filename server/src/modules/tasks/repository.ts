@@ -1,14 +1,18 @@
 import type { Transaction } from 'kysely';
 import { forUpdate, preparedQuery, type DbOrTx, type Dialect } from '../../db/database.js';
 import type { DB, NewRow, Row, RowUpdate, TaskStatus } from '../../db/schema.js';
+import type { StaleWindow } from '../../jobs/types.js';
 
 export type TaskRow = Row<'tasks'>;
 export type TextCandidateRow = Row<'text_candidates'>;
 export type ImageCandidateRow = Row<'image_candidates'>;
 type Strategy = TextCandidateRow['strategy'];
 
-/** The list-item columns, product_name by join (one query for a whole page). */
-const listColumns = [
+/**
+ * The list-item columns, product_name by join (one query for a whole page). Migration
+ * 20261123_0200's triggers bump the task-list version when any of these changes (a test ties them).
+ */
+export const LIST_COLUMNS = [
   'tasks.id',
   'tasks.product_id',
   'products.name as product_name',
@@ -24,7 +28,7 @@ const listColumns = [
   'tasks.reviewed_at',
 ] as const;
 
-const detailColumns = [...listColumns, 'tasks.benchmark_ids', 'tasks.progress', 'tasks.generation', 'tasks.failure_reason'] as const;
+const detailColumns = [...LIST_COLUMNS, 'tasks.benchmark_ids', 'tasks.progress', 'tasks.generation', 'tasks.failure_reason'] as const;
 
 export interface TaskFilters {
   status?: TaskStatus | undefined;
@@ -33,23 +37,32 @@ export interface TaskFilters {
   to?: { value: string; inclusive: boolean } | undefined;
 }
 
+/** A position in the list order (created_at, id), newest first: the page starts after it. */
+export interface TaskCursor {
+  createdAt: string;
+  id: number;
+}
+
+/** Where a page starts: an offset (kept within a window by the service) or after a cursor. */
+export type TaskPageStart = { offset: number; limit: number } | { after: TaskCursor; limit: number };
+
 /**
  * One page and its total. Both are compiled once per combination of filters (preparedQuery), so
  * a request pays for running them, not for building SQL. The page reads an index that matches
- * its filters and order (tasks_ws_{created,status,product}_idx, each ending in created_at, id)
- * and joins products by primary key; the total comes from the trigger-kept counters unless a
- * date range asks for a count over that range.
+ * its filters and order (tasks_ws_{created,status,product}_idx, each ending in created_at, id):
+ * the first page and a page after a cursor read only their rows; a page at an offset first picks
+ * its ids from the index alone and only then reads those rows and their products. The total
+ * comes from trigger-kept counters: per (product, status) without a date range, per day with one.
  */
-export function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters, page: { offset: number; limit: number }) {
+export function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters, page: TaskPageStart) {
   const to = filters.to?.value;
   const [toIncl, toExcl] = filters.to?.inclusive ? [to, undefined] : [undefined, to];
   const args = [workspaceId, filters.status, filters.productId, filters.from?.value, toIncl, toExcl] as const;
+  const after = 'after' in page ? page.after : undefined;
+  const offset = 'offset' in page && page.offset > 0 ? page.offset : undefined;
   return Promise.all([
-    pageQuery(db, page.limit, page.offset, ...args),
-    (filters.from || filters.to
-      ? rangeCount(db, ...args)
-      : counterTotal(db, workspaceId, filters.status, filters.productId)
-    ).then(([row]) => Number(row?.n ?? 0)),
+    pageQuery(db, page.limit, offset, after?.createdAt, after?.id, ...args),
+    filters.from || filters.to ? rangeTotal(db, workspaceId, filters) : counterTotal(db, workspaceId, filters.status, filters.productId).then(count),
   ]);
 }
 
@@ -72,15 +85,26 @@ function filteredTasks(db: DbOrTx, ...[workspaceId, status, productId, from, toI
   return query;
 }
 
-const pageQuery = preparedQuery((db, limit: number, offset: number, ...filters: FilterArgs) =>
-  filteredTasks(db, ...filters)
-    .innerJoin('products', 'products.id', 'tasks.product_id')
-    .select(listColumns)
-    .orderBy('tasks.created_at', 'desc')
-    .orderBy('tasks.id', 'desc')
-    .limit(limit)
-    .offset(offset),
+const pageQuery = preparedQuery(
+  (db, limit: number, offset: number | undefined, afterAt: string | undefined, afterId: number | undefined, ...filters: FilterArgs) => {
+    let matching = filteredTasks(db, ...filters);
+    if (afterAt !== undefined && afterId !== undefined) {
+      matching = matching.where((eb) => eb(eb.refTuple('tasks.created_at', 'tasks.id'), '<', eb.tuple(afterAt, afterId)));
+    }
+    const newestFirst = <Q extends { orderBy: (...a: any[]) => any }>(query: Q): Q =>
+      query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc');
+    if (offset === undefined) {
+      return newestFirst(matching.innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS)).limit(limit);
+    }
+    // Skipping rows costs an index entry each, not a table row and a product lookup each.
+    const ids = newestFirst(matching.select('tasks.id')).limit(limit).offset(offset);
+    return newestFirst(
+      db.selectFrom('tasks').innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS).where('tasks.id', 'in', ids),
+    );
+  },
 );
+
+const count = ([row]: Array<{ n: number | string | null }>) => Number(row?.n ?? 0);
 
 const rangeCount = preparedQuery((db, ...args: FilterArgs) =>
   filteredTasks(db, ...args).select((eb) => eb.fn.countAll<number>().as('n')),
@@ -96,6 +120,51 @@ const counterTotal = preparedQuery((db, workspaceId: number, status: TaskStatus 
   if (productId !== undefined) query = query.where('product_id', '=', productId);
   return query;
 });
+
+/** Whole UTC days [firstDay, endDay) from the per-day counters (product 0 and status '*' mean any). */
+const dayCounterTotal = preparedQuery(
+  (db, workspaceId: number, productId: number, status: string, firstDay: string | undefined, endDay: string | undefined) => {
+    let query = db
+      .selectFrom('task_day_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
+      .where('workspace_id', '=', workspaceId)
+      .where('product_id', '=', productId)
+      .where('status', '=', status as TaskStatus);
+    if (firstDay !== undefined) query = query.where('day', '>=', firstDay);
+    if (endDay !== undefined) query = query.where('day', '<', endDay);
+    return query;
+  },
+);
+
+const MIDNIGHT = 'T00:00:00.000Z';
+const nextDay = (day: string) => new Date(Date.parse(`${day}${MIDNIGHT}`) + 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The total of a date range in O(days): the whole UTC days inside it from `task_day_counts`, and
+ * the rows of a partial first or last day (a date-time bound inside a day) counted exactly on
+ * the index, which reads that one day's rows at most. Bounds are ISO UTC (parseDateBound).
+ */
+async function rangeTotal(db: DbOrTx, workspaceId: number, filters: TaskFilters): Promise<number> {
+  const from = filters.from?.value;
+  const to = filters.to;
+  const exact = (lower: string | undefined, upper: { value: string; inclusive: boolean } | undefined) =>
+    rangeCount(db, workspaceId, filters.status, filters.productId, lower, upper?.inclusive ? upper.value : undefined, upper && !upper.inclusive ? upper.value : undefined).then(count);
+
+  // Whole days start at from's day if from is its midnight, else the day after (from's day is partial).
+  const fromDay = from?.slice(0, 10);
+  const firstDay = from === undefined ? undefined : from === `${fromDay}${MIDNIGHT}` ? fromDay : nextDay(fromDay!);
+  // Whole days end before to's day; to's day is partial unless to is an exclusive midnight.
+  const toDay = to?.value.slice(0, 10);
+  const tailIsPartial = to !== undefined && (to.inclusive || to.value !== `${toDay}${MIDNIGHT}`);
+  if (firstDay !== undefined && toDay !== undefined && firstDay > toDay) return exact(from, to);
+
+  const parts: Array<Promise<number>> = [
+    dayCounterTotal(db, workspaceId, filters.productId ?? 0, filters.status ?? '*', firstDay, toDay).then(count),
+  ];
+  if (from !== undefined && firstDay !== fromDay) parts.push(exact(from, { value: `${firstDay}${MIDNIGHT}`, inclusive: false }));
+  if (tailIsPartial) parts.push(exact(`${toDay}${MIDNIGHT}`, to));
+  return (await Promise.all(parts)).reduce((sum, n) => sum + n, 0);
+}
 
 const listVersion = preparedQuery((db, workspaceId: number) =>
   db.selectFrom('task_list_versions').select('version').where('workspace_id', '=', workspaceId),
@@ -129,16 +198,33 @@ export function lockTask(trx: Transaction<DB>, dialect: Dialect, workspaceId: nu
   ).executeTakeFirst();
 }
 
-/** Moves a task only if it is still in one of `from`: a double submit cannot move it twice. */
-export async function transitionTask(db: DbOrTx, id: number, from: readonly TaskStatus[], changes: RowUpdate<'tasks'>): Promise<boolean> {
-  const result = await db.updateTable('tasks').set(changes).where('id', '=', id).where('status', 'in', from).executeTakeFirst();
+/**
+ * Changes a task only while it is in one of `from` (and, when given, still on `generation`): a
+ * double submit cannot move it twice, a late run cannot touch a newer generation.
+ */
+export async function updateTaskIf(
+  db: DbOrTx,
+  workspaceId: number,
+  id: number,
+  from: readonly TaskStatus[],
+  changes: RowUpdate<'tasks'>,
+  generation?: number,
+): Promise<boolean> {
+  let query = db.updateTable('tasks').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).where('status', 'in', from);
+  if (generation !== undefined) query = query.where('generation', '=', generation);
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** A task by id alone, across workspaces: for background jobs, which carry only the id (everything they read next is scoped by its workspace). */
+export function findTaskById(db: DbOrTx, id: number) {
+  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export function findTaskByIdempotencyKey(db: DbOrTx, workspaceId: number, operatorId: number, key: string) {
   return db
     .selectFrom('tasks')
-    .select(['id', 'created_at'])
+    .select(['id', 'created_at', 'idempotency_hash'])
     .where('workspace_id', '=', workspaceId)
     .where('operator_id', '=', operatorId)
     .where('idempotency_key', '=', key)
@@ -146,8 +232,8 @@ export function findTaskByIdempotencyKey(db: DbOrTx, workspaceId: number, operat
 }
 
 /** Frees an expired key for reuse (the unique index would refuse it otherwise). */
-export async function clearIdempotencyKey(db: DbOrTx, taskId: number) {
-  await db.updateTable('tasks').set({ idempotency_key: null }).where('id', '=', taskId).execute();
+export async function clearIdempotencyKey(db: DbOrTx, workspaceId: number, taskId: number) {
+  await db.updateTable('tasks').set({ idempotency_key: null, idempotency_hash: null }).where('workspace_id', '=', workspaceId).where('id', '=', taskId).execute();
 }
 
 export async function insertTask(db: DbOrTx, row: NewRow<'tasks'>): Promise<number> {
@@ -166,11 +252,11 @@ export function findBenchmarks(db: DbOrTx, workspaceId: number, ids: number[]) {
 }
 
 /** Display order of task detail: by strategy set (legacy null last), then creation. */
-export function listTextCandidates(db: DbOrTx, taskId: number) {
+export function listTextCandidates(db: DbOrTx, workspaceId: number, taskId: number) {
   return db
     .selectFrom('text_candidates')
     .selectAll()
-    .where('task_id', '=', taskId)
+    .where('workspace_id', '=', workspaceId).where('task_id', '=', taskId)
     .orderBy((eb) => eb.case().when('strategy', 'is', null).then(1).else(0).end())
     .orderBy('strategy')
     .orderBy('created_at')
@@ -178,31 +264,31 @@ export function listTextCandidates(db: DbOrTx, taskId: number) {
     .execute();
 }
 
-export function listImageCandidates(db: DbOrTx, taskId: number) {
+export function listImageCandidates(db: DbOrTx, workspaceId: number, taskId: number) {
   return db
     .selectFrom('image_candidates')
     .selectAll()
-    .where('task_id', '=', taskId)
+    .where('workspace_id', '=', workspaceId).where('task_id', '=', taskId)
     .orderBy('strategy')
     .orderBy('created_at')
     .orderBy('id')
     .execute();
 }
 
-export function findTextCandidate(db: DbOrTx, taskId: number, id: number) {
-  return db.selectFrom('text_candidates').selectAll().where('task_id', '=', taskId).where('id', '=', id).executeTakeFirst();
+export function findTextCandidate(db: DbOrTx, workspaceId: number, taskId: number, id: number) {
+  return db.selectFrom('text_candidates').selectAll().where('workspace_id', '=', workspaceId).where('task_id', '=', taskId).where('id', '=', id).executeTakeFirst();
 }
 
-export function findImageCandidate(db: DbOrTx, taskId: number, id: number) {
-  return db.selectFrom('image_candidates').selectAll().where('task_id', '=', taskId).where('id', '=', id).executeTakeFirst();
+export function findImageCandidate(db: DbOrTx, workspaceId: number, taskId: number, id: number) {
+  return db.selectFrom('image_candidates').selectAll().where('workspace_id', '=', workspaceId).where('task_id', '=', taskId).where('id', '=', id).executeTakeFirst();
 }
 
 /** Clears the other selected text of the candidate's set (one selected text per set). */
-export async function deselectOtherTexts(db: DbOrTx, taskId: number, strategy: Strategy, keepId: number, now: string) {
+export async function deselectOtherTexts(db: DbOrTx, workspaceId: number, taskId: number, strategy: Strategy, keepId: number, now: string) {
   let query = db
     .updateTable('text_candidates')
     .set({ is_selected: false, updated_at: now })
-    .where('task_id', '=', taskId)
+    .where('workspace_id', '=', workspaceId).where('task_id', '=', taskId)
     .where('is_selected', '=', true)
     .where('id', '!=', keepId);
   query = strategy === null ? query.where('strategy', 'is', null) : query.where('strategy', '=', strategy);
@@ -210,48 +296,48 @@ export async function deselectOtherTexts(db: DbOrTx, taskId: number, strategy: S
 }
 
 /** Flips the flag only when it differs; true when this call changed it (one signal per change). */
-export async function setTextSelected(db: DbOrTx, id: number, selected: boolean, now: string): Promise<boolean> {
+export async function setTextSelected(db: DbOrTx, workspaceId: number, id: number, selected: boolean, now: string): Promise<boolean> {
   const result = await db
     .updateTable('text_candidates')
     .set({ is_selected: selected, updated_at: now })
-    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId).where('id', '=', id)
     .where('is_selected', '=', !selected)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function setImageSelected(db: DbOrTx, id: number, selected: boolean): Promise<boolean> {
+export async function setImageSelected(db: DbOrTx, workspaceId: number, id: number, selected: boolean): Promise<boolean> {
   const result = await db
     .updateTable('image_candidates')
     .set({ is_selected: selected })
-    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId).where('id', '=', id)
     .where('is_selected', '=', !selected)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function updateTextCandidate(db: DbOrTx, id: number, changes: RowUpdate<'text_candidates'>) {
-  return db.updateTable('text_candidates').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+export async function updateTextCandidate(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'text_candidates'>) {
+  return db.updateTable('text_candidates').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
 export async function insertTextCandidate(db: DbOrTx, row: NewRow<'text_candidates'>) {
   return db.insertInto('text_candidates').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-export function countTextsByStrategy(db: DbOrTx, taskId: number) {
+export function countTextsByStrategy(db: DbOrTx, workspaceId: number, taskId: number) {
   return db
     .selectFrom('text_candidates')
     .select(['strategy', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('task_id', '=', taskId)
+    .where('workspace_id', '=', workspaceId).where('task_id', '=', taskId)
     .groupBy('strategy')
     .execute();
 }
 
-export async function nextTextSlot(db: DbOrTx, taskId: number, generation: number): Promise<number> {
+export async function nextTextSlot(db: DbOrTx, workspaceId: number, taskId: number, generation: number): Promise<number> {
   const row = await db
     .selectFrom('text_candidates')
     .select((eb) => eb.fn.max('slot').as('slot'))
-    .where('task_id', '=', taskId)
+    .where('workspace_id', '=', workspaceId).where('task_id', '=', taskId)
     .where('generation', '=', generation)
     .executeTakeFirst();
   return row?.slot === null || row?.slot === undefined ? 0 : Number(row.slot) + 1;
@@ -293,4 +379,93 @@ export async function userActiveInWorkspace(db: DbOrTx, userId: number, workspac
     .where('memberships.workspace_id', '=', workspaceId)
     .executeTakeFirst();
   return row?.is_active === true;
+}
+
+// ---- generation runs -----------------------------------------------------------------------
+
+export function textCandidatesOf(db: DbOrTx, workspaceId: number, taskId: number, generation: number) {
+  return db
+    .selectFrom('text_candidates')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .where('generation', '=', generation)
+    .orderBy('slot')
+    .execute();
+}
+
+/** Texts of the task over all generations, newest first (import track: what its images illustrate). */
+export function latestTextsOf(db: DbOrTx, workspaceId: number, taskId: number) {
+  return db
+    .selectFrom('text_candidates')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function countTextCandidates(db: DbOrTx, workspaceId: number, taskId: number) {
+  return db
+    .selectFrom('text_candidates')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .executeTakeFirstOrThrow()
+    .then((r) => Number(r.n));
+}
+
+export function imageSlotsOf(db: DbOrTx, workspaceId: number, taskId: number, generation: number) {
+  return db
+    .selectFrom('image_candidates')
+    .select(['strategy', 'seq'])
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .where('generation', '=', generation)
+    .execute();
+}
+
+/** Inserts the candidates whose slot is still free (a re-run never duplicates); returns those inserted. */
+export async function insertTextCandidates(db: DbOrTx, rows: NewRow<'text_candidates'>[]): Promise<Row<'text_candidates'>[]> {
+  const inserted: Row<'text_candidates'>[] = [];
+  for (const row of rows) {
+    const result = await db
+      .insertInto('text_candidates')
+      .values(row)
+      .onConflict((oc) => oc.columns(['task_id', 'generation', 'slot']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (result) inserted.push(result);
+  }
+  return inserted;
+}
+
+export function insertImageCandidate(db: DbOrTx, row: NewRow<'image_candidates'>) {
+  return db
+    .insertInto('image_candidates')
+    .values(row)
+    .onConflict((oc) => oc.columns(['task_id', 'generation', 'strategy', 'seq']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * The stale-work sweeper's rule for task generation, across workspaces: tasks still waiting for
+ * their first run, or generating under a lapsed lease, untouched since `staleBeforeIso`.
+ */
+export async function findStaleGenerations(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+  const rows = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('updated_at', '<', window.staleBeforeIso)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'pending'),
+        eb.and([eb('status', '=', 'generating'), eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', window.nowIso)])]),
+      ]),
+    )
+    .orderBy('id')
+    .limit(window.limit)
+    .execute();
+  return rows.map((r) => r.id);
 }

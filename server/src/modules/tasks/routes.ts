@@ -1,12 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
-import { commonErrors, ErrorEnvelope, IdParams, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
-import { ImageCandidateSchema, TextCandidateSchema } from '../../generation/views.js';
+import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import { ImageCandidateSchema, TextCandidateSchema } from './views.js';
 import * as service from './service.js';
 import * as tickets from './tickets.js';
 import { TaskListCache } from './list-cache.js';
+import { PAGE_WINDOW } from './list-paging.js';
 import { EventStreams } from './stream.js';
 import { StrategySchema, TaskDetail, TaskListItem, TaskStatusSchema } from './views.js';
 
@@ -24,6 +25,10 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 const stateErrors = { ...commonErrors, 409: ErrorEnvelope };
+const TaskListPage = Type.Object({
+  ...Paged(TaskListItem).properties,
+  next_cursor: Nullable(Type.String({ description: 'pass as cursor for the tasks after this page; null when this page was not full' })),
+});
 
 export const taskRoutes: ApiModule = async (app, ctx) => {
   const streams = new EventStreams(ctx.config.sseHeartbeatMs);
@@ -59,14 +64,16 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
       schema: {
         tags,
         summary: 'Tasks of the workspace, newest first',
+        description: `Pages by number up to page × page_size = ${PAGE_WINDOW}; beyond that (400 / 40000), read on with \`cursor\`: every page answers \`next_cursor\` (null when the page is not full), and \`cursor=<next_cursor>\` returns the tasks after it, newest first, with the same filters. \`total\` is always the count of every task the filters match.`,
         querystring: Type.Object({
           ...PageQuery.properties,
+          cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of a page: the page starts after it (page must be 1 or absent)' })),
           status: Type.Optional(TaskStatusSchema),
           product_id: Type.Optional(Id),
           date_from: Type.Optional(Type.String({ maxLength: 40, description: 'YYYY-MM-DD (whole UTC day) or ISO 8601 date-time' })),
           date_to: Type.Optional(Type.String({ maxLength: 40, description: 'YYYY-MM-DD (whole UTC day, inclusive) or ISO 8601 date-time' })),
         }),
-        response: { 200: Ok(Paged(TaskListItem)), ...commonErrors },
+        response: { 200: Ok(TaskListPage), ...commonErrors },
       },
     },
     async (request, reply) => {

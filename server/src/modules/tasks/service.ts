@@ -1,35 +1,30 @@
+import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { DB, TaskStatus } from '../../db/schema.js';
-import type { NewTaskEvent } from '../../events/types.js';
-import type { BannedWordMatcher } from '../../generation/banned-words.js';
-import { evaluateNote, type NoteText } from '../../generation/evaluate.js';
-import type { StrategyCode } from '../../generation/schemas.js';
-import { imageStrategies } from '../../generation/strategies.js';
-import { clip } from '../../generation/text.js';
-import { imageCandidateView, textCandidateView } from '../../generation/views.js';
+import { evaluateNote, type NoteText } from '../../content/evaluate.js';
+import type { StrategyCode } from '../../content/schemas.js';
+import { imageStrategies } from '../../content/strategies.js';
+import { clip } from '../../content/text.js';
+import { imageCandidateView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
-import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { pageOf, type PageQuery } from '../../http/schemas.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
 import { assertNoHardBlock, bannedWordMatcherFor } from '../banned-words/service.js';
-import { recordSignal, type PreferenceSignal } from '../preferences/signals.js';
-import { findProduct } from '../products/repository.js';
+import { recordSignal, type PreferenceSignal } from '../preferences/service.js';
+import { productForGeneration } from '../products/service.js';
 import { parseDateBound } from './dates.js';
 import type { TaskListCache } from './list-cache.js';
+import { nextCursor, pageStart } from './list-paging.js';
 import * as repo from './repository.js';
-import type { TaskRow } from './repository.js';
+import { allowedActions, runTaskAction, type TaskRow } from './lifecycle.js';
+import { failTaskGeneration, taskGenerateJob } from './pipeline.js';
 
-/** Accepted states of each operation (contract-decisions §4; the rest are ours, see docs/decisions.md). */
-export const ACCEPTED = {
-  select: ['pending_selection'],
-  edit: ['pending_selection'],
-  importText: ['pending', 'generating', 'pending_selection'],
-  regenerate: ['pending_selection', 'failed'],
-  archive: ['approved', 'pending_selection', 'failed'],
-} as const satisfies Record<string, readonly TaskStatus[]>;
+// The lifecycle is how other modules change a task's status (review, delivery).
+export { allowedActions, assertAccepts, runTaskAction, TASK_RULES, type TaskAction, type TaskRow } from './lifecycle.js';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -43,15 +38,39 @@ export interface CreateTaskInput {
   overlay_text?: boolean | undefined;
 }
 
+/**
+ * The task a create request asks for, whatever its spelling: only the fields read, with their
+ * defaults, benchmarks as a set, the theme as stored, in one key order.
+ */
+function canonicalTaskRequest(input: CreateTaskInput) {
+  return {
+    product_id: input.product_id,
+    benchmark_ids: [...new Set(input.benchmark_ids ?? [])].sort((a, b) => a - b),
+    theme: input.theme.trim(),
+    text_count: input.text_count,
+    image_count: input.image_count,
+    track: input.track,
+    overlay_text: input.overlay_text ?? true,
+  };
+}
+
 export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateTaskInput, idempotencyKey: string | undefined) {
   const now = ctx.clock.now();
   const fresh = (task: { created_at: string }) => Date.parse(task.created_at) > now.getTime() - IDEMPOTENCY_WINDOW_MS;
+  const bodyHash = idempotencyKey ? createHash('sha256').update(JSON.stringify(canonicalTaskRequest(input))).digest('hex') : null;
+  /** A repeat answers with the first task; the key reused for another body is a 409 (as Stripe does). */
+  const repeatOf = (earlier: { id: number; idempotency_hash: string | null }) => {
+    if (earlier.idempotency_hash !== null && earlier.idempotency_hash !== bodyHash) {
+      throw conflict('this Idempotency-Key was used for a different request body within 24 hours: use a new key for a new task');
+    }
+    return earlier.id;
+  };
   if (idempotencyKey) {
     const earlier = await repo.findTaskByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
-    if (earlier && fresh(earlier)) return getTaskListItem(ctx, auth, earlier.id);
+    if (earlier && fresh(earlier)) return getTaskListItem(ctx, auth, repeatOf(earlier));
   }
 
-  const product = await findProduct(ctx.db, auth.workspaceId, input.product_id);
+  const product = await productForGeneration(ctx, auth.workspaceId, input.product_id);
   if (!product) throw notFound(`product ${input.product_id}`);
   const benchmarkIds = [...new Set(input.benchmark_ids ?? [])];
   const benchmarks = await repo.findBenchmarks(ctx.db, auth.workspaceId, benchmarkIds);
@@ -80,9 +99,9 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
       if (idempotencyKey) {
         const holder = await repo.findTaskByIdempotencyKey(trx, auth.workspaceId, auth.userId, idempotencyKey);
         // A concurrent submit committed first: its task is the answer.
-        if (holder && fresh(holder)) return { id: holder.id, isNew: false };
+        if (holder && fresh(holder)) return { id: repeatOf(holder), isNew: false };
         // Held by a task older than the window: that task lets go of it.
-        if (holder) await repo.clearIdempotencyKey(trx, holder.id);
+        if (holder) await repo.clearIdempotencyKey(trx, auth.workspaceId, holder.id);
       }
       const id = await repo.insertTask(trx, {
         workspace_id: auth.workspaceId,
@@ -100,6 +119,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
         generation: 0,
         progress: json(null),
         idempotency_key: idempotencyKey ?? null,
+        idempotency_hash: bodyHash,
         created_at: stamp,
         updated_at: stamp,
       });
@@ -109,11 +129,11 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
     // A concurrent submit with the same key won the insert: answer with its task.
     if (idempotencyKey && isUniqueViolation(err)) {
       const winner = await repo.findTaskByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
-      if (winner) return getTaskListItem(ctx, auth, winner.id);
+      if (winner) return getTaskListItem(ctx, auth, repeatOf(winner));
     }
     throw err;
   }
-  if (created.isNew) await enqueueGeneration(ctx, created.id);
+  if (created.isNew) await enqueueGeneration(ctx, { id: created.id, workspace_id: auth.workspaceId, status: 'pending' });
   return getTaskListItem(ctx, auth, created.id);
 }
 
@@ -121,30 +141,15 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
  * Only the id goes on the queue. Should the queue refuse it, the task is failed at once (with
  * its events) rather than left pending forever; regenerate starts it again.
  */
-async function enqueueGeneration(ctx: AppContext, taskId: number) {
+async function enqueueGeneration(ctx: AppContext, task: Pick<TaskRow, 'id' | 'workspace_id' | 'status'>) {
   try {
-    await ctx.queue.enqueue('task.generate', taskId);
+    await ctx.queue.enqueue(taskGenerateJob.kind, task.id);
   } catch (err) {
-    ctx.log.error({ err, taskId }, 'could not queue the task');
+    ctx.log.error({ err, taskId: task.id }, 'could not queue the task');
     const reason = 'the job queue is unavailable; regenerate the task to try again';
-    await ctx.events.commit(taskId, async (trx) => {
-      const moved = await repo.transitionTask(trx, taskId, ['pending', 'generating'], {
-        status: 'failed',
-        failure_reason: reason,
-        updated_at: nowIso(ctx.clock.now()),
-      });
-      return { result: undefined, events: moved ? failedEvents(taskId, reason) : [] };
-    });
-    throw new AppError('internal', `task ${taskId} was stored but could not be queued: ${reason}`);
+    await failTaskGeneration(ctx, task, reason);
+    throw new AppError('internal', `task ${task.id} was stored but could not be queued: ${reason}`);
   }
-}
-
-function failedEvents(taskId: number, message: string): NewTaskEvent[] {
-  return [
-    { name: 'status', data: { task_id: taskId, status: 'failed' } },
-    { name: 'error', data: { message } },
-    { name: 'done', data: { status: 'failed' } },
-  ];
 }
 
 export interface ListTasksQuery extends PageQuery {
@@ -152,6 +157,7 @@ export interface ListTasksQuery extends PageQuery {
   product_id?: number | undefined;
   date_from?: string | undefined;
   date_to?: string | undefined;
+  cursor?: string | undefined;
 }
 
 function listFilters(query: ListTasksQuery): repo.TaskFilters {
@@ -164,8 +170,8 @@ function listFilters(query: ListTasksQuery): repo.TaskFilters {
 }
 
 export async function listTasks(ctx: AppContext, auth: AuthUser, query: ListTasksQuery) {
-  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, listFilters(query), pageWindow(query));
-  return pageOf(items, total, query);
+  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, listFilters(query), pageStart(query));
+  return { ...pageOf(items, total, query), next_cursor: nextCursor(items, query.page_size) };
 }
 
 /**
@@ -183,7 +189,7 @@ export async function listTasksSerialized(
 ): Promise<Buffer> {
   const filters = listFilters(query);
   const version = await repo.taskListVersion(ctx.db, auth.workspaceId);
-  const key = JSON.stringify([auth.workspaceId, filters.status, filters.productId, filters.from?.value, filters.to, query.page, query.page_size]);
+  const key = JSON.stringify([auth.workspaceId, filters.status, filters.productId, filters.from?.value, filters.to, query.page, query.page_size, query.cursor]);
   const cached = cache.get(key, version);
   if (cached !== undefined) return cached;
   const body = Buffer.from(serialize(await listTasks(ctx, auth, query)));
@@ -204,35 +210,14 @@ async function requireTaskDetail(ctx: AppContext, auth: AuthUser, id: number) {
 
 export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   const task = await requireTaskDetail(ctx, auth, id);
-  const [texts, images] = await Promise.all([repo.listTextCandidates(ctx.db, id), repo.listImageCandidates(ctx.db, id)]);
+  const [texts, images] = await Promise.all([repo.listTextCandidates(ctx.db, auth.workspaceId, id), repo.listImageCandidates(ctx.db, auth.workspaceId, id)]);
+  const facts = { track: task.track, hasTexts: texts.length > 0, hasSelectedText: texts.some((t) => t.is_selected), hasFailedImages: false };
   return {
     ...task,
+    allowed_actions: allowedActions(auth.role, task, facts),
     text_candidates: texts.map(textCandidateView),
     image_candidates: images.map((row) => imageCandidateView(ctx, row)),
   };
-}
-
-/**
- * One operation on one task: the task row locked, the workspace checked (another workspace's
- * task is a 404), the state checked (409), then `work` — all in one transaction with the
- * events and preference signals it produces.
- */
-function operateOnTask<T>(
-  ctx: AppContext,
-  auth: AuthUser,
-  taskId: number,
-  operation: keyof typeof ACCEPTED,
-  work: (trx: Transaction<DB>, task: TaskRow, now: Date) => Promise<{ result: T; events: NewTaskEvent[] }>,
-): Promise<T> {
-  return ctx.events.commit(taskId, async (trx) => {
-    const task = await repo.lockTask(trx, ctx.dialect, auth.workspaceId, taskId);
-    if (!task) throw notFound('task');
-    const accepted: readonly TaskStatus[] = ACCEPTED[operation];
-    if (!accepted.includes(task.status)) {
-      throw conflict(`${operation} is not accepted while the task is ${task.status} (accepted: ${accepted.join(', ')})`);
-    }
-    return work(trx, task, ctx.clock.now());
-  });
 }
 
 function signal(auth: AuthUser, task: TaskRow, now: Date, rest: Omit<PreferenceSignal, 'workspaceId' | 'productId' | 'taskId' | 'userId' | 'at'>): PreferenceSignal {
@@ -240,17 +225,17 @@ function signal(auth: AuthUser, task: TaskRow, now: Date, rest: Omit<PreferenceS
 }
 
 export function selectTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, selected: boolean) {
-  return operateOnTask(ctx, auth, taskId, 'select', async (trx, task, now) => {
-    const candidate = await repo.findTextCandidate(trx, taskId, candidateId);
+  return runTaskAction(ctx, auth, taskId, 'select', async (trx, task, now) => {
+    const candidate = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
     if (!candidate) throw notFound('text candidate');
     const stamp = nowIso(now);
     if (selected) {
       if (candidate.banned_word_status === 'hard_block') {
         throw conflict('this text contains hard-blocked words and cannot be selected; edit it first');
       }
-      await repo.deselectOtherTexts(trx, taskId, candidate.strategy, candidate.id, stamp);
+      await repo.deselectOtherTexts(trx, auth.workspaceId, taskId, candidate.strategy, candidate.id, stamp);
     }
-    if (await repo.setTextSelected(trx, candidate.id, selected, stamp)) {
+    if (await repo.setTextSelected(trx, auth.workspaceId, candidate.id, selected, stamp)) {
       if (selected) {
         await recordSignal(
           trx,
@@ -258,31 +243,34 @@ export function selectTextCandidate(ctx: AppContext, auth: AuthUser, taskId: num
         );
       }
     }
-    const row = await repo.findTextCandidate(trx, taskId, candidateId);
+    const row = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
     return { result: textCandidateView(row!), events: [] };
   });
 }
 
 export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, selected: boolean) {
-  return operateOnTask(ctx, auth, taskId, 'select', async (trx, task, now) => {
-    const candidate = await repo.findImageCandidate(trx, taskId, candidateId);
+  return runTaskAction(ctx, auth, taskId, 'select', async (trx, task, now) => {
+    const candidate = await repo.findImageCandidate(trx, auth.workspaceId, taskId, candidateId);
     if (!candidate) throw notFound('image candidate');
-    if ((await repo.setImageSelected(trx, candidate.id, selected)) && selected) {
+    if ((await repo.setImageSelected(trx, auth.workspaceId, candidate.id, selected)) && selected) {
       await recordSignal(trx, signal(auth, task, now, { type: 'select_image', candidateId: candidate.id, candidateKind: 'image', strategy: candidate.strategy }));
     }
-    const row = await repo.findImageCandidate(trx, taskId, candidateId);
+    const row = await repo.findImageCandidate(trx, auth.workspaceId, taskId, candidateId);
     return { result: imageCandidateView(ctx, row!), events: [] };
   });
 }
 
-/** Banned-word check and deterministic score of a text against its task's product and theme. */
-async function evaluateForTask(trx: Transaction<DB>, matcher: BannedWordMatcher, task: TaskRow, note: NoteText) {
-  const product = await findProduct(trx, task.workspace_id, task.product_id);
-  return evaluateNote(matcher, note, {
-    productName: product?.name ?? '',
-    sellingPoints: product?.selling_points ?? [],
-    theme: task.theme,
-  });
+/**
+ * What an edited or imported text is checked and scored against: the workspace's banned words
+ * and the task's product and theme. Read before the action's transaction, which on SQLite holds
+ * the only connection; a task's product never changes.
+ */
+async function evaluatorFor(ctx: AppContext, auth: AuthUser, taskId: number): Promise<(note: NoteText) => ReturnType<typeof evaluateNote>> {
+  const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
+  if (!task) throw notFound('task');
+  const [matcher, product] = await Promise.all([bannedWordMatcherFor(ctx, auth.workspaceId), productForGeneration(ctx, auth.workspaceId, task.product_id)]);
+  const subject = { productName: product?.name ?? '', sellingPoints: product?.selling_points ?? [], theme: task.theme };
+  return (note) => evaluateNote(matcher, note, subject);
 }
 
 /** Tags as the pipeline stores them: no leading #, no blanks, no repeats. */
@@ -297,19 +285,18 @@ export interface EditInput {
 }
 
 export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, input: EditInput) {
-  // Read before the transaction: on SQLite it holds the only connection.
-  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId);
-  return operateOnTask(ctx, auth, taskId, 'edit', async (trx, task, now) => {
-    const candidate = await repo.findTextCandidate(trx, taskId, candidateId);
+  const evaluate = await evaluatorFor(ctx, auth, taskId);
+  return runTaskAction(ctx, auth, taskId, 'edit', async (trx, task, now) => {
+    const candidate = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
     if (!candidate) throw notFound('text candidate');
-    const evaluated = await evaluateForTask(trx, matcher, task, {
+    const evaluated = evaluate({
       title: input.title ?? candidate.title,
       content: input.content,
       tags: input.tags ? cleanTags(input.tags) : candidate.tags,
       cover_title: candidate.cover_title,
     });
     const blocked = evaluated.status === 'hard_block';
-    const row = await repo.updateTextCandidate(trx, candidate.id, {
+    const row = await repo.updateTextCandidate(trx, auth.workspaceId, candidate.id, {
       title: evaluated.note.title,
       content: evaluated.note.content,
       tags: json(evaluated.note.tags),
@@ -351,14 +338,14 @@ export interface ImportInput {
 
 /** The set an import joins without an explicit strategy: the one with the fewest texts, A first. */
 async function emptiestSet(trx: Transaction<DB>, task: TaskRow): Promise<StrategyCode> {
-  const counts = await repo.countTextsByStrategy(trx, task.id);
+  const counts = await repo.countTextsByStrategy(trx, task.workspace_id, task.id);
   const countOf = (s: StrategyCode) => Number(counts.find((c) => c.strategy === s)?.n ?? 0);
   return imageStrategies(task.text_count).reduce((best, s) => (countOf(s) < countOf(best) ? s : best));
 }
 
 export async function importText(ctx: AppContext, auth: AuthUser, taskId: number, input: ImportInput) {
-  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId);
-  return operateOnTask(ctx, auth, taskId, 'importText', async (trx, task, now) => {
+  const evaluate = await evaluatorFor(ctx, auth, taskId);
+  return runTaskAction(ctx, auth, taskId, 'import_text', async (trx, task, now) => {
     if (task.track !== 'import') throw conflict('import-text is accepted only on tasks of the import track');
     const content = input.content.trim();
     if (!content) throw badRequest('body.content must not be blank');
@@ -366,13 +353,13 @@ export async function importText(ctx: AppContext, auth: AuthUser, taskId: number
     if (!angleLabel) throw badRequest('body.angle_label must not be blank');
     const title = input.title?.trim() || clip(content.split('\n').find((l) => l.trim()) ?? content, 20);
     const strategy = input.strategy ?? (await emptiestSet(trx, task));
-    const evaluated = await evaluateForTask(trx, matcher, task, { title, content, tags: cleanTags(input.tags ?? []), cover_title: clip(title, 12) });
+    const evaluated = evaluate({ title, content, tags: cleanTags(input.tags ?? []), cover_title: clip(title, 12) });
     const stamp = nowIso(now);
     const row = await repo.insertTextCandidate(trx, {
       workspace_id: task.workspace_id,
       task_id: task.id,
       generation: task.generation,
-      slot: await repo.nextTextSlot(trx, task.id, task.generation),
+      slot: await repo.nextTextSlot(trx, auth.workspaceId, task.id, task.generation),
       strategy,
       angle_label: clip(angleLabel, 100),
       title: evaluated.note.title,
@@ -413,28 +400,18 @@ export async function importText(ctx: AppContext, auth: AuthUser, taskId: number
  * run (the worker for a new task, this for a regenerate). Earlier candidates and selections stay.
  */
 export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: number) {
-  await operateOnTask(ctx, auth, taskId, 'regenerate', async (trx, task, now) => {
-    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.regenerate, {
-      status: 'generating',
-      generation: task.generation + 1,
-      progress: json(null),
-      failure_reason: null,
-      lease_until: null,
-      updated_at: nowIso(now),
-    });
-    if (!moved) throw conflict('the task changed meanwhile; reload it');
+  const task = await runTaskAction(ctx, auth, taskId, 'regenerate', async (trx, task, now) => {
     await recordSignal(trx, signal(auth, task, now, { type: 'regenerate' }));
-    return { result: undefined, events: [{ name: 'status', data: { task_id: taskId, status: 'generating' } }] };
+    return {
+      result: { ...task, status: 'generating' as const },
+      changes: { generation: task.generation + 1, progress: json(null), failure_reason: null, lease_until: null, updated_at: nowIso(now) },
+    };
   });
-  await enqueueGeneration(ctx, taskId);
+  await enqueueGeneration(ctx, task);
   return getTaskListItem(ctx, auth, taskId);
 }
 
 export async function archiveTask(ctx: AppContext, auth: AuthUser, taskId: number) {
-  await operateOnTask(ctx, auth, taskId, 'archive', async (trx, _task, now) => {
-    const moved = await repo.transitionTask(trx, taskId, ACCEPTED.archive, { status: 'archived', updated_at: nowIso(now) });
-    if (!moved) throw conflict('the task changed meanwhile; reload it');
-    return { result: undefined, events: [{ name: 'status', data: { task_id: taskId, status: 'archived' } }] };
-  });
+  await runTaskAction(ctx, auth, taskId, 'archive', async (_trx, _task, now) => ({ result: undefined, changes: { updated_at: nowIso(now) } }));
   return getTaskListItem(ctx, auth, taskId);
 }

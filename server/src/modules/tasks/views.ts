@@ -1,11 +1,91 @@
 import { Type, type Static } from 'typebox';
+import type { AppContext } from '../../context.js';
+import type { Row } from '../../db/schema.js';
 import { DateTime, Nullable } from '../../http/schemas.js';
-import { ImageCandidateSchema, TextCandidateSchema } from '../../generation/views.js';
+import { fileUrl } from '../../storage/signed-url.js';
+import { IMAGE_ROLES } from '../../content/schemas.js';
+import { USER_ACTIONS } from './lifecycle.js';
+
+/**
+ * The contract's Text and Image candidate shapes, used alike by task detail, the review queue
+ * and the `text_candidate` / `image_candidate` events (the contract wants them identical).
+ */
+export const ScoreSchema = Type.Object({
+  title: Type.Integer({ minimum: 0, maximum: 25 }),
+  emotion: Type.Integer({ minimum: 0, maximum: 25 }),
+  selling: Type.Integer({ minimum: 0, maximum: 25 }),
+  keyword: Type.Integer({ minimum: 0, maximum: 20 }),
+  compliance: Type.Integer({ minimum: 0, maximum: 5 }),
+  total: Type.Integer({ minimum: 0, maximum: 100 }),
+});
+
+export const TextCandidateSchema = Type.Object({
+  candidate_id: Type.Integer(),
+  angle_label: Type.String(),
+  strategy: Nullable(Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C')])),
+  title: Type.String(),
+  content: Type.String(),
+  tags: Type.Array(Type.String()),
+  cover_title: Type.String(),
+  image_brief: Type.String(),
+  source: Type.Union([Type.Literal('ai'), Type.Literal('import')]),
+  score: ScoreSchema,
+  banned_word_status: Type.Union([Type.Literal('pass'), Type.Literal('auto_fixed'), Type.Literal('soft_warn'), Type.Literal('hard_block')]),
+  is_selected: Type.Boolean(),
+  verdict: Type.String(),
+  summary: Type.String(),
+  edited: Type.Boolean(),
+});
+export type TextCandidateView = Static<typeof TextCandidateSchema>;
+
+export const ImageCandidateSchema = Type.Object({
+  candidate_id: Type.Integer(),
+  strategy: Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C')]),
+  url: Type.String(),
+  role: Type.Enum(IMAGE_ROLES),
+  seq: Type.Integer(),
+  is_selected: Type.Boolean(),
+  is_regen: Type.Boolean(),
+  ai_visual_score: Nullable(Type.Number()),
+  ai_visual_note: Nullable(Type.String()),
+});
+export type ImageCandidateView = Static<typeof ImageCandidateSchema>;
+
+export function textCandidateView(row: Row<'text_candidates'>): TextCandidateView {
+  return {
+    candidate_id: row.id,
+    angle_label: row.angle_label,
+    strategy: row.strategy,
+    title: row.title,
+    content: row.content,
+    tags: row.tags,
+    cover_title: row.cover_title,
+    image_brief: row.image_brief,
+    source: row.source,
+    score: row.score,
+    banned_word_status: row.banned_word_status,
+    is_selected: row.is_selected,
+    verdict: row.verdict,
+    summary: row.summary,
+    edited: row.edited,
+  };
+}
+
+export function imageCandidateView(ctx: Pick<AppContext, 'config' | 'clock'>, row: Row<'image_candidates'>): ImageCandidateView {
+  return {
+    candidate_id: row.id,
+    strategy: row.strategy,
+    url: fileUrl(ctx, row.file_key),
+    role: row.role,
+    seq: row.seq,
+    is_selected: row.is_selected,
+    is_regen: row.is_regen,
+    ai_visual_score: row.ai_visual_score,
+    ai_visual_note: row.ai_visual_note,
+  };
+}
 
 /** The task shapes of the contract (list item) and contract-decisions §4 (detail). */
-
-// The candidate shapes live with the generation pipeline, which emits them as events too.
-export { imageCandidateView, textCandidateView } from '../../generation/views.js';
 
 export const TASK_STATUSES = ['pending', 'generating', 'pending_selection', 'pending_review', 'approved', 'rejected', 'archived', 'failed'] as const;
 export const TaskStatusSchema = Type.Enum(TASK_STATUSES);
@@ -36,6 +116,9 @@ export const TaskDetail = Type.Object({
   }),
   generation: Type.Integer({ description: 'number of generation runs started (regenerate adds one)' }),
   failure_reason: Nullable(Type.String()),
+  allowed_actions: Type.Array(Type.Enum(USER_ACTIONS), {
+    description: 'what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these',
+  }),
   text_candidates: Type.Array(TextCandidateSchema),
   image_candidates: Type.Array(ImageCandidateSchema),
 });

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
-import { RoleSchema } from '../auth/schemas.js';
+import { RoleSchema } from '../auth/views.js';
 import * as service from './service.js';
 
 const tags = ['users'];

@@ -5,7 +5,7 @@ import { conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashPassword } from '../../security/passwords.js';
-import { countAdmins, countMembershipsOutsideAdminOf, upsertMembership } from '../workspaces/repository.js';
+import { countAdmins, countMembershipsOutsideAdminOf, upsertMembership } from '../memberships/service.js';
 import * as repo from './repository.js';
 
 export async function listUsers(ctx: AppContext, auth: AuthUser, query: PageQuery) {
@@ -59,13 +59,14 @@ export async function updateWorkspaceUser(
     if (losesAdmin && (await countAdmins(trx, auth.workspaceId)) <= 1) {
       throw conflict('the workspace must keep at least one active admin');
     }
-    const roleChanged = changes.role !== undefined && changes.role !== target.role;
-    if (roleChanged) await upsertMembership(trx, { workspaceId: auth.workspaceId, userId, role: changes.role!, now });
+    // A role is per workspace: its change ends the user's sessions here only (a new membership
+    // session version). Deactivation and a password reset are account-wide: every session ends.
+    if (changes.role !== undefined) await upsertMembership(trx, { workspaceId: auth.workspaceId, userId, role: changes.role, now });
     await repo.updateUser(trx, userId, {
       ...(changes.email !== undefined ? { email: changes.email } : {}),
       ...(changes.is_active !== undefined ? { is_active: changes.is_active } : {}),
       ...(passwordHash ? { password_hash: passwordHash, must_change_password: true } : {}),
-      bumpTokenVersion: roleChanged || changes.is_active === false || passwordHash !== undefined,
+      bumpTokenVersion: changes.is_active === false || passwordHash !== undefined,
       now,
     });
   });
@@ -85,3 +86,5 @@ export async function resetPasswordByUsername(ctx: AppContext, username: string,
   await ctx.db.deleteFrom('login_throttle').where('username', '=', username).execute();
 }
 
+// The account rows the other identity modules (auth, workspaces, invitations) read and update in their transactions.
+export { findUserById, findUserByUsername, updateUser, type UserRow } from './repository.js';

@@ -1,19 +1,18 @@
 import { Type } from 'typebox';
-import type { ApiModule } from '../../app.js';
+import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
-import { commonErrors, ErrorEnvelope, Ok, ok, OkEmpty, Paged } from '../../http/schemas.js';
-import { RoleSchema } from '../auth/schemas.js';
+import { commonErrors, ErrorEnvelope, Id, IdParams, Ok, ok, OkEmpty, Paged } from '../../http/schemas.js';
+import { RoleSchema } from '../auth/views.js';
 import * as service from './service.js';
+import { WorkspaceView } from './views.js';
 
 const tags = ['workspaces'];
-const WorkspaceView = Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String(), role: RoleSchema });
 const MembershipView = Type.Object({
   workspace_id: Type.Integer(),
   user_id: Type.Integer(),
   username: Type.String(),
   role: RoleSchema,
 });
-const WorkspaceIdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 
 export const workspaceRoutes: ApiModule = async (app, ctx) => {
   app.get(
@@ -48,9 +47,11 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
       schema: {
         tags,
         summary: 'Add a member (or change the role of one); needs the admin role in that workspace',
-        params: WorkspaceIdParams,
+        description:
+          'Only a user who already shares a workspace the caller administers can be added directly; anyone else is invited (POST /workspaces/{id}/invitations) and accepts. An unknown user and one outside those workspaces get the same 404.',
+        params: IdParams,
         body: Type.Object({
-          user_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          user_id: Type.Optional(Id),
           username: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
           role: RoleSchema,
         }),
@@ -66,11 +67,8 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Remove a member; their tokens stop working at once',
-        params: Type.Object({
-          id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-          user_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
-        }),
+        summary: 'Remove a member; their sessions in this workspace end at once (those in other workspaces go on)',
+        params: Type.Object({ id: Id, user_id: Id }),
         response: { 200: OkEmpty, 409: ErrorEnvelope, ...commonErrors },
       },
     },

@@ -3,11 +3,12 @@ import { nowIso } from '../../db/codec.js';
 import type { Role } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
-import { findUserById, findUserByUsername, updateUser } from '../users/repository.js';
+import * as memberships from '../memberships/service.js';
+import { findUserById, findUserByUsername, updateUser } from '../users/service.js';
 import * as repo from './repository.js';
 
 export async function listMyWorkspaces(ctx: AppContext, auth: AuthUser) {
-  return repo.listMembershipsOfUser(ctx.db, auth.userId);
+  return memberships.listMembershipsOfUser(ctx.db, auth.userId);
 }
 
 export async function createWorkspace(ctx: AppContext, auth: AuthUser, name: string, slug: string) {
@@ -15,7 +16,7 @@ export async function createWorkspace(ctx: AppContext, auth: AuthUser, name: str
   return ctx.db.transaction().execute(async (trx) => {
     if (await repo.findWorkspaceBySlug(trx, slug)) throw conflict(`a workspace with slug "${slug}" already exists`);
     const id = await repo.insertWorkspace(trx, { name, slug, now });
-    await repo.upsertMembership(trx, { workspaceId: id, userId: auth.userId, role: 'admin', now });
+    await memberships.upsertMembership(trx, { workspaceId: id, userId: auth.userId, role: 'admin', now });
     return { id, name, slug, role: 'admin' as Role };
   });
 }
@@ -24,12 +25,18 @@ export async function createWorkspace(ctx: AppContext, auth: AuthUser, name: str
  * Membership changes need the admin role in the target workspace, whatever the current one is.
  * A workspace the caller does not belong to does not exist for them (404).
  */
-async function assertAdminOf(ctx: AppContext, auth: AuthUser, workspaceId: number) {
-  const membership = await repo.findMembership(ctx.db, workspaceId, auth.userId);
+export async function assertAdminOf(ctx: AppContext, auth: AuthUser, workspaceId: number) {
+  const membership = await memberships.findMembership(ctx.db, workspaceId, auth.userId);
   if (!membership) throw notFound('workspace');
   if (membership.role !== 'admin') throw new AppError('forbidden', 'only an admin of that workspace can change its members');
 }
 
+/**
+ * Adds a member directly, or changes a member's role. Only a user who already shares a
+ * workspace the caller administers can be added so (docs/decisions.md, "Membership by
+ * consent"); anyone else is invited and accepts. An unknown user and one the caller shares no
+ * such workspace with get the same 404, so the route tells nothing about other tenants' users.
+ */
 export async function addMember(
   ctx: AppContext,
   auth: AuthUser,
@@ -38,43 +45,45 @@ export async function addMember(
   role: Role,
 ) {
   await assertAdminOf(ctx, auth, workspaceId);
-  const user =
-    who.user_id !== undefined
-      ? await findUserById(ctx.db, who.user_id)
-      : who.username !== undefined
-        ? await findUserByUsername(ctx.db, who.username)
-        : undefined;
   if (who.user_id === undefined && who.username === undefined) throw badRequest('body must have user_id or username');
-  if (!user) throw notFound('user');
+  const user =
+    who.user_id !== undefined ? await findUserById(ctx.db, who.user_id) : await findUserByUsername(ctx.db, who.username!);
+  if (!user || !(await memberships.sharesWorkspaceAdministeredBy(ctx.db, user.id, auth.userId))) {
+    throw notFound('user (to add someone you share no workspace with, invite them)');
+  }
   const now = nowIso(ctx.clock.now());
   await ctx.db.transaction().execute(async (trx) => {
-    const existing = await repo.findMembership(trx, workspaceId, user.id);
-    if (existing?.role === 'admin' && role !== 'admin' && (await repo.countAdmins(trx, workspaceId)) <= 1) {
+    const existing = await memberships.findMembership(trx, workspaceId, user.id);
+    if (existing?.role === 'admin' && role !== 'admin' && (await memberships.countAdmins(trx, workspaceId)) <= 1) {
       throw conflict('a workspace must keep at least one admin');
     }
-    await repo.upsertMembership(trx, { workspaceId, userId: user.id, role, now });
-    // A changed role must not linger in tokens already issued.
-    if (existing && existing.role !== role) await updateUser(trx, user.id, { bumpTokenVersion: true, now });
+    // A new or changed membership gets a new session version: a changed role must not linger
+    // in tokens already issued for this workspace.
+    await memberships.upsertMembership(trx, { workspaceId, userId: user.id, role, now });
   });
   return { workspace_id: workspaceId, user_id: user.id, username: user.username, role };
 }
 
+/** Ends a membership, and with it the member's sessions in this workspace only. */
 export async function removeMember(ctx: AppContext, auth: AuthUser, workspaceId: number, userId: number) {
   await assertAdminOf(ctx, auth, workspaceId);
   const now = nowIso(ctx.clock.now());
   await ctx.db.transaction().execute(async (trx) => {
-    const existing = await repo.findMembership(trx, workspaceId, userId);
+    const existing = await memberships.findMembership(trx, workspaceId, userId);
     if (!existing) throw notFound('member');
-    if (existing.role === 'admin' && (await repo.countAdmins(trx, workspaceId)) <= 1) {
+    if (existing.role === 'admin' && (await memberships.countAdmins(trx, workspaceId)) <= 1) {
       throw conflict('a workspace must keep at least one admin');
     }
-    await repo.deleteMembership(trx, workspaceId, userId);
+    await memberships.deleteMembership(trx, workspaceId, userId);
+    // Tokens for this workspace fail from here on (no membership row); the user's token
+    // version is left alone, so their sessions in other workspaces go on.
     const user = await findUserById(trx, userId);
-    const fallback = (await repo.listMembershipsOfUser(trx, userId))[0];
-    await updateUser(trx, userId, {
-      bumpTokenVersion: true,
-      ...(user?.current_workspace_id === workspaceId ? { current_workspace_id: fallback?.id ?? null } : {}),
-      now,
-    });
+    if (user?.current_workspace_id === workspaceId) {
+      const fallback = (await memberships.listMembershipsOfUser(trx, userId))[0];
+      await updateUser(trx, userId, { current_workspace_id: fallback?.id ?? null, now });
+    }
   });
 }
+
+// Other identity modules (auth, invitations) read workspaces by id in their own transactions.
+export { findWorkspace } from './repository.js';

@@ -1,5 +1,5 @@
-import type { ImageRole } from '../../generation/schemas.js';
-import type { FissionIntentInput, FissionReply } from '../../modules/fission/plan.js';
+import type { ImageRole } from '../../content/schemas.js';
+import type { FissionIntentInput, FissionReply } from '../../content/fission.js';
 import { composeNote } from './notes.js';
 
 /** Chinese shot descriptions per storyboard role, for the offline image plan. */

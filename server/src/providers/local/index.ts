@@ -1,6 +1,6 @@
 import type { LocalImageFailures } from '../../config.js';
-import { STRATEGIES, type NotesIntentInput, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../generation/schemas.js';
-import { heuristicScore } from '../../generation/scoring.js';
+import { STRATEGIES, type NotesIntentInput, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../content/schemas.js';
+import { heuristicScore } from '../../content/scoring.js';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from '../../images/normalize.js';
 import { checkAgainst } from '../structured.js';
 import { ProviderError, type ImageRequest, type ImageResult, type Provider, type ProviderIntent, type TextRequest, type TextResult, type VisionRequest } from '../types.js';

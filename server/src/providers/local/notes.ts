@@ -1,5 +1,5 @@
-import type { Note, NotesIntentInput, StrategyCode } from '../../generation/schemas.js';
-import { clipWords } from '../../generation/text.js';
+import type { Note, NotesIntentInput, StrategyCode } from '../../content/schemas.js';
+import { clipWords } from '../../content/text.js';
 import { Random } from './random.js';
 
 /**

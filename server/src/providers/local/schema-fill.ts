@@ -1,4 +1,4 @@
-import type { Note } from '../../generation/schemas.js';
+import type { Note } from '../../content/schemas.js';
 import type { Random } from './random.js';
 
 type Schema = Record<string, any>;

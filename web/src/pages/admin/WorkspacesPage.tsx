@@ -1,13 +1,70 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Form, Input, Modal, Select, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Card, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { errorMessage } from '../../api/client';
+import { ApiError, errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
-import type { Role, WorkspaceItem } from '../../api/types';
+import type { Invitation, InvitationStatus, Role, WorkspaceItem } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
+import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
+import { tone } from '../../components/tags';
 import { ROLES } from './UsersPage';
+
+const INVITATION_COLOR: Record<InvitationStatus, string> = { pending: 'processing', accepted: 'green', declined: 'default', revoked: 'default', expired: 'default' };
+
+/** An address when it has the shape of one; anything else is a username. */
+const inviteeBody = (text: string) => (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text) ? { email: text } : { username: text });
+
+/** The workspace's invitations with their state; a pending one can be revoked. */
+function InvitationList({ workspace }: { workspace: WorkspaceItem }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const list = useQuery({ queryKey: ['invitations', workspace.id], queryFn: () => api.workspaces.invitations(workspace.id, { page_size: 50 }) });
+  const revoke = useMutation({
+    mutationFn: (id: number) => api.workspaces.revokeInvitation(workspace.id, id),
+    onSuccess: () => {
+      notifySuccess(t('workspaces.revoked'));
+      void queryClient.invalidateQueries({ queryKey: ['invitations', workspace.id] });
+    },
+  });
+  return (
+    <>
+      <QueryError error={list.error} />
+      <Table<Invitation>
+        size="small"
+        rowKey="id"
+        data-testid="invitation-list"
+        loading={list.isFetching}
+        dataSource={list.data?.items}
+        pagination={false}
+        locale={{ emptyText: t('workspaces.noInvitations') }}
+        columns={[
+          { title: t('workspaces.invitee'), dataIndex: 'invitee' },
+          { title: t('users.role'), dataIndex: 'role', render: (r: Role) => t(`role.${r}`) },
+          {
+            title: t('workspaces.status'),
+            dataIndex: 'status',
+            render: (s: InvitationStatus) => <Tag color={tone(INVITATION_COLOR[s])}>{t(`workspaces.invitationStatus.${s}`)}</Tag>,
+          },
+          { title: t('workspaces.expiresAt'), dataIndex: 'expires_at', render: (v: string) => formatTime(v) },
+          {
+            title: t('form.actions'),
+            key: 'actions',
+            render: (_, row) =>
+              row.status === 'pending' && (
+                <Popconfirm title={t('workspaces.revokeConfirm')} okText={t('form.yes')} cancelText={t('form.no')} onConfirm={() => revoke.mutate(row.id)}>
+                  <Button type="link" size="small" danger>
+                    {t('workspaces.revoke')}
+                  </Button>
+                </Popconfirm>
+              ),
+          },
+        ]}
+      />
+    </>
+  );
+}
 
 interface MemberValues {
   username: string;
@@ -20,6 +77,8 @@ export default function WorkspacesPage() {
   const [form] = Form.useForm<{ name: string; slug: string }>();
   const [memberForm] = Form.useForm<MemberValues>();
   const [adding, setAdding] = useState<WorkspaceItem>();
+  const [inviting, setInviting] = useState<WorkspaceItem>();
+  const [inviteForm] = Form.useForm<MemberValues>();
   const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: api.workspaces.list });
   const create = useMutation({
     meta: { inlineError: true },
@@ -38,6 +97,17 @@ export default function WorkspacesPage() {
       void queryClient.invalidateQueries({ queryKey: ['users'] });
     },
   });
+  const invite = useMutation({
+    meta: { inlineError: true },
+    mutationFn: (v: MemberValues) => api.workspaces.invite(inviting!.id, inviteeBody(v.username.trim()), v.role),
+    onSuccess: () => {
+      notifySuccess(t('workspaces.invited'));
+      inviteForm.setFieldsValue({ username: '' });
+      void queryClient.invalidateQueries({ queryKey: ['invitations', inviting!.id] });
+    },
+  });
+  // An unknown user and one outside the admin's workspaces answer the same 404: say what to do.
+  const addError = addMember.error instanceof ApiError && addMember.error.status === 404 ? t('workspaces.notShared') : addMember.error && errorMessage(addMember.error);
   return (
     <>
       <Typography.Title level={3} style={{ marginTop: 0 }}>
@@ -72,17 +142,30 @@ export default function WorkspacesPage() {
             key: 'actions',
             render: (_, row) =>
               row.role === 'admin' && (
-                <Button
-                  type="link"
-                  size="small"
-                  onClick={() => {
-                    addMember.reset();
-                    memberForm.setFieldsValue({ username: '', role: 'operator' });
-                    setAdding(row);
-                  }}
-                >
-                  {t('workspaces.addMember')}
-                </Button>
+                <Space size={0}>
+                  <Button
+                    type="link"
+                    size="small"
+                    onClick={() => {
+                      invite.reset();
+                      inviteForm.setFieldsValue({ username: '', role: 'operator' });
+                      setInviting(row);
+                    }}
+                  >
+                    {t('workspaces.invite')}
+                  </Button>
+                  <Button
+                    type="link"
+                    size="small"
+                    onClick={() => {
+                      addMember.reset();
+                      memberForm.setFieldsValue({ username: '', role: 'operator' });
+                      setAdding(row);
+                    }}
+                  >
+                    {t('workspaces.addMember')}
+                  </Button>
+                </Space>
               ),
           },
         ]}
@@ -97,7 +180,8 @@ export default function WorkspacesPage() {
         onOk={() => memberForm.submit()}
         forceRender
       >
-        {addMember.error && <Alert type="error" showIcon role="alert" title={errorMessage(addMember.error)} style={{ marginBottom: 12 }} />}
+        <Typography.Paragraph type="secondary">{t('workspaces.addMemberHint')}</Typography.Paragraph>
+        {addError && <Alert type="error" showIcon role="alert" title={addError} style={{ marginBottom: 12 }} />}
         <Form form={memberForm} layout="vertical" onFinish={(v: MemberValues) => addMember.mutate(v)}>
           <Form.Item label={t('users.username')} name="username" rules={[{ required: true, whitespace: true, message: t('form.required') }]}>
             <Input autoComplete="off" />
@@ -106,6 +190,31 @@ export default function WorkspacesPage() {
             <Select options={ROLES.map((r) => ({ value: r, label: t(`role.${r}`) }))} />
           </Form.Item>
         </Form>
+      </Modal>
+      <Modal
+        open={Boolean(inviting)}
+        title={t('workspaces.inviteTo', { name: inviting?.name })}
+        footer={null}
+        width={720}
+        onCancel={() => setInviting(undefined)}
+        forceRender
+      >
+        <Typography.Paragraph type="secondary">{t('workspaces.inviteeHint')}</Typography.Paragraph>
+        {invite.error && <Alert type="error" showIcon role="alert" title={errorMessage(invite.error)} style={{ marginBottom: 12 }} />}
+        {/* Named: its field ids must not repeat the add-member form's (both stay mounted). */}
+        <Form form={inviteForm} name="invite" layout="inline" onFinish={(v: MemberValues) => invite.mutate(v)} style={{ marginBottom: 16 }}>
+          <Form.Item label={t('workspaces.invitee')} name="username" rules={[{ required: true, whitespace: true, message: t('form.required') }]}>
+            <Input autoComplete="off" />
+          </Form.Item>
+          <Form.Item label={t('users.role')} name="role">
+            <Select style={{ width: 120 }} options={ROLES.map((r) => ({ value: r, label: t(`role.${r}`) }))} />
+          </Form.Item>
+          <Button type="primary" htmlType="submit" loading={invite.isPending}>
+            {t('workspaces.invite')}
+          </Button>
+        </Form>
+        <Typography.Title level={5}>{t('workspaces.invitations')}</Typography.Title>
+        {inviting && <InvitationList workspace={inviting} />}
       </Modal>
     </>
   );

@@ -34,8 +34,12 @@ function Features({ features }: { features: Record<string, unknown> }) {
 }
 
 function BenchmarkItem({ b, productId }: { b: Benchmark; productId: number }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
+  // Worded here by code, in the interface language; the server's Chinese text when a code is new to this client.
+  const codes = b.analysis_warning_codes ?? [];
+  const worded = codes.length > 0 && codes.every((c) => i18n.exists(`benchmarks.warnings.${c}`));
+  const warning = worded ? codes.map((c) => t(`benchmarks.warnings.${c}`)).join(t('benchmarks.warningSeparator')) : b.analysis_warning;
   const analyze = useMutation({
     mutationFn: () => api.benchmarks.analyze(b.id),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['benchmarks', productId] }),
@@ -58,7 +62,7 @@ function BenchmarkItem({ b, productId }: { b: Benchmark; productId: number }) {
             {b.link_url}
           </Typography.Link>
         )}
-        {b.analysis_warning && <Alert type="warning" showIcon title={b.analysis_warning} style={{ marginTop: 8 }} />}
+        {warning && <Alert type="warning" showIcon title={warning} style={{ marginTop: 8 }} />}
         {b.features && <Features features={b.features} />}
       </div>
     </List.Item>

@@ -4,7 +4,7 @@ import { Alert, Button, Card, Col, Descriptions, Empty, Image, Progress, Row, Sp
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
-import type { FissionNote, FissionNotes, FissionStatus } from '../../api/types';
+import type { FissionNote } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryError } from '../../components/QueryError';
@@ -23,19 +23,6 @@ async function saveFile(res: Response, fallbackName: string) {
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-/**
- * Whether a queued retry is still landing: an image is queued, a settled note's status does not
- * follow its images yet, or the fission's counts do not follow the notes. The server writes the
- * images, then the note, and the counts derive from the notes, so both are polled until then.
- */
-function retryLanding(notes: FissionNote[] | undefined, progress: FissionStatus['progress'] | undefined): boolean {
-  if (!notes) return false;
-  if (notes.some((n) => n.images.some((i) => i.retrying))) return true;
-  const settled = notes.filter((n) => n.status !== 'pending');
-  if (settled.some((n) => n.status !== (n.images.some((i) => i.url) ? 'image_done' : 'failed'))) return true;
-  return progress !== undefined && progress.done !== settled.filter((n) => n.status === 'image_done').length;
 }
 
 function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: FissionNote; onRetried: () => void }) {
@@ -110,12 +97,14 @@ export default function FissionPage() {
   const { t } = useTranslation();
   const id = Number(useParams().id);
   const queryClient = useQueryClient();
-  // Read from the cache: each query's interval depends on both, and is recomputed on every render.
-  const landing = () =>
-    retryLanding(queryClient.getQueryData<FissionNotes>(['fission', id, 'notes'])?.notes, queryClient.getQueryData<FissionStatus>(['fission', id])?.progress);
-  const poll = (generating: boolean) => (generating || landing() ? 1500 : false);
-  const fission = useQuery({ queryKey: ['fission', id], queryFn: () => api.fission.get(id), refetchInterval: (q) => poll(q.state.data?.status === 'generating') });
-  const notes = useQuery({ queryKey: ['fission', id, 'notes'], queryFn: () => api.fission.notes(id), refetchInterval: (q) => poll(q.state.data?.status === 'generating') });
+  // The server settles each image with its note and the fission at once, and says what is still in flight.
+  const poll = (data: { status: string; running: number } | undefined) => (data && (data.status === 'generating' || data.running > 0) ? 1500 : false);
+  const fission = useQuery({
+    queryKey: ['fission', id],
+    queryFn: () => api.fission.get(id),
+    refetchInterval: (q) => poll(q.state.data && { status: q.state.data.status, running: q.state.data.progress.running }),
+  });
+  const notes = useQuery({ queryKey: ['fission', id, 'notes'], queryFn: () => api.fission.notes(id), refetchInterval: (q) => poll(q.state.data) });
   const download = useMutation({ mutationFn: async () => saveFile(await api.fission.download(id), `fission_${id}.zip`) });
   const progress = fission.data?.progress;
 

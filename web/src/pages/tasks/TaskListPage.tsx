@@ -13,6 +13,12 @@ import { TaskStatusTag } from '../../components/tags';
 import { usePaging } from '../../components/usePaging';
 import { useAllProducts } from '../config/queries';
 
+/**
+ * GET /tasks pages by number only this deep (page × page_size, the server's PAGE_WINDOW); older
+ * tasks are reached with the date filter, so the pager offers no page the server would refuse.
+ */
+const PAGED_TASKS = 10_000;
+
 export default function TaskListPage() {
   const { t } = useTranslation();
   const paging = usePaging();
@@ -84,7 +90,7 @@ export default function TaskListPage() {
         rowKey="id"
         loading={tasks.isFetching}
         dataSource={tasks.data?.items}
-        pagination={paging.pagination(tasks.data?.total)}
+        pagination={paging.pagination(tasks.data && Math.min(tasks.data.total, PAGED_TASKS))}
         locale={{ emptyText: t('tasks.empty') }}
         columns={[
           { title: 'ID', dataIndex: 'id', width: 70 },

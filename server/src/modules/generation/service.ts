@@ -1,23 +1,88 @@
-import type { AppContext } from '../context.js';
-import { nowIso } from '../db/codec.js';
-import { overlayText } from '../images/overlay.js';
-import type { ImageRequest, Provider } from '../providers/types.js';
-import type { BannedWordMatcher } from './banned-words.js';
-import { evaluateNote, type NoteText } from './evaluate.js';
-import { scorePrompt } from './prompts.js';
+import type { AppContext } from '../../context.js';
+import type { BannedWordMatcher } from '../../content/banned-words.js';
+import { evaluateNote, type NoteText } from '../../content/evaluate.js';
+import { scorePrompt, type GenerationInputs } from '../../content/prompts.js';
+import { scoreReplySpec, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../content/schemas.js';
+import { fromJudge, type ScoredText } from '../../content/scoring.js';
+import type { StoryboardFrame } from '../../content/storyboard.js';
+import { nowIso } from '../../db/codec.js';
+import type { Row } from '../../db/schema.js';
+import { overlayText } from '../../images/overlay.js';
+import type { ImageRequest, Provider } from '../../providers/types.js';
+import { bannedWordMatcherFor, wordsToAvoid } from '../banned-words/service.js';
+import { benchmarksForGeneration } from '../benchmarks/service.js';
+import { preferenceContextForGeneration } from '../preferences/service.js';
+import { productImagesForGeneration } from '../products/service.js';
 import * as repo from './repository.js';
-import { scoreReplySpec, type Note, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput, type StrategyCode } from './schemas.js';
-import { fromJudge, type ScoredText } from './scoring.js';
-import type { StoryboardFrame } from './storyboard.js';
-import { STRATEGY_GUIDES } from './strategies.js';
-import { clip } from './text.js';
 
 /**
- * Pipeline steps shared by task generation (run.ts) and fission (modules/fission): the paid-call
- * ledger, note normalisation, the judge with its deterministic fallback, and one storyboard
- * frame's image. One implementation, so a fission set is written, scored and illustrated
- * exactly like a task's set.
+ * The steps both pipelines share, task generation (modules/tasks/pipeline.ts) and fission
+ * (modules/fission/pipeline.ts): what a generation reads, the paid-call ledger, the judge with
+ * its deterministic fallback, and one storyboard frame's image. One implementation, so a
+ * fission set is written, scored and illustrated exactly like a task's set.
  */
+
+export interface GenerationOptions {
+  /** Images of one task or fission generated at the same time (GENERATION_IMAGE_CONCURRENCY); the provider's own limit also applies. */
+  imageConcurrency: number;
+}
+
+export function generationOptions(env: NodeJS.ProcessEnv): GenerationOptions {
+  const raw = env.GENERATION_IMAGE_CONCURRENCY;
+  const value = raw ? Number(raw) : 6;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`GENERATION_IMAGE_CONCURRENCY must be a positive integer, got "${raw}"`);
+  return { imageConcurrency: value };
+}
+
+/** Words listed in a prompt at most: the matcher still checks every word of the library. */
+const MAX_AVOID_WORDS = 200;
+
+export interface LoadedInputs {
+  inputs: GenerationInputs;
+  matcher: BannedWordMatcher;
+  productImages: Awaited<ReturnType<typeof productImagesForGeneration>>;
+}
+
+/**
+ * Everything one generation reads, in the task's workspace. The preference context comes from
+ * its per-generation snapshot, so a resumed run prompts exactly as the first attempt did and
+ * reuses its paid results.
+ */
+export async function loadGenerationInputs(
+  ctx: AppContext,
+  task: Pick<Row<'tasks'>, 'id' | 'workspace_id' | 'theme' | 'benchmark_ids'>,
+  generation: number,
+  product: Row<'products'>,
+): Promise<LoadedInputs> {
+  const ws = task.workspace_id;
+  const [benchmarks, preferences, matcher, avoidWords, productImages] = await Promise.all([
+    benchmarksForGeneration(ctx, ws, product.id, task.benchmark_ids),
+    preferenceContextForGeneration(ctx, { id: task.id, workspaceId: ws, productId: product.id, generation }),
+    bannedWordMatcherFor(ctx, ws),
+    wordsToAvoid(ctx, ws, MAX_AVOID_WORDS),
+    productImagesForGeneration(ctx, ws, product.id),
+  ]);
+  return {
+    inputs: {
+      taskId: task.id,
+      generation,
+      theme: task.theme,
+      product: {
+        name: product.name,
+        category: product.category,
+        selling_points: product.selling_points,
+        style_tone: product.style_tone,
+        text_angles: product.text_angles,
+        custom_prompt: product.custom_prompt,
+      },
+      benchmarks: benchmarks.map((b) => ({ highlights: b.highlights, features: b.features })),
+      preferences,
+      avoidWords,
+    },
+    matcher,
+    productImages,
+  };
+}
 
 export const IMAGE_WIDTH = 1080;
 export const IMAGE_HEIGHT = 1440;
@@ -34,21 +99,6 @@ export async function viaLedger<T>(ctx: Pick<AppContext, 'db' | 'clock'>, worksp
   const result = await call();
   await repo.saveCall(ctx.db, workspaceId, callKey, result, nowIso(ctx.clock.now()));
   return result;
-}
-
-/** Provider replies trimmed to what the contract and the UI expect (strict outputs carry no length limits). */
-export function normaliseNote(note: Note, strategy: StrategyCode): Note {
-  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-  const tags = [...new Set(note.tags.map((t) => clip(oneLine(t).replace(/^#+/, ''), 20)).filter(Boolean))].slice(0, 10);
-  const title = clip(oneLine(note.title), 20);
-  return {
-    angle_label: clip(oneLine(note.angle_label), 20) || STRATEGY_GUIDES[strategy].name,
-    title,
-    content: note.content.trim(),
-    tags,
-    cover_title: clip(oneLine(note.cover_title), 12) || clip(title, 12),
-    image_brief: note.image_brief.trim(),
-  };
 }
 
 export interface ScoreSubject {

@@ -1,5 +1,4 @@
-import type { BannedLevel } from '../db/schema.js';
-import type { BannedStatus, BannedWordMatcher } from './banned-words.js';
+import type { BannedLevel, BannedStatus, BannedWordMatcher } from './banned-words.js';
 import { heuristicScore, type ScoredText } from './scoring.js';
 
 /** The parts of a note that are published, hence checked against the banned-word library. */

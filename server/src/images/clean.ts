@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { MAX_INPUT_PIXELS, probeImage, type ProbedImage } from '../../images/probe.js';
-import { AppError } from '../../http/errors.js';
+import { ImageTooLargeError, MAX_INPUT_PIXELS, probeImage, type ProbedImage } from './probe.js';
+import { AppError } from '../http/errors.js';
 
 export interface CleanImage {
   data: Buffer;
@@ -19,7 +19,11 @@ export const THUMB_SIZE = 320;
  * camera serials, XMP, comments) and anything appended after the image data.
  */
 export async function cleanUploadedImage(data: Buffer): Promise<CleanImage> {
-  const probed = await probeImage(data);
+  const probed = await probeImage(data).catch((err: unknown) => {
+    // A decompression bomb is an image, only too large to take: 413 (docs/decisions.md).
+    if (err instanceof ImageTooLargeError) throw new AppError('payloadTooLarge', err.message);
+    throw err;
+  });
   if (!probed) throw new AppError('unsupportedMediaType', 'the upload is not a JPEG, PNG or WebP image (checked by its content)');
   const upright = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).rotate();
   const encoded =

@@ -1,29 +1,37 @@
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
-import { json, nowIso } from '../db/codec.js';
-import type { DB, NewRow, Row } from '../db/schema.js';
-import type { NewTaskEvent } from '../events/types.js';
-import { resolveProviderCredentials } from '../modules/api-keys/service.js';
-import { pickProductImage } from '../modules/products/pick-image.js';
-import { Semaphore } from '../providers/reliability.js';
-import { ProviderError, type Provider } from '../providers/types.js';
-import { checkNote, type CheckedNote } from './evaluate.js';
-import { NotesDeltaExtractor } from './deltas.js';
-import { loadGenerationInputs, type LoadedInputs } from './inputs.js';
-import { imagePrompt, notesInput, notesPrompt, rewritePrompt } from './prompts.js';
-import * as repo from './repository.js';
+import { NotesDeltaExtractor } from '../../content/deltas.js';
+import { checkNote, type CheckedNote } from '../../content/evaluate.js';
+import { normaliseNote } from '../../content/limits.js';
+import { pickProductImage } from '../../content/pick-image.js';
+import { imagePrompt, notesInput, notesPrompt, rewritePrompt } from '../../content/prompts.js';
+import { notesReplySchema, type Note, type NotesIntentInput, type NotesReply, type StrategyCode } from '../../content/schemas.js';
+import type { ScoredText } from '../../content/scoring.js';
+import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
+import { imageStrategies, slotsByStrategy } from '../../content/strategies.js';
+import { clip } from '../../content/text.js';
+import type { AppContext } from '../../context.js';
+import { json, nowIso } from '../../db/codec.js';
+import type { DB, NewRow, Row } from '../../db/schema.js';
+import type { NewTaskEvent } from '../../events/types.js';
+import type { JobDefinition } from '../../jobs/types.js';
+import { Semaphore } from '../../providers/reliability.js';
+import { ProviderError, type Provider } from '../../providers/types.js';
+import { resolveProviderCredentials } from '../api-keys/service.js';
 import {
-  notesReplySchema,
-  type Note,
-  type NotesIntentInput,
-  type NotesReply,
-  type StrategyCode,
-} from './schemas.js';
-import type { ScoredText } from './scoring.js';
-import { buildStoryboard, type StoryboardFrame } from './storyboard.js';
-import { imageStrategies, slotsByStrategy } from './strategies.js';
-import { generateFrameImage, letterFrameImage, normaliseNote, scoreNotes, viaLedger, type FrameImageRequest, type StoredImage } from './steps.js';
-import { clip } from './text.js';
+  generateFrameImage,
+  generationOptions,
+  letterFrameImage,
+  loadGenerationInputs,
+  scoreNotes,
+  viaLedger,
+  type FrameImageRequest,
+  type GenerationOptions,
+  type LoadedInputs,
+  type StoredImage,
+} from '../generation/service.js';
+import { productForGeneration } from '../products/service.js';
+import { IN_FLIGHT, moveTask, transition, type TaskRow } from './lifecycle.js';
+import * as repo from './repository.js';
 import { imageCandidateView, textCandidateView } from './views.js';
 
 /**
@@ -37,19 +45,6 @@ import { imageCandidateView, textCandidateView } from './views.js';
 const DELTA_FLUSH_MS = 250;
 const MAX_REASON = 500;
 
-export interface GenerationOptions {
-  /** Images of one task generated at the same time (GENERATION_IMAGE_CONCURRENCY); the provider's own limit also applies. */
-  imageConcurrency: number;
-}
-
-export function generationOptions(env: NodeJS.ProcessEnv): GenerationOptions {
-  const raw = env.GENERATION_IMAGE_CONCURRENCY;
-  const value = raw ? Number(raw) : 6;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`GENERATION_IMAGE_CONCURRENCY must be a positive integer, got "${raw}"`);
-  return { imageConcurrency: value };
-}
-
-type TaskRow = Row<'tasks'>;
 type TextRow = Row<'text_candidates'>;
 /** The note a set's storyboard is built from. */
 type Lead = Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'>;
@@ -60,27 +55,19 @@ function describe(err: unknown): string {
   return clip(message.replace(/\s+/g, ' '), MAX_REASON);
 }
 
-const statusEvents = (taskId: number, status: TaskRow['status']): NewTaskEvent[] => [{ name: 'status', data: { task_id: taskId, status } }];
-
 /**
  * Moves a task that is still pending or generating to `failed` with the reason, and tells the
  * stream. Used when a run cannot start and, through the job handler, when the job fails for good.
  */
-export async function failTaskGeneration(ctx: AppContext, taskId: number, reason: string): Promise<boolean> {
+export function failTaskGeneration(ctx: AppContext, task: Pick<TaskRow, 'id' | 'workspace_id' | 'status'>, reason: string): Promise<boolean> {
   const failureReason = clip(reason, MAX_REASON);
-  return ctx.events.commit(taskId, async (trx) => {
-    const moved = await repo.updateTaskIf(trx, taskId, ['pending', 'generating'], {
-      status: 'failed',
-      failure_reason: failureReason,
-      updated_at: nowIso(ctx.clock.now()),
-    });
-    return {
-      result: moved,
-      events: moved
-        ? [{ name: 'error', data: { message: failureReason } }, ...statusEvents(taskId, 'failed'), { name: 'done', data: { status: 'failed' } }]
-        : [],
-    };
-  });
+  return moveTask(
+    ctx,
+    task,
+    'fail_generation',
+    { failure_reason: failureReason, updated_at: nowIso(ctx.clock.now()) },
+    { before: [{ name: 'error', data: { message: failureReason } }], after: [{ name: 'done', data: { status: 'failed' } }] },
+  );
 }
 
 /**
@@ -89,35 +76,31 @@ export async function failTaskGeneration(ctx: AppContext, taskId: number, reason
  * run is generation 1, and the tasks module increments it for every regenerate.
  */
 export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?: AbortSignal): Promise<void> {
-  const task = await repo.findTask(ctx.db, taskId);
-  if (!task || (task.status !== 'pending' && task.status !== 'generating')) return;
+  const task = await repo.findTaskById(ctx.db, taskId);
+  if (!task || !IN_FLIGHT.includes(task.status)) return;
   const generation = Math.max(task.generation, 1);
 
   const [creds, product] = await Promise.all([
     resolveProviderCredentials(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, preferredKeyId: task.api_key_id }),
-    repo.findProduct(ctx.db, task.workspace_id, task.product_id),
+    productForGeneration(ctx, task.workspace_id, task.product_id),
   ]);
   if (!creds) {
-    await failTaskGeneration(ctx, taskId, 'the workspace has no API key: add one under API keys, then regenerate');
+    await failTaskGeneration(ctx, task, 'the workspace has no API key: add one under API keys, then regenerate');
     return;
   }
   if (!product) {
-    await failTaskGeneration(ctx, taskId, 'the product of this task no longer exists');
+    await failTaskGeneration(ctx, task, 'the product of this task no longer exists');
     return;
   }
   const loaded = await loadGenerationInputs(ctx, task, generation, product);
 
-  const started = await ctx.events.commit(taskId, async (trx) => {
-    const moved = await repo.updateTaskIf(trx, taskId, ['pending', 'generating'], {
-      status: 'generating',
-      generation,
-      api_key_id: creds.keyId,
-      provider: creds.provider,
-      need_product_image: loaded.productImages.length > 0,
-      failure_reason: null,
-      updated_at: nowIso(ctx.clock.now()),
-    });
-    return { result: moved, events: moved && task.status !== 'generating' ? statusEvents(taskId, 'generating') : [] };
+  const started = await moveTask(ctx, task, 'start_generation', {
+    generation,
+    api_key_id: creds.keyId,
+    provider: creds.provider,
+    need_product_image: loaded.productImages.length > 0,
+    failure_reason: null,
+    updated_at: nowIso(ctx.clock.now()),
   });
   if (!started) return;
 
@@ -421,7 +404,7 @@ class GenerationRun {
    */
   private commitLocked<T>(work: (trx: Transaction<DB>) => Promise<{ result: T; events: NewTaskEvent[] }>): Promise<T> {
     return this.ctx.events.commit(this.task.id, async (trx) => {
-      await repo.lockTask(trx, this.ctx.dialect, this.task.id);
+      await repo.lockTask(trx, this.ctx.dialect, this.ws, this.task.id);
       return work(trx);
     });
   }
@@ -434,7 +417,7 @@ class GenerationRun {
   /** The task's progress column and its event, written together. */
   private async setProgress(trx: Transaction<DB>, stage: 'text' | 'score' | 'image', done: number, total: number): Promise<NewTaskEvent> {
     const data = { stage, done, total };
-    await repo.updateTaskIf(trx, this.task.id, ['generating'], { progress: json(data) }, this.task.generation);
+    await transition(trx, this.task, 'report_progress', { progress: json(data) }, { generation: this.task.generation });
     return { name: 'progress', data };
   }
 
@@ -454,31 +437,27 @@ class GenerationRun {
     // Sets and images settle in any order; the stored reason should not depend on it.
     const problems = [...this.setFailures.sort(), ...this.imageFailures.sort()];
     const status = usable ? 'pending_selection' : 'failed';
-    const events: NewTaskEvent[] = [];
+    const before: NewTaskEvent[] = [];
     let failureReason: string | null = null;
     if (!usable) {
       failureReason = clip(`nothing usable was produced: ${problems.join('; ') || 'no result'}`, MAX_REASON);
-      events.push({ name: 'error', data: { message: failureReason } });
+      before.push({ name: 'error', data: { message: failureReason } });
     } else if (problems.length > 0) {
       const parts: string[] = [];
       if (this.setFailures.length > 0) parts.push(`${this.setFailures.length} of ${slotsByStrategy(task.text_count).length} text sets failed`);
       if (counters.imagesFailed > 0) parts.push(`${counters.imagesFailed} of ${counters.imagesTotal} images failed`);
-      events.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready` } });
+      before.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready` } });
     }
-    events.push(...statusEvents(task.id, status), { name: 'done', data: { status } });
     const progress = task.image_count > 0 && counters.imagesTotal > 0
       ? { stage: 'image', done: counters.imagesDone + counters.imagesFailed, total: counters.imagesTotal }
       : { stage: 'score', done: this.textsThisGeneration, total: counters.textsTotal };
-    await this.ctx.events.commit(task.id, async (trx) => {
-      const moved = await repo.updateTaskIf(
-        trx,
-        task.id,
-        ['generating'],
-        { status, failure_reason: failureReason, progress: json(progress), updated_at: this.now() },
-        task.generation,
-      );
-      return { result: moved, events: moved ? events : [] };
-    });
+    await moveTask(
+      this.ctx,
+      task,
+      usable ? 'complete_generation' : 'fail_generation',
+      { failure_reason: failureReason, progress: json(progress), updated_at: this.now() },
+      { generation: task.generation, before, after: [{ name: 'done', data: { status } }] },
+    );
   }
 }
 
@@ -521,3 +500,15 @@ class DeltaSink {
     await this.writing;
   }
 }
+
+/** The `task.generate` job: the queue carries the task id only. */
+export const taskGenerateJob: JobDefinition = {
+  kind: 'task.generate',
+  leases: 'tasks',
+  findStale: repo.findStaleGenerations,
+  run: (ctx, taskId, job) => runTaskGeneration(ctx, taskId, job.signal),
+  onFailed: async (ctx, taskId, reason) => {
+    const task = await repo.findTaskById(ctx.db, taskId);
+    if (task) await failTaskGeneration(ctx, task, `generation stopped: ${reason}`);
+  },
+};

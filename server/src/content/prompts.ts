@@ -1,8 +1,15 @@
-import type { PreferenceContext } from '../db/schema.js';
 import type { NotesIntentInput, ScoreIntentInput, StrategyCode } from './schemas.js';
 import type { StoryboardFrame } from './storyboard.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { clip } from './text.js';
+
+/** What the preference flywheel injects into a generation (snapshotted per task and generation). */
+export interface PreferenceContext {
+  recent_preference: string;
+  reject_reasons: string[];
+  style_examples: string[];
+  injected_count: number;
+}
 
 /** Everything a generation reads, loaded once per run (see context.ts). */
 export interface GenerationInputs {

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import { benchmarkSection, bullet, dataBlock, preferenceSection, productSection, SYSTEM } from '../../generation/prompts.js';
-import { IMAGE_ROLES, NoteSchema, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode } from '../../generation/schemas.js';
-import { STRATEGY_GUIDES } from '../../generation/strategies.js';
-import { storyboardRoles } from '../../generation/storyboard.js';
-import type { JsonSchemaSpec } from '../../providers/types.js';
+import { benchmarkSection, bullet, dataBlock, preferenceSection, productSection, SYSTEM } from './prompts.js';
+import { IMAGE_ROLES, NoteSchema, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode, type JsonSchemaSpec } from './schemas.js';
+import { STRATEGY_GUIDES } from './strategies.js';
+import { storyboardRoles } from './storyboard.js';
 
 /**
  * The one structured call of a fission (contract rule 1): its input, its prompt and the reply

@@ -1,5 +1,10 @@
 import { Type, type Static } from 'typebox';
-import type { JsonSchemaSpec } from '../providers/types.js';
+
+/** A structured reply's JSON Schema as sent to a provider (`response_format.json_schema`). */
+export interface JsonSchemaSpec {
+  name: string;
+  schema: Record<string, unknown>;
+}
 
 /**
  * The structured replies the generation pipeline asks providers for, and the inputs it hands

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../app.js';
-import { AppError, badRequest } from '../../http/errors.js';
+import type { App } from './module.js';
+import { AppError, badRequest } from './errors.js';
 
 /** 10 MB as contract-decisions §6 defines it. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -42,7 +42,10 @@ export async function readUpload(request: FastifyRequest, fileField: string): Pr
       } else {
         // busboy cuts an over-long field silently; a cut text must not be stored as if whole.
         if (part.valueTruncated) throw new AppError('payloadTooLarge', `multipart field "${part.fieldname}" is too long`);
-        fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+        const value = typeof part.value === 'string' ? part.value : String(part.value);
+        // The rule every JSON field gets from the validation layer (http/validation.ts).
+        if (value.includes('\u0000')) throw badRequest(`multipart field "${part.fieldname}" must not contain the NUL character (U+0000)`);
+        fields[part.fieldname] = value;
       }
     }
   } catch (err) {

@@ -1,4 +1,14 @@
-import type { BannedLevel, ScoreJson } from '../db/schema.js';
+import type { BannedLevel } from './banned-words.js';
+
+/** The score object of a text candidate (the contract's score table). */
+export interface ScoreJson {
+  title: number;
+  emotion: number;
+  selling: number;
+  keyword: number;
+  compliance: number;
+  total: number;
+}
 import type { ScoreReply } from './schemas.js';
 import { countEmoji, countOccurrences, coverage, length } from './text.js';
 

@@ -1,4 +1,4 @@
-import type { BannedLevel } from '../db/schema.js';
+export type BannedLevel = 'auto_fix' | 'soft_warn' | 'hard_block';
 
 /**
  * The banned-word matcher every check uses (task creation, candidates, edits, imports, fission).

@@ -1,0 +1,122 @@
+import { Type } from 'typebox';
+import type { ApiModule } from '../../http/module.js';
+import { currentUser } from '../../http/auth.js';
+import { commonErrors, DateTime, ErrorEnvelope, Id, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
+import { RoleSchema } from '../auth/views.js';
+import { WorkspaceView } from '../workspaces/views.js';
+import * as service from './service.js';
+
+const tags = ['invitations'];
+
+const InvitationView = Type.Object({
+  id: Type.Integer(),
+  workspace_id: Type.Integer(),
+  invitee: Type.String({ description: 'the username or email address as invited (addresses lower-cased)' }),
+  invitee_kind: Type.Union([Type.Literal('username'), Type.Literal('email')]),
+  role: RoleSchema,
+  status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('declined'), Type.Literal('revoked'), Type.Literal('expired')], {
+    description: 'pending until the invitee answers, it is revoked, or it expires after 7 days',
+  }),
+  invited_by: Nullable(Type.String({ description: 'username of the admin who sent (or last renewed) it' })),
+  created_at: DateTime,
+  expires_at: DateTime,
+  responded_at: Nullable(DateTime),
+});
+
+const MyInvitationView = Type.Object({
+  id: Type.Integer(),
+  workspace: Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String() }),
+  role: RoleSchema,
+  invited_by: Nullable(Type.String()),
+  created_at: DateTime,
+  expires_at: DateTime,
+});
+
+const conflicts = { ...commonErrors, 409: ErrorEnvelope };
+
+/** Membership by consent: admins invite, the invited account accepts or declines (docs/decisions.md). */
+export const invitationRoutes: ApiModule = async (app, ctx) => {
+  app.post(
+    '/workspaces/:id/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'Invite a username or an email address with a role; needs the admin role in that workspace',
+        description:
+          'The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.',
+        params: IdParams,
+        body: Type.Object({
+          username: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+          role: RoleSchema,
+        }),
+        response: { 200: Ok(InvitationView), ...conflicts },
+      },
+    },
+    async (request) => ok(await service.invite(ctx, currentUser(request), request.params.id, request.body)),
+  );
+
+  app.get(
+    '/workspaces/:id/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'Invitations of a workspace, newest first; needs the admin role in that workspace',
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: Ok(Paged(InvitationView)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listWorkspaceInvitations(ctx, currentUser(request), request.params.id, request.query)),
+  );
+
+  app.delete(
+    '/workspaces/:id/invitations/:invitation_id',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a pending invitation; needs the admin role in that workspace',
+        params: Type.Object({ id: Id, invitation_id: Id }),
+        response: { 200: Ok(InvitationView), ...conflicts },
+      },
+    },
+    async (request) => ok(await service.revoke(ctx, currentUser(request), request.params.id, request.params.invitation_id)),
+  );
+
+  app.get(
+    '/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'Pending invitations addressed to the caller',
+        querystring: PageQuery,
+        response: { 200: Ok(Paged(MyInvitationView)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listMine(ctx, currentUser(request), request.query)),
+  );
+
+  app.post(
+    '/invitations/:id/accept',
+    {
+      schema: {
+        tags,
+        summary: 'Accept an invitation: join the workspace with its role (switch to it with POST /workspaces/switch)',
+        params: IdParams,
+        response: { 200: Ok(WorkspaceView), ...conflicts },
+      },
+    },
+    async (request) => ok(await service.accept(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.post(
+    '/invitations/:id/decline',
+    {
+      schema: { tags, summary: 'Decline an invitation', params: IdParams, response: { 200: OkEmpty, ...conflicts } },
+    },
+    async (request) => {
+      await service.decline(ctx, currentUser(request), request.params.id);
+      return ok({});
+    },
+  );
+};

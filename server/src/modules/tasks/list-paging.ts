@@ -1,0 +1,46 @@
+import { badRequest } from '../../http/errors.js';
+import type { TaskCursor, TaskPageStart } from './repository.js';
+
+/**
+ * How deep `GET /tasks` pages by number: page × page_size up to this many tasks, as search APIs
+ * bound from + size (Elasticsearch's max_result_window is the same 10,000). Deeper, a list is
+ * read by cursor: each page answers `next_cursor`, the position of its last task, and
+ * `cursor=<next_cursor>` returns the tasks after it, newest first, at the same cost however far in.
+ */
+export const PAGE_WINDOW = 10_000;
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Opaque to clients: the last task's created_at and id, base64url. */
+export function encodeCursor(task: { created_at: string; id: number }): string {
+  return Buffer.from(`${task.created_at}|${task.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(raw: string): TaskCursor {
+  const [createdAt, id, ...rest] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
+  const n = Number(id);
+  if (rest.length > 0 || !createdAt || !ISO_UTC.test(createdAt) || Number.isNaN(Date.parse(createdAt)) || !Number.isInteger(n) || n < 1 || n > 2147483647) {
+    throw badRequest('querystring.cursor is not a cursor this API gave out (use next_cursor of a GET /tasks page)');
+  }
+  return { createdAt, id: n };
+}
+
+/** Where the requested page starts: after a cursor, or at an offset within PAGE_WINDOW. */
+export function pageStart(query: { page: number; page_size: number; cursor?: string | undefined }): TaskPageStart {
+  if (query.cursor !== undefined) {
+    if (query.page !== 1) throw badRequest('querystring.page must be 1 (or absent) with a cursor: the cursor says where the page starts');
+    return { after: decodeCursor(query.cursor), limit: query.page_size };
+  }
+  if (query.page * query.page_size > PAGE_WINDOW) {
+    throw badRequest(
+      `querystring.page × page_size must be at most ${PAGE_WINDOW}; to read further, pass cursor=<next_cursor> of the last page you have`,
+    );
+  }
+  return { offset: (query.page - 1) * query.page_size, limit: query.page_size };
+}
+
+/** The cursor after a full page; null when the page was not full (nothing after it). */
+export function nextCursor(items: Array<{ created_at: string; id: number }>, pageSize: number): string | null {
+  const last = items.at(-1);
+  return items.length === pageSize && last ? encodeCursor(last) : null;
+}
