@@ -332,6 +332,8 @@ export interface ChaosProxy {
   injected: { '429': number; '500': number; timeout: number };
   passed: number;
   inFlight: number;
+  /** Requests received so far, answered or not. */
+  started: number;
   close(): Promise<void>;
 }
 
@@ -348,10 +350,12 @@ export async function startChaosProxy(target: string, faultRate: number): Promis
     injected: { '429': 0, '500': 0, timeout: 0 },
     passed: 0,
     inFlight: 0,
+    started: 0,
     close: async () => undefined,
   };
   const server: Server = createServer((req, res) => {
     proxy.inFlight++;
+    proxy.started++;
     res.on('close', () => proxy.inFlight--);
     if (Math.random() < proxy.faultRate) {
       const fault = (['429', '500', 'timeout'] as const)[Math.floor(Math.random() * 3)]!;

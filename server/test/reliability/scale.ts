@@ -116,9 +116,12 @@ async function killWorkers(ctx: Ctx, perTask: number): Promise<ScenarioResult> {
     if (rows[0]!.n > 0) break;
     await sleep(100);
   }
-  const inFlightAtKill = ctx.meter.inFlight;
+  // Every call the kill can cut off was either in flight just before the signal or started
+  // before the process was gone.
+  const [inFlightBefore, startedBefore] = [ctx.meter.inFlight, ctx.meter.started];
   const victim = ctx.workers.shift()!;
   await ctx.d.kill(victim);
+  const inFlightAtKill = inFlightBefore + ctx.meter.started - startedBefore;
   ctx.workers.push(await ctx.d.start('worker'));
   const settled = await waitSettled(ctx, ids, ctx.long ? 240_000 : 150_000);
   ctx.fake.options = {};

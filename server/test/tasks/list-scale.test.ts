@@ -75,6 +75,7 @@ describe('GET /tasks on large workspaces', () => {
   const list = (query: string) => server.request('GET', `${API}/tasks?${query}`, { token: ws.token });
 
   const BOUNDS: Array<[from?: string, to?: string]> = [
+    [undefined, undefined],
     ['2026-11-19', undefined],
     [undefined, '2026-11-20'],
     ['2026-11-19', '2026-11-21'],
@@ -147,6 +148,28 @@ describe('GET /tasks on large workspaces', () => {
     // Every counter row agrees with the rows it counts.
     const counters = await server.ctx.db.selectFrom('task_day_counts').selectAll().where('workspace_id', '=', ws.workspaceId).where('n', '<', 0).execute();
     expect(counters).toEqual([]);
+  });
+
+  it('keeps concurrent writers of one workspace from deadlocking on its counters', async () => {
+    // Inserts and status moves of many tasks at once, each in its own transaction, as API
+    // processes and workers do: every statement must succeed and the totals stay exact.
+    const me = await ok(server, 'GET', '/auth/me', ws.token);
+    const pool = await insertTasks(server.ctx.db, ws, me.id, STATUSES.map((status, i) => ({ productId: i % 2 ? second : ws.productId, status, createdAt: '2026-11-21T09:00:00.000Z' })));
+    const writer = async (w: number) => {
+      for (let i = 0; i < 25; i++) {
+        await server.ctx.db.transaction().execute(async (trx) => {
+          if ((i + w) % 2 === 0) {
+            await insertTasks(trx as unknown as Db, ws, me.id, [{ productId: (i + w) % 3 ? second : ws.productId, status: STATUSES[(i * w) % STATUSES.length]!, createdAt: '2026-11-21T10:00:00.000Z' }]);
+          } else {
+            const id = pool[(i + w) % pool.length]!;
+            await trx.updateTable('tasks').set({ status: STATUSES[(i + 2 * w) % STATUSES.length]!, product_id: (i + w) % 4 ? ws.productId : second }).where('id', '=', id).execute();
+          }
+        });
+      }
+    };
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, w) => writer(w)));
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    await expectExactTotals('after concurrent writers');
   });
 
   it('pages by number within the window and refuses deeper pages with a pointer to the cursor', async () => {

@@ -54,10 +54,23 @@ export async function up(db: Kysely<any>): Promise<void> {
   if (t.pg) {
     const moved = sql`OLD.status IS DISTINCT FROM NEW.status OR OLD.product_id IS DISTINCT FROM NEW.product_id
       OR OLD.workspace_id IS DISTINCT FROM NEW.workspace_id OR ${dayOf('OLD')} IS DISTINCT FROM ${dayOf('NEW')}`;
+    // Concurrent writers of one workspace share its counter rows. They are changed in one
+    // statement, in primary-key order, and only where the net change is not zero (a status move
+    // leaves the rows of every status untouched), so two transactions never take the same rows
+    // in opposite orders: PostgreSQL would answer one of them with "deadlock detected".
+    const rowsOf = (row: 'OLD' | 'NEW', n: number) => sql`SELECT ${sql.raw(row)}.workspace_id AS workspace_id, k.product_id, k.status,
+        ${dayOf(row)} AS day, ${sql.lit(n)} AS n
+      FROM (VALUES (${sql.raw(row)}.product_id, ${sql.raw(row)}.status), (${sql.lit(ANY_PRODUCT)}, ${sql.raw(row)}.status),
+        (${sql.raw(row)}.product_id, ${sql.lit(ANY_STATUS)}), (${sql.lit(ANY_PRODUCT)}, ${sql.lit(ANY_STATUS)})) AS k (product_id, status)
+      WHERE TG_OP <> ${sql.lit(row === 'OLD' ? 'INSERT' : 'DELETE')}`;
     await sql`CREATE FUNCTION task_day_counts_track() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF TG_OP IN ('UPDATE', 'DELETE') THEN ${remove} END IF;
-        IF TG_OP IN ('UPDATE', 'INSERT') THEN ${add} END IF;
+        INSERT INTO task_day_counts AS c (workspace_id, product_id, status, day, n)
+          SELECT workspace_id, product_id, status, day, sum(n) FROM (${rowsOf('OLD', -1)} UNION ALL ${rowsOf('NEW', 1)}) AS change
+          GROUP BY workspace_id, product_id, status, day
+          HAVING sum(n) <> 0
+          ORDER BY workspace_id, product_id, status, day
+        ON CONFLICT (workspace_id, product_id, status, day) DO UPDATE SET n = c.n + EXCLUDED.n;
         RETURN NULL;
       END $$`.execute(db);
     await sql`CREATE TRIGGER tasks_day_count_insert_delete AFTER INSERT OR DELETE ON tasks

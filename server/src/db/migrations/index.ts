@@ -9,6 +9,7 @@ import * as fileReferences from './20261123_0100_file_references.js';
 import * as taskListVersions from './20261123_0200_task_list_versions.js';
 import * as fissionImages from './20261124_0001_fission_images.js';
 import * as taskDayCounts from './20261124_0200_task_day_counts.js';
+import * as taskCountsLockOrder from './20261124_0210_task_counts_lock_order.js';
 import * as invitations from './20261124_0100_invitations.js';
 import * as analysisWarningCodes from './20261124_0110_analysis_warning_codes.js';
 import * as idempotencyBodyHash from './20261124_0120_idempotency_body_hash.js';
@@ -27,8 +28,9 @@ export const migrations: Record<string, Migration> = {
   '20261123_0100_file_references': fileReferences,
   '20261123_0200_task_list_versions': taskListVersions,
   '20261124_0001_fission_images': fissionImages,
-  '20261124_0200_task_day_counts': taskDayCounts,
   '20261124_0100_invitations': invitations,
   '20261124_0110_analysis_warning_codes': analysisWarningCodes,
   '20261124_0120_idempotency_body_hash': idempotencyBodyHash,
+  '20261124_0200_task_day_counts': taskDayCounts,
+  '20261124_0210_task_counts_lock_order': taskCountsLockOrder,
 };
