@@ -213,6 +213,17 @@ export interface TaskDayCountsTable {
   n: number;
 }
 
+/** Character pairs of task themes for keyword search (migration 20261125_1500, kept by triggers). */
+export interface TaskThemeGramsTable {
+  workspace_id: number;
+  gram: string;
+  task_id: number;
+}
+
+export interface GramPositionsTable {
+  n: number;
+}
+
 export interface TextCandidatesTable {
   id: Id;
   workspace_id: number;
@@ -448,6 +459,8 @@ export interface DB {
   task_counts: TaskCountsTable;
   task_day_counts: TaskDayCountsTable;
   task_list_versions: TaskListVersionsTable;
+  task_theme_grams: TaskThemeGramsTable;
+  gram_positions: GramPositionsTable;
   text_candidates: TextCandidatesTable;
   image_candidates: ImageCandidatesTable;
   task_events: TaskEventsTable;

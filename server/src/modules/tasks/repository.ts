@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { forUpdate, preparedQuery, type DbOrTx, type Dialect } from '../../db/database.js';
+import { containsText } from '../../db/search.js';
 import type { DB, NewRow, Row, RowUpdate, TaskStatus } from '../../db/schema.js';
 import type { StaleWindow } from '../../jobs/types.js';
 
@@ -35,6 +36,19 @@ export interface TaskFilters {
   productId?: number | undefined;
   from?: { value: string; inclusive: true } | undefined;
   to?: { value: string; inclusive: boolean } | undefined;
+  /** Leave archived tasks out (when no status is asked for). */
+  hideArchived?: boolean | undefined;
+  keyword?: TaskKeyword | undefined;
+}
+
+/**
+ * A keyword search (`q`): the task's theme or its product's name contains `text` (case ignored).
+ * `gram` is the keyword's character pair that fewest themes hold (the service picks it), or its
+ * one character as a prefix of the pairs (task_theme_grams, migration 20261125_1500).
+ */
+export interface TaskKeyword {
+  text: string;
+  gram: { equals: string } | { prefix: string };
 }
 
 /** A position in the list order (created_at, id), newest first: the page starts after it. */
@@ -55,14 +69,82 @@ export type TaskPageStart = { offset: number; limit: number } | { after: TaskCur
  * comes from trigger-kept counters: per (product, status) without a date range, per day with one.
  */
 export function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters, page: TaskPageStart) {
+  if (filters.keyword) return keywordSearch(db, workspaceId, filters, filters.keyword, page);
   const to = filters.to?.value;
   const [toIncl, toExcl] = filters.to?.inclusive ? [to, undefined] : [undefined, to];
-  const args = [workspaceId, filters.status, filters.productId, filters.from?.value, toIncl, toExcl] as const;
+  const hideArchived = filters.hideArchived && filters.status === undefined ? true : undefined;
+  const args = [workspaceId, filters.status, filters.productId, filters.from?.value, toIncl, toExcl, hideArchived] as const;
   const after = 'after' in page ? page.after : undefined;
   const offset = 'offset' in page && page.offset > 0 ? page.offset : undefined;
+  const totalOf = (status: TaskStatus | undefined) =>
+    filters.from || filters.to ? rangeTotal(db, workspaceId, { ...filters, status }) : counterTotal(db, workspaceId, status, filters.productId).then(count);
+  // Without archived tasks the total is still two counter reads: all of them less the archived.
+  const total = hideArchived ? Promise.all([totalOf(undefined), totalOf('archived')]).then(([all, archived]) => all - archived) : totalOf(filters.status);
+  return Promise.all([pageQuery(db, page.limit, offset, after?.createdAt, after?.id, ...args), total]);
+}
+
+/** The largest number of a pair's themes counted when choosing the rarest pair of a keyword. */
+const GRAM_COUNT_CAP = 5000;
+
+/** How many tasks of the workspace hold each pair, up to GRAM_COUNT_CAP: an index range each. */
+export function gramFrequencies(db: DbOrTx, workspaceId: number, grams: string[]) {
+  return Promise.all(
+    grams.map((gram) =>
+      db
+        .selectFrom((eb) =>
+          eb.selectFrom('task_theme_grams').select('task_id').where('workspace_id', '=', workspaceId).where('gram', '=', gram).limit(GRAM_COUNT_CAP).as('hits'),
+        )
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+        .then((row) => ({ gram, n: Number(row.n) })),
+    ),
+  );
+}
+
+/** Past the last character (U+10FFFF in UTF-8 sorts after every other): the end of a prefix range. */
+const LAST_CHARACTER = '\u{10FFFF}';
+
+/**
+ * A keyword's page and total. Candidates are read from two indexes, never from every task of the
+ * workspace: the task ids holding the keyword's chosen pair (a primary-key range of
+ * task_theme_grams) and the tasks of the products whose name contains it (products of the
+ * workspace, then tasks_ws_product_created_idx). Only those rows are checked for the whole keyword
+ * and the other filters, sorted newest first and cut into the page, so the cost follows how many
+ * tasks the keyword's rarest pair and matching products hold, not the size of the workspace.
+ * The total is exact (counted on the same candidates): counters cannot know a keyword.
+ */
+function keywordSearch(db: DbOrTx, workspaceId: number, filters: TaskFilters, keyword: TaskKeyword, page: TaskPageStart) {
+  const themePairs = db.selectFrom('task_theme_grams').select('task_id as id').where('workspace_id', '=', workspaceId);
+  const byTheme =
+    'equals' in keyword.gram
+      ? themePairs.where('gram', '=', keyword.gram.equals)
+      : themePairs.where('gram', '>=', keyword.gram.prefix).where('gram', '<', `${keyword.gram.prefix}${LAST_CHARACTER}`);
+  const namedProducts = db.selectFrom('products').select('products.id').where('products.workspace_id', '=', workspaceId).where(containsText('products.name', keyword.text));
+  const byProduct = db.selectFrom('tasks').select('tasks.id').where('tasks.workspace_id', '=', workspaceId).where('tasks.product_id', 'in', namedProducts);
+  const to = filters.to?.value;
+  const matching = filteredTasks(
+    db,
+    workspaceId,
+    filters.status,
+    filters.productId,
+    filters.from?.value,
+    filters.to?.inclusive ? to : undefined,
+    filters.to && !filters.to.inclusive ? to : undefined,
+    filters.hideArchived && filters.status === undefined ? true : undefined,
+  )
+    .innerJoin('products', 'products.id', 'tasks.product_id')
+    .where('tasks.id', 'in', byTheme.union(byProduct))
+    .where((eb) => eb.or([containsText('tasks.theme', keyword.text), containsText('products.name', keyword.text)]));
+  let pageRows = matching;
+  if ('after' in page) {
+    const { createdAt, id } = page.after;
+    pageRows = pageRows.where((eb) => eb(eb.refTuple('tasks.created_at', 'tasks.id'), '<', eb.tuple(createdAt, id)));
+  }
+  const offset = 'offset' in page ? page.offset : 0;
   return Promise.all([
-    pageQuery(db, page.limit, offset, after?.createdAt, after?.id, ...args),
-    filters.from || filters.to ? rangeTotal(db, workspaceId, filters) : counterTotal(db, workspaceId, filters.status, filters.productId).then(count),
+    pageRows.select(LIST_COLUMNS).orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').limit(page.limit).offset(offset).execute(),
+    // Every match of the filters, wherever the page starts (as without a keyword).
+    matching.select((eb) => eb.fn.countAll<number>().as('n')).execute().then(count),
   ]);
 }
 
@@ -73,11 +155,13 @@ type FilterArgs = [
   from: string | undefined,
   toIncl: string | undefined,
   toExcl: string | undefined,
+  hideArchived?: true | undefined,
 ];
 
-function filteredTasks(db: DbOrTx, ...[workspaceId, status, productId, from, toIncl, toExcl]: FilterArgs) {
+function filteredTasks(db: DbOrTx, ...[workspaceId, status, productId, from, toIncl, toExcl, hideArchived]: FilterArgs) {
   let query = db.selectFrom('tasks').where('tasks.workspace_id', '=', workspaceId);
   if (status !== undefined) query = query.where('tasks.status', '=', status);
+  if (hideArchived !== undefined) query = query.where('tasks.status', '!=', 'archived');
   if (productId !== undefined) query = query.where('tasks.product_id', '=', productId);
   if (from !== undefined) query = query.where('tasks.created_at', '>=', from);
   if (toIncl !== undefined) query = query.where('tasks.created_at', '<=', toIncl);

@@ -63,8 +63,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
+        operationId: 'listTasks',
         summary: 'Tasks of the workspace, newest first',
-        description: `Pages by number up to page × page_size = ${PAGE_WINDOW}; beyond that (400 / 40000), read on with \`cursor\`: every page answers \`next_cursor\` (null when the page is not full), and \`cursor=<next_cursor>\` returns the tasks after it, newest first, with the same filters. \`total\` is always the count of every task the filters match.`,
+        description: `Pages by number up to page × page_size = ${PAGE_WINDOW}; beyond that (400 / 40000), read on with \`cursor\`: every page answers \`next_cursor\` (null when the page is not full), and \`cursor=<next_cursor>\` returns the tasks after it, newest first, with the same filters. \`total\` is always the count of every task the filters match. \`q\` keeps the tasks whose theme or product name contains it (case ignored), through an index of the themes' character pairs; \`hide_archived=true\` leaves archived tasks out unless \`status\` asks for them.`,
         querystring: Type.Object({
           ...PageQuery.properties,
           cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of a page: the page starts after it (page must be 1 or absent)' })),
@@ -72,6 +73,8 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
           product_id: Type.Optional(Id),
           date_from: Type.Optional(Type.String({ maxLength: 40, description: 'YYYY-MM-DD (whole UTC day) or ISO 8601 date-time' })),
           date_to: Type.Optional(Type.String({ maxLength: 40, description: 'YYYY-MM-DD (whole UTC day, inclusive) or ISO 8601 date-time' })),
+          q: Type.Optional(Type.String({ maxLength: 100, description: 'keyword: the theme or the product name contains it (case ignored); blank means none' })),
+          hide_archived: Type.Optional(Type.Boolean({ description: 'true: archived tasks are left out (the console\'s default view); ignored when status is given' })),
         }),
         response: { 200: Ok(TaskListPage), ...commonErrors },
       },

@@ -158,6 +158,27 @@ export interface ListTasksQuery extends PageQuery {
   date_from?: string | undefined;
   date_to?: string | undefined;
   cursor?: string | undefined;
+  q?: string | undefined;
+  hide_archived?: boolean | undefined;
+}
+
+/** The pairs of a keyword looked up to choose the rarest; a long keyword's first pairs suffice. */
+const KEYWORD_PAIRS_CONSIDERED = 8;
+
+/**
+ * A keyword as the repository searches it: lower-cased like the stored pairs (task_theme_grams),
+ * driven by its pair that the fewest tasks of the workspace hold (a one-character keyword is a
+ * prefix of the pairs).
+ */
+async function taskKeyword(ctx: AppContext, workspaceId: number, q: string | undefined): Promise<repo.TaskKeyword | undefined> {
+  const text = q?.trim().toLowerCase();
+  if (!text) return undefined;
+  const chars = Array.from(text);
+  if (chars.length === 1) return { text, gram: { prefix: text } };
+  const pairs = [...new Set(chars.slice(0, -1).map((c, i) => c + chars[i + 1]))].slice(0, KEYWORD_PAIRS_CONSIDERED);
+  const counted = await repo.gramFrequencies(ctx.db, workspaceId, pairs);
+  const rarest = counted.reduce((best, next) => (next.n < best.n ? next : best));
+  return { text, gram: { equals: rarest.gram } };
 }
 
 function listFilters(query: ListTasksQuery): repo.TaskFilters {
@@ -166,11 +187,12 @@ function listFilters(query: ListTasksQuery): repo.TaskFilters {
   if (from && to && (from.value > to.value || (from.value === to.value && !to.inclusive))) {
     throw badRequest('querystring.date_from must not be after date_to');
   }
-  return { status: query.status, productId: query.product_id, from: from && { value: from.value, inclusive: true }, to };
+  return { status: query.status, productId: query.product_id, from: from && { value: from.value, inclusive: true }, to, hideArchived: query.hide_archived };
 }
 
 export async function listTasks(ctx: AppContext, auth: AuthUser, query: ListTasksQuery) {
-  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, listFilters(query), pageStart(query));
+  const filters = { ...listFilters(query), keyword: await taskKeyword(ctx, auth.workspaceId, query.q) };
+  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, filters, pageStart(query));
   return { ...pageOf(items, total, query), next_cursor: nextCursor(items, query.page_size) };
 }
 
@@ -189,7 +211,18 @@ export async function listTasksSerialized(
 ): Promise<Buffer> {
   const filters = listFilters(query);
   const version = await repo.taskListVersion(ctx.db, auth.workspaceId);
-  const key = JSON.stringify([auth.workspaceId, filters.status, filters.productId, filters.from?.value, filters.to, query.page, query.page_size, query.cursor]);
+  const key = JSON.stringify([
+    auth.workspaceId,
+    filters.status,
+    filters.productId,
+    filters.from?.value,
+    filters.to,
+    filters.hideArchived === true,
+    query.q?.trim().toLowerCase() || undefined,
+    query.page,
+    query.page_size,
+    query.cursor,
+  ]);
   const cached = cache.get(key, version);
   if (cached !== undefined) return cached;
   const body = Buffer.from(serialize(await listTasks(ctx, auth, query)));
