@@ -1,4 +1,5 @@
 import type { BannedLevel, BannedStatus, BannedWordMatcher } from './banned-words.js';
+import { limitFlags } from './limits.js';
 import { heuristicScore, type ScoredText } from './scoring.js';
 
 /** The parts of a note that are published, hence checked against the banned-word library. */
@@ -84,5 +85,6 @@ export function evaluateNote(
     theme: subject.theme,
     bannedHits: checked.hits,
   });
-  return { ...checked, scored };
+  const flags = limitFlags(checked.note);
+  return { ...checked, scored: flags.length > 0 ? { ...scored, summary: `${scored.summary}${flags.join('；')}。` } : scored };
 }

@@ -128,12 +128,17 @@ export function notesPrompt(input: NotesIntentInput): { system: string; prompt: 
   return { system: SYSTEM, prompt: prompt.join('\n') };
 }
 
-/** The one automatic rewrite of a note that still contains hard_block words. */
+/** The one automatic rewrite of a note that still contains hard_block words or breaks a length limit. */
 export function rewritePrompt(input: NotesIntentInput): { system: string; prompt: string } {
   const rewrite = input.rewrite!;
+  const problems = [
+    ...(rewrite.blocked_words.length > 0 ? [`it contains words that are not allowed: ${rewrite.blocked_words.join('、')}`] : []),
+    ...(rewrite.problems ?? []),
+  ];
   const prompt = [
-    `This note for ${input.product.name} (strategy ${input.strategy}: ${input.strategy_name}) contains words that are not allowed: ${rewrite.blocked_words.join('、')}.`,
-    'Rewrite it so that none of them (and none of the words listed below) appears, in any form, while keeping the angle, facts and voice.',
+    `This note for ${input.product.name} (strategy ${input.strategy}: ${input.strategy_name}) must be fixed:`,
+    bullet(problems),
+    'Rewrite it so that none of these problems remains (no blocked word in any form; shorten by rewording, never by cutting a word), while keeping the angle, facts and voice.',
     dataBlock([JSON.stringify(rewrite.note)]),
     input.avoid_words.length > 0 ? `Never use these words: ${input.avoid_words.join('、')}` : '',
     outputSection(1),

@@ -75,8 +75,11 @@ export interface NotesIntentInput {
   };
   /** Words of the workspace's banned-word library the text must not contain. */
   avoid_words: string[];
-  /** Present for the one automatic rewrite of a note that hit hard_block words. */
-  rewrite?: { note: Note; blocked_words: string[] };
+  /**
+   * Present for the one automatic rewrite of a note that hit hard_block words or broke a length
+   * limit (problems: what to fix, as the model is told).
+   */
+  rewrite?: { note: Note; blocked_words: string[]; problems?: string[] };
 }
 
 const dimension = (max: number) => Type.Integer({ minimum: 0, maximum: max });

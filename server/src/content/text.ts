@@ -1,17 +1,27 @@
-/** Text helpers that count what a reader sees: code points, so emoji and CJK count as one each. */
+/**
+ * Text helpers that count what a reader sees: graphemes (Intl.Segmenter), so a CJK character,
+ * an emoji with its skin tone or joiners (😮‍💨, 👨‍👩‍👧) and a flag (🇨🇳) count as one each.
+ */
+
+const GRAPHEMES = new Intl.Segmenter('zh', { granularity: 'grapheme' });
+
+/** Text ICU would split into one grapheme per UTF-16 unit: printable ASCII, CJK, its punctuation and full-width forms. */
+const ONE_UNIT_EACH = /^[\n\u0020-\u007e\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]*$/;
 
 export function length(text: string): number {
-  return [...text].length;
+  if (ONE_UNIT_EACH.test(text)) return text.length;
+  let n = 0;
+  for (const _ of GRAPHEMES.segment(text)) n += 1;
+  return n;
 }
 
-/** Cuts to at most `max` characters without splitting a surrogate pair. */
+/** Cuts to at most `max` code points without splitting a surrogate pair (internal strings: reasons, excerpts). */
 export function clip(text: string, max: number): string {
   const chars = [...text.trim()];
   return chars.length <= max ? chars.join('') : chars.slice(0, max).join('');
 }
 
 const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
-const GRAPHEMES = new Intl.Segmenter('zh', { granularity: 'grapheme' });
 /** One-character words a short label must not end on: they leave it hanging (…的, …和, …小). */
 const HANGING = new Set(['的', '地', '得', '之', '和', '与', '及', '或', '在', '是', '了', '着', '把', '被', '让', '给', '向', '从', '对', '为', '很', '太', '更', '最', '小', '大']);
 /**
@@ -20,7 +30,7 @@ const HANGING = new Set(['的', '地', '得', '之', '和', '与', '及', '或',
  */
 const OPEN_ENDED = /^[\s\p{Ps}\p{Pi}\p{Pd}\p{Pc}，,、：:；;·…/|｜]+$/u;
 
-/** The longest run of whole segments from the start that fits in `max` code points. */
+/** The longest run of whole segments from the start that fits in `max` graphemes. */
 function leadingSegments(segmenter: Intl.Segmenter, text: string, max: number): string[] {
   const kept: string[] = [];
   let used = 0;
@@ -34,7 +44,7 @@ function leadingSegments(segmenter: Intl.Segmenter, text: string, max: number): 
 }
 
 /**
- * Like `clip` (at most `max` code points, trimmed, no ellipsis added), but cut between words
+ * At most `max` graphemes, trimmed, no ellipsis added, cut between words
  * (ICU's Chinese dictionary; spaces for English), without a hanging particle or an open-ended
  * mark at the end: 秋冬换季护肤的小烦恼 → 秋冬换季护肤, never 秋冬换季护肤的小. A first word
  * longer than `max` is cut where it must be, between whole characters: an emoji with its

@@ -109,7 +109,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         let reply: unknown = {};
         if (schemaName === 'notes') {
           const count: number = schema?.properties?.notes?.minItems ?? 1;
-          const rewrite = prompt.includes('words that are not allowed');
+          const rewrite = prompt.includes('words that are not allowed') || prompt.includes('字上限');
           kind = rewrite ? 'rewrite' : 'notes';
           if (options.failText) return send(options.failText, { error: { message: 'fake text failure' } }, kind, prompt);
           const noteOf = options.note ?? defaultNote;

@@ -24,12 +24,15 @@ describe('clipWords: labels cut between words', () => {
     expect(clipWords('品牌｜晚安面膜旗舰款', 3)).toBe('品牌');
   });
 
-  it('counts code points like clip and never splits an emoji sequence', () => {
+  it('counts graphemes, as a reader sees them, and never splits an emoji sequence or a flag', () => {
     const family = '👨‍👩‍👧';
-    expect(length(family)).toBe(5);
-    expect(clipWords(`${family}全家出门旅行必备`, 8)).toBe(`${family}全家`);
-    expect(clipWords(`👍🏻好物推荐合集`, 5)).toBe('👍🏻好物');
-    expect(clipWords(`${family}${family}`, 7)).toBe(family);
+    expect(length(family)).toBe(1);
+    expect(length('😮‍💨🇨🇳👍🏻é')).toBe(4);
+    expect(length('熬夜党救星！SPF50+')).toBe(12);
+    expect(clipWords(`${family}全家出门旅行必备`, 4)).toBe(`${family}全家`);
+    expect(clipWords(`👍🏻好物推荐合集`, 3)).toBe('👍🏻好物');
+    expect(clipWords(`${family}${family}`, 1)).toBe(family);
+    expect(clipWords('秋冬必备😮‍💨🇨🇳好物', 5)).toBe('秋冬必备😮‍💨');
   });
 
   it('cuts a single word longer than the limit between whole characters', () => {

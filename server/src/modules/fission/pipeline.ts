@@ -3,12 +3,12 @@ import { json, nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
 import type { NewRow, Row, ScoreJson } from '../../db/schema.js';
 import type { BannedStatus } from '../../content/banned-words.js';
-import { checkNote, type StoredBannedHit } from '../../content/evaluate.js';
+import type { StoredBannedHit } from '../../content/evaluate.js';
 import { imagePrompt } from '../../content/prompts.js';
-import type { ImageRole } from '../../content/schemas.js';
+import type { ImageRole, NotesIntentInput } from '../../content/schemas.js';
 import { PASS_LINE } from '../../content/scoring.js';
 import { normaliseNote } from '../../content/limits.js';
-import { generateFrameImage, generationOptions, letterFrameImage, loadGenerationInputs, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { generateFrameImage, generationOptions, letterFrameImage, loadGenerationInputs, publishableNote, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
 import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
 import { clip } from '../../content/text.js';
@@ -208,11 +208,33 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
   });
   if (reply.packages.length < fission.fanout_count) throw new FissionFailure(`the reply held ${reply.packages.length} of ${fission.fanout_count} packages`);
 
-  const drafts = packages.map((plan, i) => {
-    const pkg = reply.packages[i]!;
-    const note = normaliseNote(pkg, plan.strategy);
-    return { plan, pkg, note, checked: checkNote(matcher, note) };
-  });
+  // Like a task's texts, a hard-blocked or over-long package gets one rewrite (its own ledger entry).
+  const drafts = await Promise.all(
+    packages.map(async (plan, i) => {
+      const pkg = reply.packages[i]!;
+      const note = normaliseNote(pkg, plan.strategy);
+      const notesInput: NotesIntentInput = {
+        strategy: plan.strategy,
+        strategy_name: plan.strategy_name,
+        count: 1,
+        seed: `fission:${fission.id}:${plan.seq}`,
+        product: input.product,
+        theme: input.theme,
+        benchmarks: input.benchmarks,
+        preferences: input.preferences,
+        avoid_words: input.avoid_words,
+      };
+      const { checked } = await publishableNote(provider, {
+        matcher,
+        input: notesInput,
+        note,
+        ledger: (call) => viaLedger(ctx, ws, `fission:${fission.id}:rewrite:${plan.seq}`, call),
+        signal,
+        onRewriteFailed: (err) => ctx.log.warn({ fissionId: fission.id, seq: plan.seq, err: describe(err) }, 'automatic rewrite of a package failed'),
+      });
+      return { plan, pkg, note, checked };
+    }),
+  );
   const subject = { productName: product.name, sellingPoints: product.selling_points, theme: source.theme };
   const scored = await scoreNotes(provider, {
     matcher,

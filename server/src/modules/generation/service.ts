@@ -1,8 +1,18 @@
 import type { AppContext } from '../../context.js';
 import type { BannedWordMatcher } from '../../content/banned-words.js';
-import { evaluateNote, type NoteText } from '../../content/evaluate.js';
-import { scorePrompt, type GenerationInputs } from '../../content/prompts.js';
-import { scoreReplySpec, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../content/schemas.js';
+import { checkNote, evaluateNote, type CheckedNote, type NoteText } from '../../content/evaluate.js';
+import { enforceLimits, limitProblems, normaliseNote } from '../../content/limits.js';
+import { rewritePrompt, scorePrompt, type GenerationInputs } from '../../content/prompts.js';
+import {
+  notesReplySchema,
+  scoreReplySpec,
+  type Note,
+  type NotesIntentInput,
+  type NotesReply,
+  type ScoreIntentInput,
+  type ScoreReply,
+  type StoryboardImageInput,
+} from '../../content/schemas.js';
 import { fromJudge, type ScoredText } from '../../content/scoring.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
 import { nowIso } from '../../db/codec.js';
@@ -99,6 +109,54 @@ export async function viaLedger<T>(ctx: Pick<AppContext, 'db' | 'clock'>, worksp
   const result = await call();
   await repo.saveCall(ctx.db, workspaceId, callKey, result, nowIso(ctx.clock.now()));
   return result;
+}
+
+/**
+ * A written note made publishable (contract-decisions §9): a note with a hard-blocked word or a
+ * part over its length limit gets one rewrite from the model (through `ledger`, so a re-run
+ * does not pay twice) naming what to fix; only what is still too long after it is shortened,
+ * between words. `note` is already normalised (normaliseNote): plain text, tags cleaned.
+ */
+export async function publishableNote(
+  provider: Provider,
+  opts: {
+    matcher: BannedWordMatcher;
+    /** The set's notes input; the rewrite asks for one note in the same strategy. */
+    input: NotesIntentInput;
+    note: Note;
+    ledger: (call: () => Promise<NotesReply>) => Promise<NotesReply>;
+    signal?: AbortSignal;
+    onRewriteFailed?: (err: unknown) => void;
+  },
+): Promise<{ note: Note; checked: CheckedNote }> {
+  const { matcher, input, note } = opts;
+  const settle = (n: Note) => {
+    const fitted = enforceLimits(n);
+    return { note: fitted, checked: checkNote(matcher, fitted) };
+  };
+  const blocked = [...new Set(checkNote(matcher, note).hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
+  const problems = limitProblems(note);
+  if (blocked.length === 0 && problems.length === 0) return settle(note);
+  const rewriteInput: NotesIntentInput = { ...input, count: 1, rewrite: { note, blocked_words: blocked, problems: problems.map((p) => p.zh) } };
+  try {
+    const reply = await opts.ledger(async () => {
+      const result = await provider.generateText({
+        ...rewritePrompt(rewriteInput),
+        intent: { kind: 'notes', input: rewriteInput },
+        schema: notesReplySchema(1),
+        signal: opts.signal,
+      });
+      return result.json as NotesReply;
+    });
+    const rewritten = reply.notes[0];
+    if (!rewritten) return settle(note);
+    // The angle stays the set's; a rewrite that lost the image brief keeps the first one.
+    return settle(normaliseNote({ ...rewritten, angle_label: note.angle_label, image_brief: rewritten.image_brief.trim() || note.image_brief }, input.strategy));
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    opts.onRewriteFailed?.(err);
+    return settle(note);
+  }
 }
 
 export interface ScoreSubject {

@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import { NotesDeltaExtractor } from '../../content/deltas.js';
-import { checkNote, type CheckedNote } from '../../content/evaluate.js';
+import type { CheckedNote } from '../../content/evaluate.js';
 import { normaliseNote } from '../../content/limits.js';
 import { pickProductImage } from '../../content/pick-image.js';
-import { imagePrompt, notesInput, notesPrompt, rewritePrompt } from '../../content/prompts.js';
+import { imagePrompt, notesInput, notesPrompt } from '../../content/prompts.js';
 import { notesReplySchema, type Note, type NotesIntentInput, type NotesReply, type StrategyCode } from '../../content/schemas.js';
 import type { ScoredText } from '../../content/scoring.js';
 import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
@@ -22,6 +22,7 @@ import {
   generationOptions,
   letterFrameImage,
   loadGenerationInputs,
+  publishableNote,
   scoreNotes,
   viaLedger,
   type FrameImageRequest,
@@ -280,22 +281,17 @@ class GenerationRun {
     }
   }
 
-  /** hard_block texts get one automatic rewrite; whatever it yields is checked again and kept. */
+  /** hard_block or over-long texts get one automatic rewrite; whatever it yields is checked again and kept. */
   private async checkOrRewrite(input: NotesIntentInput, note: Note, slot: number): Promise<CheckedNote> {
-    const checked = checkNote(this.loaded.matcher, note);
-    if (checked.status !== 'hard_block') return checked;
-    const blocked = [...new Set(checked.hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
-    const rewriteInput: NotesIntentInput = { ...input, count: 1, rewrite: { note, blocked_words: blocked } };
-    try {
-      const reply = await this.ledger(`${this.prefix}:rewrite:${slot}`, () => this.callNotes(rewriteInput, rewritePrompt(rewriteInput)));
-      const rewritten = reply.notes[0];
-      if (!rewritten) return checked;
-      return checkNote(this.loaded.matcher, normaliseNote({ ...rewritten, angle_label: note.angle_label }, input.strategy));
-    } catch (err) {
-      if (this.signal?.aborted) throw err;
-      this.ctx.log.warn({ taskId: this.task.id, slot, err: describe(err) }, 'automatic rewrite of a hard-blocked text failed');
-      return checked;
-    }
+    const { checked } = await publishableNote(this.provider, {
+      matcher: this.loaded.matcher,
+      input,
+      note,
+      ledger: (call) => this.ledger(`${this.prefix}:rewrite:${slot}`, call),
+      signal: this.signal,
+      onRewriteFailed: (err) => this.ctx.log.warn({ taskId: this.task.id, slot, err: describe(err) }, 'automatic rewrite of a text failed'),
+    });
+    return checked;
   }
 
   private scoreSet(strategy: StrategyCode, checked: CheckedNote[]): Promise<ScoredText[]> {

@@ -7,7 +7,8 @@ import type { DB, TaskStatus } from '../../db/schema.js';
 import { evaluateNote, type NoteText } from '../../content/evaluate.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import { imageStrategies } from '../../content/strategies.js';
-import { clip } from '../../content/text.js';
+import { cleanTags, distinctTags, fitCoverTitle, limitProblems, NOTE_LIMITS, publishableBody, stripMarkdown } from '../../content/limits.js';
+import { clip, clipWords } from '../../content/text.js';
 import { imageCandidateView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
@@ -306,9 +307,20 @@ async function evaluatorFor(ctx: AppContext, auth: AuthUser, taskId: number): Pr
   return (note) => evaluateNote(matcher, note, subject);
 }
 
-/** Tags as the pipeline stores them: no leading #, no blanks, no repeats. */
-function cleanTags(tags: string[]): string[] {
-  return [...new Set(tags.map((t) => t.trim().replace(/^#+/, '').trim()).filter(Boolean))];
+/**
+ * An edited or imported text as it would be published (contract-decisions §9): plain body,
+ * hashtags moved into the tags, tags cleaned. A part over its limit is refused with 400 naming
+ * the limit, except an import's long body, which is kept and flagged in its summary.
+ */
+function publishableText(text: { title: string; content: string; tags: string[]; cover_title: string }, keepLongBody: boolean) {
+  const body = publishableBody(text.content);
+  if (!body.content) throw badRequest('body.content must not be blank');
+  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const note = { title: oneLine(text.title), content: body.content, cover_title: oneLine(text.cover_title) };
+  // The tags given are counted; hashtags moved out of the body join them up to the limit.
+  const refused = limitProblems({ ...note, tags: distinctTags(text.tags) }).find((p) => !(keepLongBody && p.field === 'content'));
+  if (refused) throw badRequest(`body.${refused.field}: ${refused.message}`);
+  return { ...note, tags: cleanTags([...text.tags, ...body.tags]) };
 }
 
 export interface EditInput {
@@ -322,12 +334,9 @@ export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId:
   return runTaskAction(ctx, auth, taskId, 'edit', async (trx, task, now) => {
     const candidate = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
     if (!candidate) throw notFound('text candidate');
-    const evaluated = evaluate({
-      title: input.title ?? candidate.title,
-      content: input.content,
-      tags: input.tags ? cleanTags(input.tags) : candidate.tags,
-      cover_title: candidate.cover_title,
-    });
+    const evaluated = evaluate(
+      publishableText({ title: input.title ?? candidate.title, content: input.content, tags: input.tags ?? candidate.tags, cover_title: candidate.cover_title }, false),
+    );
     const blocked = evaluated.status === 'hard_block';
     const row = await repo.updateTextCandidate(trx, auth.workspaceId, candidate.id, {
       title: evaluated.note.title,
@@ -384,9 +393,9 @@ export async function importText(ctx: AppContext, auth: AuthUser, taskId: number
     if (!content) throw badRequest('body.content must not be blank');
     const angleLabel = input.angle_label.trim();
     if (!angleLabel) throw badRequest('body.angle_label must not be blank');
-    const title = input.title?.trim() || clip(content.split('\n').find((l) => l.trim()) ?? content, 20);
+    const title = input.title?.trim() || clipWords(stripMarkdown(content).split('\n').find((l) => l.trim()) ?? content, NOTE_LIMITS.title);
     const strategy = input.strategy ?? (await emptiestSet(trx, task));
-    const evaluated = evaluate({ title, content, tags: cleanTags(input.tags ?? []), cover_title: clip(title, 12) });
+    const evaluated = evaluate(publishableText({ title, content, tags: input.tags ?? [], cover_title: fitCoverTitle('', title) }, true));
     const stamp = nowIso(now);
     const row = await repo.insertTextCandidate(trx, {
       workspace_id: task.workspace_id,

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
+import { length } from '../../src/content/text.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { API, createTask, ok, seedCandidates, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+import { defaultNote, startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
+import { taskDetail } from './helpers.js';
+
+/**
+ * What a published note must satisfy (contract-decisions §9), through the HTTP API: edits and
+ * imports refused with 400 naming the limit (an import's long body kept and flagged), and a
+ * model's over-long or Markdown-laden note fixed by one rewrite, never cut mid-word.
+ */
+describe('published note limits', () => {
+  let fake: FakeOpenAI;
+  let server: TestServer;
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+    server = await startTestServer({
+      worker: false,
+      env: { PROVIDER_OPENAI_BASE_URL: fake.url, PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '10' },
+    });
+    ws = await workspaceWithProduct(server, { apiKey: false, product: { name: '晚安面膜', selling_points: ['玻尿酸深层补水', '质地清爽不黏腻'] } });
+    await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-test-not-real-1234' });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  const call = (path: string, body: unknown) => server.request('POST', `${API}${path}`, { token: ws.token, body });
+
+  it('an edit over a limit is refused with 400 naming it; Markdown and hashtags are cleaned, emoji count once', async () => {
+    const task = await createTask(server, ws);
+    const { texts } = await seedCandidates(server, ws, task.id);
+    const edit = (body: Record<string, unknown>) => call(`/tasks/${task.id}/text-candidates/${texts[0]}/edit`, body);
+
+    const longTitle = await edit({ content: '正文', title: '一二三四五六七八九十一二三四五六七八九十一' });
+    expect(longTitle.status).toBe(400);
+    expect(longTitle.body.message).toContain('title is 21 characters; the limit is 20');
+    const longBody = await edit({ content: '好'.repeat(1001) });
+    expect(longBody.status).toBe(400);
+    expect(longBody.body.message).toContain('the limit is 1000');
+    const manyTags = await edit({ content: '正文', tags: Array.from({ length: 11 }, (_, i) => `标签${i}`) });
+    expect(manyTags.status).toBe(400);
+    expect(manyTags.body.message).toContain('11 tags; the limit is 10');
+
+    // 20 graphemes, 28 code points: the emoji sequences count once each, so it fits.
+    const emojiTitle = '熬夜党救星😮‍💨换季补水必看👨‍👩‍👧姐妹们冲呀';
+    expect(length(emojiTitle)).toBeLessThanOrEqual(20);
+    const edited = await edit({ content: '**重点**：补水很稳\n- 不黏腻\n\n#换季护肤 #面膜', title: emojiTitle, tags: ['#晚安 面膜'] });
+    expect(edited.status).toBe(200);
+    expect(edited.body.data).toMatchObject({ title: emojiTitle, content: '重点：补水很稳\n不黏腻', tags: ['晚安面膜', '换季护肤', '面膜'] });
+    expect(edited.body.data.summary).toContain('话题标签 3 个');
+  });
+
+  it('an import keeps a long body and flags it, refuses a long title, derives a whole-word title', async () => {
+    const task = await createTask(server, ws, { track: 'import', text_count: 3 });
+    const body = '这是我从别处写好的一篇笔记。'.repeat(80);
+    const kept = await call(`/tasks/${task.id}/import-text`, { content: body, angle_label: '外部' });
+    expect(kept.status).toBe(200);
+    expect(kept.body.data.content).toBe(body);
+    expect(kept.body.data.summary).toContain('超过 1000 字上限');
+    const refused = await call(`/tasks/${task.id}/import-text`, { content: '正文', angle_label: '外部', title: '标'.repeat(21) });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain('the limit is 20');
+    const derived = await call(`/tasks/${task.id}/import-text`, { content: '## 换季护肤必看熬夜党的秘密武器大公开真的绝了\n正文', angle_label: '外部' });
+    expect(derived.status).toBe(200);
+    const title = derived.body.data.title as string;
+    expect(length(title)).toBeLessThanOrEqual(20);
+    expect(title).not.toContain('#');
+    expect(title).not.toMatch(/武器大$/);
+  });
+
+  it('a model note over its limits is rewritten once, asked to shorten; Markdown and hashtags never reach the text', async () => {
+    const longTitle = '换季护肤必看｜熬夜党的秘密武器大公开真的绝了姐妹们';
+    fake.options = {
+      note: (index, opts) => {
+        const base = defaultNote(index, opts);
+        if (opts.prompt.includes('超过 20 字上限')) return { ...base, title: '熬夜党的补水秘密武器✨', cover_title: '补水秘密武器' };
+        return { ...base, title: longTitle, cover_title: '熬夜党的秘密武器大公开啦！', content: `**划重点**\n${base.content}\n\n#换季护肤 #补水面膜` };
+      },
+    };
+    const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+    await runTaskGeneration(server.ctx, taskId);
+    const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+    expect(text).toMatchObject({ title: '熬夜党的补水秘密武器✨', cover_title: '补水秘密武器' });
+    const rewrite = fake.calls.filter((c) => c.prompt.includes('超过 20 字上限'));
+    expect(rewrite).toHaveLength(1);
+    expect(rewrite[0]!.prompt).toContain('封面标题有 13 字');
+  });
+
+  it('when the rewrite is still too long, the title is shortened between words and the cover is a whole phrase', async () => {
+    const longTitle = '换季护肤必看｜熬夜党的秘密武器大公开真的绝了姐妹们';
+    fake.options = {
+      note: (index, opts) => ({ ...defaultNote(index, opts), title: longTitle, cover_title: '周末野餐带什么保温杯推荐合集', content: `## 标题\n${defaultNote(index, opts).content}\n#换季护肤` }),
+    };
+    const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+    await runTaskGeneration(server.ctx, taskId);
+    const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+    expect(length(text.title)).toBeLessThanOrEqual(20);
+    expect(longTitle.startsWith(text.title)).toBe(true);
+    expect(text.title).not.toMatch(/武器大$/);
+    expect(text.cover_title).toBe('换季护肤必看');
+    expect(text.content).not.toMatch(/^#|\n#|##/);
+    expect(text.tags).toContain('换季护肤');
+  });
+});
