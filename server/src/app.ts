@@ -16,7 +16,7 @@ import { API_PREFIX, type App } from './http/module.js';
 import { AppError } from './http/errors.js';
 import { clientErrorHandler, installErrorHandlers, sendError } from './http/errors-handler.js';
 import { registerRateLimit } from './http/rate-limit.js';
-import { ErrorEnvelope } from './http/schemas.js';
+import { documentEveryRoute, openapiOptions } from './http/openapi.js';
 import { registerStrictJsonParser, strictBodyValidators } from './http/validation.js';
 import { apiModules } from './modules/index.js';
 import { opsRoutes } from './ops/routes.js';
@@ -44,7 +44,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     schemaController: { compilersFactory: { buildValidator: strictBodyValidators() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addSchema(ErrorEnvelope);
   installErrorHandlers(app);
   // A JSON API: a text/plain body is a client mistake (415), not a string to validate.
   app.removeContentTypeParser('text/plain');
@@ -97,20 +96,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // here accepts compressed uploads.
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip'], globalDecompression: false });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Content Production API',
-        version: '1.0.0',
-        description: 'Contract content-production-api-v1 with contract-decisions. All errors use {code, message}.',
-      },
-      servers: [{ url: '/' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [{ bearer: [] }],
-    },
-    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
+  await app.register(swagger, openapiOptions());
+  documentEveryRoute(app);
   if (ctx.config.apiDocs === 'public') await app.register(swaggerUi, {
     routePrefix: '/api/docs',
     staticCSP: true,

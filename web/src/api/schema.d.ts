@@ -10,96 +10,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with username and password */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                token: string;
-                                user: {
-                                    id: number;
-                                    username: string;
-                                    email: string;
-                                    current_workspace_id: number | null;
-                                    role: "admin" | "supervisor" | "operator";
-                                    must_change_password: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Log in
+         * @description Log in with username and password
+         */
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -115,108 +30,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the password (required first when must_change_password is true); returns a fresh token */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        current_password: string;
-                        new_password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                token: string;
-                                user: {
-                                    id: number;
-                                    username: string;
-                                    email: string;
-                                    current_workspace_id: number | null;
-                                    role: "admin" | "supervisor" | "operator";
-                                    must_change_password: boolean;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Change the password
+         * @description Change the password (required first when must_change_password is true); returns a fresh token
+         */
+        post: operations["changePassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -230,103 +48,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The current user and workspace */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                username: string;
-                                email: string;
-                                current_workspace_id: number | null;
-                                role: "admin" | "supervisor" | "operator";
-                                must_change_password: boolean;
-                                workspace: {
-                                    id: number;
-                                    name: string;
-                                    slug: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Get the current user
+         * @description The current user and workspace
+         */
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -344,101 +70,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Switch the current workspace (membership checked); returns a new token */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        workspace_id: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                current_workspace_id: number;
-                                role: string;
-                                token: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Switch the current workspace
+         * @description Switch the current workspace (membership checked); returns a new token
+         */
+        post: operations["switchWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -452,212 +88,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Workspaces of the caller with the role held in each */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    name: string;
-                                    slug: string;
-                                    role: "admin" | "supervisor" | "operator";
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List my workspaces
+         * @description Workspaces of the caller with the role held in each
+         */
+        get: operations["listWorkspaces"];
         put?: never;
-        /** Create a workspace; the caller becomes its admin */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description lower-case letters, digits and dashes, 2-40 */
-                        slug: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                name: string;
-                                slug: string;
-                                role: "admin" | "supervisor" | "operator";
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a workspace
+         * @description Create a workspace; the caller becomes its admin
+         */
+        post: operations["createWorkspace"];
         delete?: never;
         options?: never;
         head?: never;
@@ -674,120 +115,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a member (or change the role of one); needs the admin role in that workspace
-         * @description Only a user who already shares a workspace the caller administers can be added directly; anyone else is invited (POST /workspaces/{id}/invitations) and accepts. An unknown user and one outside those workspaces get the same 404.
+         * Add a member or change their role
+         * @description Add a member (or change the role of one); needs the admin role in that workspace. Only a user who already shares a workspace the caller administers can be added directly; anyone else is invited (POST /workspaces/{id}/invitations) and accepts. An unknown user and one outside those workspaces get the same 404.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        user_id?: number;
-                        username?: string;
-                        role: "admin" | "supervisor" | "operator";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                workspace_id: number;
-                                user_id: number;
-                                username: string;
-                                role: "admin" | "supervisor" | "operator";
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["addWorkspaceMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -804,106 +135,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member; their sessions in this workspace end at once (those in other workspaces go on) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    user_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Remove a member
+         * @description Remove a member; their sessions in this workspace end at once (those in other workspaces go on)
+         */
+        delete: operations["removeWorkspaceMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -916,243 +152,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Invitations of a workspace, newest first; needs the admin role in that workspace */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    workspace_id: number;
-                                    /** @description the username or email address as invited (addresses lower-cased) */
-                                    invitee: string;
-                                    invitee_kind: "username" | "email";
-                                    role: "admin" | "supervisor" | "operator";
-                                    /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
-                                    status: "pending" | "accepted" | "declined" | "revoked" | "expired";
-                                    invited_by: string | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    /** Format: date-time */
-                                    expires_at: string;
-                                    responded_at: string | null;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List a workspace's invitations
+         * @description Invitations of a workspace, newest first; needs the admin role in that workspace
+         */
+        get: operations["listWorkspaceInvitations"];
         put?: never;
         /**
-         * Invite a username or an email address with a role; needs the admin role in that workspace
-         * @description The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.
+         * Invite a user
+         * @description Invite a username or an email address with a role; needs the admin role in that workspace. The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username?: string;
-                        /** Format: email */
-                        email?: string;
-                        role: "admin" | "supervisor" | "operator";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                workspace_id: number;
-                                /** @description the username or email address as invited (addresses lower-cased) */
-                                invitee: string;
-                                invitee_kind: "username" | "email";
-                                role: "admin" | "supervisor" | "operator";
-                                /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
-                                status: "pending" | "accepted" | "declined" | "revoked" | "expired";
-                                invited_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                expires_at: string;
-                                responded_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1169,121 +179,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a pending invitation; needs the admin role in that workspace */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    invitation_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                workspace_id: number;
-                                /** @description the username or email address as invited (addresses lower-cased) */
-                                invitee: string;
-                                invitee_kind: "username" | "email";
-                                role: "admin" | "supervisor" | "operator";
-                                /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
-                                status: "pending" | "accepted" | "declined" | "revoked" | "expired";
-                                invited_by: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                expires_at: string;
-                                responded_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Revoke an invitation
+         * @description Revoke a pending invitation; needs the admin role in that workspace
+         */
+        delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1296,112 +196,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending invitations addressed to the caller */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    workspace: {
-                                        id: number;
-                                        name: string;
-                                        slug: string;
-                                    };
-                                    role: "admin" | "supervisor" | "operator";
-                                    invited_by: string | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    /** Format: date-time */
-                                    expires_at: string;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List my invitations
+         * @description Pending invitations addressed to the caller
+         */
+        get: operations["listMyInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1419,110 +218,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation: join the workspace with its role (switch to it with POST /workspaces/switch) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                name: string;
-                                slug: string;
-                                role: "admin" | "supervisor" | "operator";
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Accept an invitation
+         * @description Accept an invitation: join the workspace with its role (switch to it with POST /workspaces/switch)
+         */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1538,105 +238,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline an invitation */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Decline an invitation
+         * @description Decline an invitation addressed to the caller: it can no longer be accepted
+         */
+        post: operations["declineInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1650,228 +256,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Users of the current workspace with their role there */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    username: string;
-                                    email: string;
-                                    role: "admin" | "supervisor" | "operator";
-                                    is_active: boolean;
-                                    must_change_password: boolean;
-                                    current_workspace_id: number | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List users
+         * @description Users of the current workspace with their role there
+         */
+        get: operations["listUsers"];
         put?: never;
-        /** Create a user in the current workspace (must change the password at first login) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 3-64 letters, digits, _ . @ - */
-                        username: string;
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                        role: "admin" | "supervisor" | "operator";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                username: string;
-                                email: string;
-                                role: "admin" | "supervisor" | "operator";
-                                is_active: boolean;
-                                must_change_password: boolean;
-                                current_workspace_id: number | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a user
+         * @description Create a user in the current workspace (must change the password at first login)
+         */
+        post: operations["createUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1891,125 +286,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change email, role (in the current workspace), active flag, or reset the password */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email?: string;
-                        role?: "admin" | "supervisor" | "operator";
-                        is_active?: boolean;
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                username: string;
-                                email: string;
-                                role: "admin" | "supervisor" | "operator";
-                                is_active: boolean;
-                                must_change_password: boolean;
-                                current_workspace_id: number | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Update a user
+         * @description Change email, role (in the current workspace), active flag, or reset the password
+         */
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/api/v1/api-keys": {
@@ -2019,207 +300,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Provider keys of the workspace: provider and last four characters only */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    provider: string;
-                                    key_last4: string;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    created_by: number;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List provider keys
+         * @description Provider keys of the workspace: provider and last four characters only
+         */
+        get: operations["listApiKeys"];
         put?: never;
-        /** Store a provider key (encrypted; never returned) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description one of openai, deepseek, qwen, doubao, zhipu, moonshot, siliconflow, local */
-                        provider: string;
-                        api_key: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                provider: string;
-                                key_last4: string;
-                                /** Format: date-time */
-                                created_at: string;
-                                created_by: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Store a provider key
+         * @description Store a provider key (encrypted; never returned)
+         */
+        post: operations["createApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2236,93 +327,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a key (operators: only their own) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a provider key
+         * @description Delete a key (operators: only their own)
+         */
+        delete: operations["deleteApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2335,56 +344,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A stored file by its signed, short-lived link (no bearer token) */
-        get: {
-            parameters: {
-                query: {
-                    exp: number;
-                    sig: string;
-                };
-                header?: never;
-                path: {
-                    key: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Get a stored file
+         * @description A stored file by its signed, short-lived link (no bearer token)
+         */
+        get: operations["getFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2400,231 +364,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Products of the workspace; `q` searches the name */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                    q?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    workspace_id: number;
-                                    name: string;
-                                    category: string;
-                                    source: "preset" | "custom";
-                                    selling_points: string[];
-                                    style_tone: string | null;
-                                    text_angles: string[];
-                                    custom_prompt: string | null;
-                                    banned_word_ids: number[];
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    /** Format: date-time */
-                                    updated_at: string;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List products
+         * @description Products of the workspace; `q` searches the name
+         */
+        get: operations["listProducts"];
         put?: never;
-        /** Create a product */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description free text, not an enumeration */
-                        category: string;
-                        source: "preset" | "custom";
-                        selling_points?: string[];
-                        style_tone?: string | null;
-                        text_angles?: string[];
-                        custom_prompt?: string | null;
-                        /** @description ids of this workspace’s banned words */
-                        banned_word_ids?: number[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                workspace_id: number;
-                                name: string;
-                                category: string;
-                                source: "preset" | "custom";
-                                selling_points: string[];
-                                style_tone: string | null;
-                                text_angles: string[];
-                                custom_prompt: string | null;
-                                banned_word_ids: number[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a product
+         * @description Create a product of the current workspace
+         */
+        post: operations["createProduct"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2638,87 +388,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All products of the workspace with benchmarks and image metadata, as a JSON file */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Export all products as a JSON file
+         * @description All products of the workspace with benchmarks and image metadata, as a JSON file
+         */
+        get: operations["exportProducts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2734,325 +408,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One product */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                workspace_id: number;
-                                name: string;
-                                category: string;
-                                source: "preset" | "custom";
-                                selling_points: string[];
-                                style_tone: string | null;
-                                text_angles: string[];
-                                custom_prompt: string | null;
-                                banned_word_ids: number[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        /** Replace a product (same body as create) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name: string;
-                        /** @description free text, not an enumeration */
-                        category: string;
-                        source: "preset" | "custom";
-                        selling_points?: string[];
-                        style_tone?: string | null;
-                        text_angles?: string[];
-                        custom_prompt?: string | null;
-                        /** @description ids of this workspace’s banned words */
-                        banned_word_ids?: number[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                workspace_id: number;
-                                name: string;
-                                category: string;
-                                source: "preset" | "custom";
-                                selling_points: string[];
-                                style_tone: string | null;
-                                text_angles: string[];
-                                custom_prompt: string | null;
-                                banned_word_ids: number[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Get a product
+         * @description One product of the current workspace
+         */
+        get: operations["getProduct"];
+        /**
+         * Replace a product
+         * @description Replace a product (same body as create)
+         */
+        put: operations["replaceProduct"];
         post?: never;
-        /** Delete a product (409 while tasks refer to it) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a product
+         * @description Delete a product (409 while tasks refer to it)
+         */
+        delete: operations["deleteProduct"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3065,245 +436,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Images of a product, oldest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    product_id: number;
-                                    /** @description signed link, valid at least one hour */
-                                    url: string;
-                                    thumb_url: string | null;
-                                    scene: string;
-                                    is_primary: boolean;
-                                    mime: string;
-                                    width: number;
-                                    height: number;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List the images of a product
+         * @description Images of a product, oldest first
+         */
+        get: operations["listProductImages"];
         put?: never;
-        /** Upload a product image: multipart `image` (JPEG/PNG/WebP by content, ≤ 10 MB) and `scene`; the first image becomes primary */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                /** @description signed link, valid at least one hour */
-                                url: string;
-                                thumb_url: string | null;
-                                scene: string;
-                                is_primary: boolean;
-                                mime: string;
-                                width: number;
-                                height: number;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Upload a product image
+         * @description Upload a product image: multipart `image` (JPEG/PNG/WebP by content, ≤ 10 MB) and `scene`; the first image becomes primary
+         */
+        post: operations["uploadProductImage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3320,204 +463,18 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete an image (deleting the primary promotes the oldest other one) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    image_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a product image
+         * @description Delete an image (deleting the primary promotes the oldest other one)
+         */
+        delete: operations["deleteProductImage"];
         options?: never;
         head?: never;
-        /** Change the scene label of an image */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    image_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description free text, e.g. 细节特写 / packaging / 使用前 */
-                        scene: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                /** @description signed link, valid at least one hour */
-                                url: string;
-                                thumb_url: string | null;
-                                scene: string;
-                                is_primary: boolean;
-                                mime: string;
-                                width: number;
-                                height: number;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Change an image's scene
+         * @description Change the scene label of an image
+         */
+        patch: operations["updateProductImage"];
         trace?: never;
     };
     "/api/v1/products/{id}/images/{image_id}/primary": {
@@ -3529,107 +486,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make an image the primary one */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    image_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                /** @description signed link, valid at least one hour */
-                                url: string;
-                                thumb_url: string | null;
-                                scene: string;
-                                is_primary: boolean;
-                                mime: string;
-                                width: number;
-                                height: number;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Make an image the primary one
+         * @description Make this image the primary image of its product (the one generation starts from)
+         */
+        post: operations["setPrimaryProductImage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3643,235 +504,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Benchmark notes of a product */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    product_id: number;
-                                    screenshot_url: string | null;
-                                    has_uploaded_screenshot: boolean;
-                                    highlights: string;
-                                    link_url: string | null;
-                                    features: {
-                                        [key: string]: unknown;
-                                    } | null;
-                                    analyze_status: "pending" | "analyzing" | "done" | "failed";
-                                    analysis_source: string | null;
-                                    analysis_warning: string | null;
-                                    /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
-                                    analysis_warning_codes: string[];
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    /** Format: date-time */
-                                    updated_at: string;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List the benchmark notes of a product
+         * @description Benchmark notes of a product, newest first
+         */
+        get: operations["listBenchmarks"];
         put?: never;
-        /** Add a benchmark note by link and highlights (nothing is uploaded) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        screenshot_url?: string | null;
-                        highlights?: string;
-                        link_url?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                screenshot_url: string | null;
-                                has_uploaded_screenshot: boolean;
-                                highlights: string;
-                                link_url: string | null;
-                                features: {
-                                    [key: string]: unknown;
-                                } | null;
-                                analyze_status: "pending" | "analyzing" | "done" | "failed";
-                                analysis_source: string | null;
-                                analysis_warning: string | null;
-                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
-                                analysis_warning_codes: string[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Add a benchmark note
+         * @description Add a benchmark note by link and highlights (nothing is uploaded)
+         */
+        post: operations["createBenchmark"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3887,136 +530,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url` */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                screenshot_url: string | null;
-                                has_uploaded_screenshot: boolean;
-                                highlights: string;
-                                link_url: string | null;
-                                features: {
-                                    [key: string]: unknown;
-                                } | null;
-                                analyze_status: "pending" | "analyzing" | "done" | "failed";
-                                analysis_source: string | null;
-                                analysis_warning: string | null;
-                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
-                                analysis_warning_codes: string[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Add a benchmark note with a screenshot
+         * @description Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url`
+         */
+        post: operations["uploadBenchmark"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4030,89 +548,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Benchmarks as CSV (UTF-8 with byte-order mark), optionally of one product */
-        get: {
-            parameters: {
-                query?: {
-                    product_id?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Export benchmark notes as CSV
+         * @description Benchmarks as CSV (UTF-8 with byte-order mark), optionally of one product
+         */
+        get: operations["exportBenchmarksCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4128,201 +568,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One benchmark note */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                screenshot_url: string | null;
-                                has_uploaded_screenshot: boolean;
-                                highlights: string;
-                                link_url: string | null;
-                                features: {
-                                    [key: string]: unknown;
-                                } | null;
-                                analyze_status: "pending" | "analyzing" | "done" | "failed";
-                                analysis_source: string | null;
-                                analysis_warning: string | null;
-                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
-                                analysis_warning_codes: string[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Get a benchmark note
+         * @description One benchmark note of the current workspace, with its analysis
+         */
+        get: operations["getBenchmark"];
         put?: never;
         post?: never;
-        /** Delete a benchmark note */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a benchmark note
+         * @description Delete a benchmark note (its screenshot goes with the unused-file sweep)
+         */
+        delete: operations["deleteBenchmark"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4337,137 +594,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Analyse the note now (vision model with the screenshot; text model otherwise); falls back to the highlights on provider failure */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            message: string;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                screenshot_url: string | null;
-                                has_uploaded_screenshot: boolean;
-                                highlights: string;
-                                link_url: string | null;
-                                features: {
-                                    [key: string]: unknown;
-                                } | null;
-                                analyze_status: "pending" | "analyzing" | "done" | "failed";
-                                analysis_source: string | null;
-                                analysis_warning: string | null;
-                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
-                                analysis_warning_codes: string[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Analyse a benchmark note
+         * @description Analyse the note now (vision model with the screenshot; text model otherwise); falls back to the highlights on provider failure
+         */
+        post: operations["analyzeBenchmark"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4481,234 +612,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Banned words of the workspace (optional text search and level filter) */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                    q?: string;
-                    level?: "auto_fix" | "soft_warn" | "hard_block";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    word: string;
-                                    level: "auto_fix" | "soft_warn" | "hard_block";
-                                    replacement: string | null;
-                                    updatable: boolean;
-                                    workspace_id: number;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    /** Format: date-time */
-                                    updated_at: string;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List banned words
+         * @description Banned words of the workspace (optional text search and level filter)
+         */
+        get: operations["listBannedWords"];
         put?: never;
-        /** Add a banned word (supervisor or admin) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        word: string;
-                        level: "auto_fix" | "soft_warn" | "hard_block";
-                        replacement?: string | null;
-                        /**
-                         * @description false: only an admin may change or delete the word
-                         * @default true
-                         */
-                        updatable?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                word: string;
-                                level: "auto_fix" | "soft_warn" | "hard_block";
-                                replacement: string | null;
-                                updatable: boolean;
-                                workspace_id: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Add a banned word
+         * @description Add a banned word (supervisor or admin)
+         */
+        post: operations["createBannedWord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4722,103 +636,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Built-in word lists that can be imported */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    name: string;
-                                    title: string;
-                                    description: string;
-                                    word_count: number;
-                                    words: {
-                                        word: string;
-                                        level: "auto_fix" | "soft_warn" | "hard_block";
-                                        replacement: string | null;
-                                    }[];
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * List the built-in word lists
+         * @description Built-in word lists that can be imported
+         */
+        get: operations["listBannedWordPresets"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4836,97 +658,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import a built-in list (idempotent: words already present stay as they are); imported words are updatable: false */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                preset: string;
-                                imported: number;
-                                skipped: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Import a built-in word list
+         * @description Import a built-in list (idempotent: words already present stay as they are); imported words are updatable: false
+         */
+        post: operations["importBannedWordPreset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4940,315 +676,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One banned word */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                word: string;
-                                level: "auto_fix" | "soft_warn" | "hard_block";
-                                replacement: string | null;
-                                updatable: boolean;
-                                workspace_id: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        /** Change a banned word (supervisor or admin; updatable: false words admin only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        word: string;
-                        level: "auto_fix" | "soft_warn" | "hard_block";
-                        replacement?: string | null;
-                        /**
-                         * @description false: only an admin may change or delete the word
-                         * @default true
-                         */
-                        updatable?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                word: string;
-                                level: "auto_fix" | "soft_warn" | "hard_block";
-                                replacement: string | null;
-                                updatable: boolean;
-                                workspace_id: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Get a banned word
+         * @description One banned word of the current workspace
+         */
+        get: operations["getBannedWord"];
+        /**
+         * Change a banned word
+         * @description Change a banned word (supervisor or admin; updatable: false words admin only)
+         */
+        put: operations["updateBannedWord"];
         post?: never;
-        /** Delete a banned word (updatable: false words admin only) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Delete a banned word
+         * @description Delete a banned word (updatable: false words admin only)
+         */
+        delete: operations["deleteBannedWord"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5265,257 +708,13 @@ export interface paths {
          * Tasks of the workspace, newest first
          * @description Pages by number up to page × page_size = 10000; beyond that (400 / 40000), read on with `cursor`: every page answers `next_cursor` (null when the page is not full), and `cursor=<next_cursor>` returns the tasks after it, newest first, with the same filters. `total` is always the count of every task the filters match.
          */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                    /** @description next_cursor of a page: the page starts after it (page must be 1 or absent) */
-                    cursor?: string;
-                    status?: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                    product_id?: number;
-                    /** @description YYYY-MM-DD (whole UTC day) or ISO 8601 date-time */
-                    date_from?: string;
-                    /** @description YYYY-MM-DD (whole UTC day, inclusive) or ISO 8601 date-time */
-                    date_to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    product_id: number;
-                                    product_name: string;
-                                    theme: string;
-                                    /** @enum {unknown} */
-                                    status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    text_count: number;
-                                    image_count: number;
-                                    /** @enum {unknown} */
-                                    track: "ai" | "import";
-                                    need_product_image: boolean;
-                                    review_status: string | null;
-                                    reject_reason: string | null;
-                                    reviewed_at: string | null;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                                next_cursor: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTasks"];
         put?: never;
-        /** Create a production task (pending; only its id is queued) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description a repeat within 24 h returns the first task */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        product_id: number;
-                        benchmark_ids?: number[];
-                        theme: string;
-                        text_count: number;
-                        /** @description images per strategy set */
-                        image_count: number;
-                        /** @enum {unknown} */
-                        track: "ai" | "import";
-                        /** @description draw the cover title on the first image (default true) */
-                        overlay_text?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                product_name: string;
-                                theme: string;
-                                /** @enum {unknown} */
-                                status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                /** Format: date-time */
-                                created_at: string;
-                                text_count: number;
-                                image_count: number;
-                                /** @enum {unknown} */
-                                track: "ai" | "import";
-                                need_product_image: boolean;
-                                review_status: string | null;
-                                reject_reason: string | null;
-                                reviewed_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
+        /**
+         * Create a task
+         * @description Create a production task (pending; only its id is queued)
+         */
+        post: operations["createTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5529,28 +728,5733 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Task detail with candidates and progress */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        /**
+         * Get a task
+         * @description Task detail with candidates and progress
+         */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/sse-ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a ticket for the event stream
+         * @description One-time ticket (60 s) to open the task event stream
+         */
+        post: operations["createStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream task events
+         * @description Server-sent task events: replay after max(last_seq, Last-Event-ID), then live until done
+         */
+        get: operations["streamTaskEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/text-candidates/select": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Select a text
+         * @description Select (or deselect) a text: one selected text per strategy set
+         */
+        post: operations["selectTextCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/image-candidates/select": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Select an image
+         * @description Select (or deselect) an image: any number per strategy set
+         */
+        post: operations["selectImageCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/text-candidates/{candidate_id}/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit a text
+         * @description Overwrite a text: re-checked, re-scored, edited: true
+         */
+        post: operations["editTextCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/import-text": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an external text
+         * @description Add an external text to an import-track task (scored and checked)
+         */
+        post: operations["importText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate again
+         * @description Run generation again (keeps earlier candidates)
+         */
+        post: operations["regenerateTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a task
+         * @description Archive a task (approved, pending_selection or failed): it leaves the working lists for good
+         */
+        post: operations["archiveTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/submit-review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a task for review
+         * @description pending_selection → pending_review (needs at least one selected text)
+         */
+        post: operations["submitForReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/review/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tasks waiting for review
+         * @description Tasks waiting for review, oldest submission first (supervisors and admins)
+         */
+        get: operations["listReviewQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/review/{task_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a task
+         * @description pending_review → approved (+5)
+         */
+        post: operations["approveTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/review/{task_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a task
+         * @description pending_review → pending_selection (−3, reason stored verbatim); with final: true → rejected
+         */
+        post: operations["rejectTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the review steps of a task
+         * @description Every review step of the task (submit, approve, reject: who, when, reason), oldest first
+         */
+        get: operations["listTaskReviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/preference/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the preference context of a task
+         * @description What was injected into the task's latest generation; before its first generation, what would be injected now
+         */
+        get: operations["getPreferenceContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/preference/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the preference signals of a task
+         * @description Every preference signal the actions on this task recorded, oldest first
+         */
+        get: operations["listPreferenceSignals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/products/{id}/preference/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the preference scores of a product
+         * @description Decayed preference score of the product per angle and per strategy
+         */
+        get: operations["getProductPreferenceScores"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a delivery package
+         * @description Create a delivery package (task approved or pending_selection); only its id is queued for the build
+         */
+        post: operations["createPackage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the delivery packages of a task
+         * @description The task's delivery packages, newest first
+         */
+        get: operations["listTaskPackages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delivery-packages/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a delivery package
+         * @description The delivery package with its status and download path (reading never changes it)
+         */
+        get: operations["getPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delivery-packages/{id}/mark-downloaded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a package downloaded
+         * @description Moves a ready package to downloaded (ready → downloaded)
+         */
+        post: operations["markPackageDownloaded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delivery-packages/{id}/download-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a one-time download token
+         * @description A one-time download token for this package, valid 60 s
+         */
+        post: operations["createDownloadToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delivery-packages/{id}/download-file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the package zip
+         * @description The zip file (with ?token= or a bearer token); supports Range
+         */
+        get: operations["downloadPackageFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a fission
+         * @description Fission a task into 1-5 complete note packages; only the fission id is queued
+         */
+        post: operations["createFission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fission/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a fission
+         * @description The fission with its progress (reading never changes it)
+         */
+        get: operations["getFission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fission/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the note packages of a fission
+         * @description The note packages, by seq
+         */
+        get: operations["listFissionNotes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fission/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the fission zip
+         * @description fission_<id>.zip: checklist.md and a folder per set (set_01, …) with note.txt and images
+         */
+        get: operations["downloadFission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fission/{id}/notes/{seq}/retry-images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the failed images of a set
+         * @description Regenerate, in the background, only the images of this set that carry an error marker
+         */
+        post: operations["retryFissionImages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+        ErrorEnvelope: {
+            code: number;
+            message: string;
+        };
+        Benchmark: {
+            id: number;
+            product_id: number;
+            screenshot_url: string | null;
+            has_uploaded_screenshot: boolean;
+            highlights: string;
+            link_url: string | null;
+            features: {
+                [key: string]: unknown;
+            } | null;
+            analyze_status: "pending" | "analyzing" | "done" | "failed";
+            analysis_source: string | null;
+            analysis_warning: string | null;
+            /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
+            analysis_warning_codes: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
                 };
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            token: string;
+                            user: {
+                                id: number;
+                                username: string;
+                                email: string;
+                                current_workspace_id: number | null;
+                                role: "admin" | "supervisor" | "operator";
+                                must_change_password: boolean;
+                            };
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            token: string;
+                            user: {
+                                id: number;
+                                username: string;
+                                email: string;
+                                current_workspace_id: number | null;
+                                role: "admin" | "supervisor" | "operator";
+                                must_change_password: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            username: string;
+                            email: string;
+                            current_workspace_id: number | null;
+                            role: "admin" | "supervisor" | "operator";
+                            must_change_password: boolean;
+                            workspace: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    switchWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    workspace_id: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            current_workspace_id: number;
+                            role: string;
+                            token: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                name: string;
+                                slug: string;
+                                role: "admin" | "supervisor" | "operator";
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description lower-case letters, digits and dashes, 2-40 */
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            name: string;
+                            slug: string;
+                            role: "admin" | "supervisor" | "operator";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addWorkspaceMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id?: number;
+                    username?: string;
+                    role: "admin" | "supervisor" | "operator";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            workspace_id: number;
+                            user_id: number;
+                            username: string;
+                            role: "admin" | "supervisor" | "operator";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    removeWorkspaceMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWorkspaceInvitations: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                workspace_id: number;
+                                /** @description the username or email address as invited (addresses lower-cased) */
+                                invitee: string;
+                                invitee_kind: "username" | "email";
+                                role: "admin" | "supervisor" | "operator";
+                                /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
+                                status: "pending" | "accepted" | "declined" | "revoked" | "expired";
+                                invited_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                                responded_at: string | null;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username?: string;
+                    /** Format: email */
+                    email?: string;
+                    role: "admin" | "supervisor" | "operator";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description the username or email address as invited (addresses lower-cased) */
+                            invitee: string;
+                            invitee_kind: "username" | "email";
+                            role: "admin" | "supervisor" | "operator";
+                            /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
+                            status: "pending" | "accepted" | "declined" | "revoked" | "expired";
+                            invited_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            responded_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                invitation_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            /** @description the username or email address as invited (addresses lower-cased) */
+                            invitee: string;
+                            invitee_kind: "username" | "email";
+                            role: "admin" | "supervisor" | "operator";
+                            /** @description pending until the invitee answers, it is revoked, or it expires after 7 days */
+                            status: "pending" | "accepted" | "declined" | "revoked" | "expired";
+                            invited_by: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            expires_at: string;
+                            responded_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listMyInvitations: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                workspace: {
+                                    id: number;
+                                    name: string;
+                                    slug: string;
+                                };
+                                role: "admin" | "supervisor" | "operator";
+                                invited_by: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                expires_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            name: string;
+                            slug: string;
+                            role: "admin" | "supervisor" | "operator";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    declineInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                username: string;
+                                email: string;
+                                role: "admin" | "supervisor" | "operator";
+                                is_active: boolean;
+                                must_change_password: boolean;
+                                current_workspace_id: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 3-64 letters, digits, _ . @ - */
+                    username: string;
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                    role: "admin" | "supervisor" | "operator";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            username: string;
+                            email: string;
+                            role: "admin" | "supervisor" | "operator";
+                            is_active: boolean;
+                            must_change_password: boolean;
+                            current_workspace_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    role?: "admin" | "supervisor" | "operator";
+                    is_active?: boolean;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            username: string;
+                            email: string;
+                            role: "admin" | "supervisor" | "operator";
+                            is_active: boolean;
+                            must_change_password: boolean;
+                            current_workspace_id: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                provider: string;
+                                key_last4: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by: number;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one of openai, deepseek, qwen, doubao, zhipu, moonshot, siliconflow, local */
+                    provider: string;
+                    api_key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            provider: string;
+                            key_last4: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getFile: {
+        parameters: {
+            query: {
+                exp: number;
+                sig: string;
+            };
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, inline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "application/zip": string;
+                    "application/json": string;
+                    "text/csv": string;
+                    "text/plain": string;
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                workspace_id: number;
+                                name: string;
+                                category: string;
+                                source: "preset" | "custom";
+                                selling_points: string[];
+                                style_tone: string | null;
+                                text_angles: string[];
+                                custom_prompt: string | null;
+                                banned_word_ids: number[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description free text, not an enumeration */
+                    category: string;
+                    source: "preset" | "custom";
+                    selling_points?: string[];
+                    style_tone?: string | null;
+                    text_angles?: string[];
+                    custom_prompt?: string | null;
+                    /** @description ids of this workspace’s banned words */
+                    banned_word_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            name: string;
+                            category: string;
+                            source: "preset" | "custom";
+                            selling_points: string[];
+                            style_tone: string | null;
+                            text_angles: string[];
+                            custom_prompt: string | null;
+                            banned_word_ids: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    exportProducts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export (attachment products-<date>.json) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        format: "cps-products-export/1";
+                        /** Format: date-time */
+                        exported_at: string;
+                        workspace_id: number;
+                        products: {
+                            id: number;
+                            workspace_id: number;
+                            name: string;
+                            category: string;
+                            source: "preset" | "custom";
+                            selling_points: string[];
+                            style_tone: string | null;
+                            text_angles: string[];
+                            custom_prompt: string | null;
+                            banned_word_ids: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                            /** @description metadata only: links expire, bytes are not exported */
+                            images: {
+                                id: number;
+                                scene: string;
+                                is_primary: boolean;
+                                mime: string;
+                                width: number;
+                                height: number;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            benchmarks: {
+                                id: number;
+                                product_id: number;
+                                screenshot_url: string | null;
+                                has_uploaded_screenshot: boolean;
+                                highlights: string;
+                                link_url: string | null;
+                                features: {
+                                    [key: string]: unknown;
+                                } | null;
+                                analyze_status: "pending" | "analyzing" | "done" | "failed";
+                                analysis_source: string | null;
+                                analysis_warning: string | null;
+                                /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
+                                analysis_warning_codes: string[];
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            name: string;
+                            category: string;
+                            source: "preset" | "custom";
+                            selling_points: string[];
+                            style_tone: string | null;
+                            text_angles: string[];
+                            custom_prompt: string | null;
+                            banned_word_ids: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    replaceProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description free text, not an enumeration */
+                    category: string;
+                    source: "preset" | "custom";
+                    selling_points?: string[];
+                    style_tone?: string | null;
+                    text_angles?: string[];
+                    custom_prompt?: string | null;
+                    /** @description ids of this workspace’s banned words */
+                    banned_word_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            name: string;
+                            category: string;
+                            source: "preset" | "custom";
+                            selling_points: string[];
+                            style_tone: string | null;
+                            text_angles: string[];
+                            custom_prompt: string | null;
+                            banned_word_ids: number[];
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listProductImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                product_id: number;
+                                /** @description signed link, valid at least one hour */
+                                url: string;
+                                thumb_url: string | null;
+                                scene: string;
+                                is_primary: boolean;
+                                mime: string;
+                                width: number;
+                                height: number;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    uploadProductImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description JPEG, PNG or WebP (judged by its bytes), at most 10 MB
+                     */
+                    image: string;
+                    /** @description free text, e.g. 细节特写 / packaging / 使用前 */
+                    scene?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            product_id: number;
+                            /** @description signed link, valid at least one hour */
+                            url: string;
+                            thumb_url: string | null;
+                            scene: string;
+                            is_primary: boolean;
+                            mime: string;
+                            width: number;
+                            height: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteProductImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateProductImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description free text, e.g. 细节特写 / packaging / 使用前 */
+                    scene: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            product_id: number;
+                            /** @description signed link, valid at least one hour */
+                            url: string;
+                            thumb_url: string | null;
+                            scene: string;
+                            is_primary: boolean;
+                            mime: string;
+                            width: number;
+                            height: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setPrimaryProductImage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                image_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            product_id: number;
+                            /** @description signed link, valid at least one hour */
+                            url: string;
+                            thumb_url: string | null;
+                            scene: string;
+                            is_primary: boolean;
+                            mime: string;
+                            width: number;
+                            height: number;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBenchmarks: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: components["schemas"]["Benchmark"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createBenchmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    screenshot_url?: string | null;
+                    highlights?: string;
+                    link_url?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: components["schemas"]["Benchmark"];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    uploadBenchmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description JPEG, PNG or WebP (judged by its bytes), at most 10 MB
+                     */
+                    screenshot: string;
+                    highlights?: string;
+                    /** @description http or https */
+                    link_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: components["schemas"]["Benchmark"];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    exportBenchmarksCsv: {
+        parameters: {
+            query?: {
+                product_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file (attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBenchmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: components["schemas"]["Benchmark"];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteBenchmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    analyzeBenchmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        message: string;
+                        data: components["schemas"]["Benchmark"];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Understood but not processable (see the message) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBannedWords: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                q?: string;
+                level?: "auto_fix" | "soft_warn" | "hard_block";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                word: string;
+                                level: "auto_fix" | "soft_warn" | "hard_block";
+                                replacement: string | null;
+                                updatable: boolean;
+                                workspace_id: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createBannedWord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    word: string;
+                    level: "auto_fix" | "soft_warn" | "hard_block";
+                    replacement?: string | null;
+                    /**
+                     * @description false: only an admin may change or delete the word
+                     * @default true
+                     */
+                    updatable?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            word: string;
+                            level: "auto_fix" | "soft_warn" | "hard_block";
+                            replacement: string | null;
+                            updatable: boolean;
+                            workspace_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBannedWordPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                name: string;
+                                title: string;
+                                description: string;
+                                word_count: number;
+                                words: {
+                                    word: string;
+                                    level: "auto_fix" | "soft_warn" | "hard_block";
+                                    replacement: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importBannedWordPreset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            preset: string;
+                            imported: number;
+                            skipped: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBannedWord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            word: string;
+                            level: "auto_fix" | "soft_warn" | "hard_block";
+                            replacement: string | null;
+                            updatable: boolean;
+                            workspace_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateBannedWord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    word: string;
+                    level: "auto_fix" | "soft_warn" | "hard_block";
+                    replacement?: string | null;
+                    /**
+                     * @description false: only an admin may change or delete the word
+                     * @default true
+                     */
+                    updatable?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            word: string;
+                            level: "auto_fix" | "soft_warn" | "hard_block";
+                            replacement: string | null;
+                            updatable: boolean;
+                            workspace_id: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteBannedWord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                /** @description next_cursor of a page: the page starts after it (page must be 1 or absent) */
+                cursor?: string;
+                status?: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                product_id?: number;
+                /** @description YYYY-MM-DD (whole UTC day) or ISO 8601 date-time */
+                date_from?: string;
+                /** @description YYYY-MM-DD (whole UTC day, inclusive) or ISO 8601 date-time */
+                date_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
                                 id: number;
                                 product_id: number;
                                 product_name: string;
@@ -5567,19 +6471,1507 @@ export interface paths {
                                 review_status: string | null;
                                 reject_reason: string | null;
                                 reviewed_at: string | null;
-                                benchmark_ids: number[];
-                                /** @description of the running or last generation; null before the first progress report */
-                                progress: {
-                                    stage: string;
-                                    done: number;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a repeat within 24 h returns the first task */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    product_id: number;
+                    benchmark_ids?: number[];
+                    theme: string;
+                    text_count: number;
+                    /** @description images per strategy set */
+                    image_count: number;
+                    /** @enum {unknown} */
+                    track: "ai" | "import";
+                    /** @description draw the cover title on the first image (default true) */
+                    overlay_text?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            product_id: number;
+                            product_name: string;
+                            theme: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                            /** Format: date-time */
+                            created_at: string;
+                            text_count: number;
+                            image_count: number;
+                            /** @enum {unknown} */
+                            track: "ai" | "import";
+                            need_product_image: boolean;
+                            review_status: string | null;
+                            reject_reason: string | null;
+                            reviewed_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Understood but not processable (see the message) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            product_id: number;
+                            product_name: string;
+                            theme: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                            /** Format: date-time */
+                            created_at: string;
+                            text_count: number;
+                            image_count: number;
+                            /** @enum {unknown} */
+                            track: "ai" | "import";
+                            need_product_image: boolean;
+                            review_status: string | null;
+                            reject_reason: string | null;
+                            reviewed_at: string | null;
+                            benchmark_ids: number[];
+                            /** @description of the running or last generation; null before the first progress report */
+                            progress: {
+                                stage: string;
+                                done: number;
+                                total: number;
+                            } | null;
+                            /** @description number of generation runs started (regenerate adds one) */
+                            generation: number;
+                            failure_reason: string | null;
+                            /** @description what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these */
+                            allowed_actions: ("select" | "edit" | "import_text" | "regenerate" | "regenerate_image" | "upload_image" | "retry_images" | "submit_review" | "approve" | "reject" | "package" | "archive" | "fission")[];
+                            text_candidates: {
+                                candidate_id: number;
+                                angle_label: string;
+                                strategy: ("A" | "B" | "C") | null;
+                                title: string;
+                                content: string;
+                                tags: string[];
+                                cover_title: string;
+                                image_brief: string;
+                                source: "ai" | "import";
+                                score: {
+                                    title: number;
+                                    emotion: number;
+                                    selling: number;
+                                    keyword: number;
+                                    compliance: number;
                                     total: number;
-                                } | null;
-                                /** @description number of generation runs started (regenerate adds one) */
-                                generation: number;
-                                failure_reason: string | null;
-                                /** @description what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these */
-                                allowed_actions: ("select" | "edit" | "import_text" | "regenerate" | "regenerate_image" | "upload_image" | "retry_images" | "submit_review" | "approve" | "reject" | "package" | "archive" | "fission")[];
-                                text_candidates: {
+                                };
+                                banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
+                                is_selected: boolean;
+                                verdict: string;
+                                summary: string;
+                                edited: boolean;
+                            }[];
+                            image_candidates: {
+                                candidate_id: number;
+                                strategy: "A" | "B" | "C";
+                                url: string;
+                                /** @enum {unknown} */
+                                role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                                seq: number;
+                                is_selected: boolean;
+                                is_regen: boolean;
+                                ai_visual_score: number | null;
+                                ai_visual_note: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            ticket: string;
+                            expires_in: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    streamTaskEvents: {
+        parameters: {
+            query: {
+                /** @description from POST /tasks/{id}/sse-ticket */
+                ticket: string;
+                last_seq?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    selectTextCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    candidate_id: number;
+                    /**
+                     * @description false deselects (no preference signal)
+                     * @default true
+                     */
+                    selected?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            candidate_id: number;
+                            angle_label: string;
+                            strategy: ("A" | "B" | "C") | null;
+                            title: string;
+                            content: string;
+                            tags: string[];
+                            cover_title: string;
+                            image_brief: string;
+                            source: "ai" | "import";
+                            score: {
+                                title: number;
+                                emotion: number;
+                                selling: number;
+                                keyword: number;
+                                compliance: number;
+                                total: number;
+                            };
+                            banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
+                            is_selected: boolean;
+                            verdict: string;
+                            summary: string;
+                            edited: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    selectImageCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    candidate_id: number;
+                    /**
+                     * @description false deselects (no preference signal)
+                     * @default true
+                     */
+                    selected?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            candidate_id: number;
+                            strategy: "A" | "B" | "C";
+                            url: string;
+                            /** @enum {unknown} */
+                            role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                            seq: number;
+                            is_selected: boolean;
+                            is_regen: boolean;
+                            ai_visual_score: number | null;
+                            ai_visual_note: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    editTextCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                candidate_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    title?: string;
+                    tags?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            candidate_id: number;
+                            angle_label: string;
+                            strategy: ("A" | "B" | "C") | null;
+                            title: string;
+                            content: string;
+                            tags: string[];
+                            cover_title: string;
+                            image_brief: string;
+                            source: "ai" | "import";
+                            score: {
+                                title: number;
+                                emotion: number;
+                                selling: number;
+                                keyword: number;
+                                compliance: number;
+                                total: number;
+                            };
+                            banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
+                            is_selected: boolean;
+                            verdict: string;
+                            summary: string;
+                            edited: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    content: string;
+                    angle_label: string;
+                    /** @enum {unknown} */
+                    strategy?: "A" | "B" | "C";
+                    title?: string;
+                    tags?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            candidate_id: number;
+                            angle_label: string;
+                            strategy: ("A" | "B" | "C") | null;
+                            title: string;
+                            content: string;
+                            tags: string[];
+                            cover_title: string;
+                            image_brief: string;
+                            source: "ai" | "import";
+                            score: {
+                                title: number;
+                                emotion: number;
+                                selling: number;
+                                keyword: number;
+                                compliance: number;
+                                total: number;
+                            };
+                            banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
+                            is_selected: boolean;
+                            verdict: string;
+                            summary: string;
+                            edited: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    regenerateTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            product_id: number;
+                            product_name: string;
+                            theme: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                            /** Format: date-time */
+                            created_at: string;
+                            text_count: number;
+                            image_count: number;
+                            /** @enum {unknown} */
+                            track: "ai" | "import";
+                            need_product_image: boolean;
+                            review_status: string | null;
+                            reject_reason: string | null;
+                            reviewed_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    archiveTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            product_id: number;
+                            product_name: string;
+                            theme: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                            /** Format: date-time */
+                            created_at: string;
+                            text_count: number;
+                            image_count: number;
+                            /** @enum {unknown} */
+                            track: "ai" | "import";
+                            need_product_image: boolean;
+                            review_status: string | null;
+                            reject_reason: string | null;
+                            reviewed_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    submitForReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            task_id: number;
+                            /** @enum {unknown} */
+                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                            review_status: string | null;
+                            reject_reason: string | null;
+                            reviewed_at: string | null;
+                            submitted_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listReviewQueue: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                task_id: number;
+                                product_name: string;
+                                theme: string;
+                                /** Format: date-time */
+                                submitted_at: string;
+                                operator_name: string;
+                                selected_text: {
                                     candidate_id: number;
                                     angle_label: string;
                                     strategy: ("A" | "B" | "C") | null;
@@ -5602,8 +7994,8 @@ export interface paths {
                                     verdict: string;
                                     summary: string;
                                     edited: boolean;
-                                }[];
-                                image_candidates: {
+                                } | null;
+                                selected_image: {
                                     candidate_id: number;
                                     strategy: "A" | "B" | "C";
                                     url: string;
@@ -5614,1262 +8006,10 @@ export interface paths {
                                     is_regen: boolean;
                                     ai_visual_score: number | null;
                                     ai_visual_note: string | null;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/sse-ticket": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** One-time ticket (60 s) to open the task event stream */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                ticket: string;
-                                expires_in: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/stream": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Server-sent task events: replay after max(last_seq, Last-Event-ID), then live until done */
-        get: {
-            parameters: {
-                query: {
-                    ticket?: string;
-                    last_seq: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/event-stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/text-candidates/select": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Select (or deselect) a text: one selected text per strategy set */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        candidate_id: number;
-                        /**
-                         * @description false deselects (no preference signal)
-                         * @default true
-                         */
-                        selected?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                candidate_id: number;
-                                angle_label: string;
-                                strategy: ("A" | "B" | "C") | null;
-                                title: string;
-                                content: string;
-                                tags: string[];
-                                cover_title: string;
-                                image_brief: string;
-                                source: "ai" | "import";
-                                score: {
-                                    title: number;
-                                    emotion: number;
-                                    selling: number;
-                                    keyword: number;
-                                    compliance: number;
-                                    total: number;
-                                };
-                                banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
-                                is_selected: boolean;
-                                verdict: string;
-                                summary: string;
-                                edited: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/image-candidates/select": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Select (or deselect) an image: any number per strategy set */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        candidate_id: number;
-                        /**
-                         * @description false deselects (no preference signal)
-                         * @default true
-                         */
-                        selected?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                candidate_id: number;
-                                strategy: "A" | "B" | "C";
-                                url: string;
-                                /** @enum {unknown} */
-                                role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
-                                seq: number;
-                                is_selected: boolean;
-                                is_regen: boolean;
-                                ai_visual_score: number | null;
-                                ai_visual_note: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/text-candidates/{candidate_id}/edit": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Overwrite a text: re-checked, re-scored, edited: true */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    candidate_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                        title?: string;
-                        tags?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                candidate_id: number;
-                                angle_label: string;
-                                strategy: ("A" | "B" | "C") | null;
-                                title: string;
-                                content: string;
-                                tags: string[];
-                                cover_title: string;
-                                image_brief: string;
-                                source: "ai" | "import";
-                                score: {
-                                    title: number;
-                                    emotion: number;
-                                    selling: number;
-                                    keyword: number;
-                                    compliance: number;
-                                    total: number;
-                                };
-                                banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
-                                is_selected: boolean;
-                                verdict: string;
-                                summary: string;
-                                edited: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/import-text": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Add an external text to an import-track task (scored and checked) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        content: string;
-                        angle_label: string;
-                        /** @enum {unknown} */
-                        strategy?: "A" | "B" | "C";
-                        title?: string;
-                        tags?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                candidate_id: number;
-                                angle_label: string;
-                                strategy: ("A" | "B" | "C") | null;
-                                title: string;
-                                content: string;
-                                tags: string[];
-                                cover_title: string;
-                                image_brief: string;
-                                source: "ai" | "import";
-                                score: {
-                                    title: number;
-                                    emotion: number;
-                                    selling: number;
-                                    keyword: number;
-                                    compliance: number;
-                                    total: number;
-                                };
-                                banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
-                                is_selected: boolean;
-                                verdict: string;
-                                summary: string;
-                                edited: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/regenerate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Run generation again (keeps earlier candidates) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                product_name: string;
-                                theme: string;
-                                /** @enum {unknown} */
-                                status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                /** Format: date-time */
-                                created_at: string;
-                                text_count: number;
-                                image_count: number;
-                                /** @enum {unknown} */
-                                track: "ai" | "import";
-                                need_product_image: boolean;
-                                review_status: string | null;
-                                reject_reason: string | null;
-                                reviewed_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/archive": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Archive a task */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                product_id: number;
-                                product_name: string;
-                                theme: string;
-                                /** @enum {unknown} */
-                                status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                /** Format: date-time */
-                                created_at: string;
-                                text_count: number;
-                                image_count: number;
-                                /** @enum {unknown} */
-                                track: "ai" | "import";
-                                need_product_image: boolean;
-                                review_status: string | null;
-                                reject_reason: string | null;
-                                reviewed_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/submit-review": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** pending_selection → pending_review (needs at least one selected text) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                task_id: number;
-                                /** @enum {unknown} */
-                                status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                review_status: string | null;
-                                reject_reason: string | null;
-                                reviewed_at: string | null;
-                                submitted_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/review/queue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Tasks waiting for review, oldest submission first (supervisors and admins) */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    task_id: number;
-                                    product_name: string;
-                                    theme: string;
-                                    /** Format: date-time */
-                                    submitted_at: string;
-                                    operator_name: string;
+                                } | null;
+                                selected_sets: {
+                                    /** @enum {unknown} */
+                                    strategy: "A" | "B" | "C";
                                     selected_text: {
                                         candidate_id: number;
                                         angle_label: string;
@@ -6894,7 +8034,7 @@ export interface paths {
                                         summary: string;
                                         edited: boolean;
                                     } | null;
-                                    selected_image: {
+                                    selected_images: {
                                         candidate_id: number;
                                         strategy: "A" | "B" | "C";
                                         url: string;
@@ -6905,1139 +8045,899 @@ export interface paths {
                                         is_regen: boolean;
                                         ai_visual_score: number | null;
                                         ai_visual_note: string | null;
-                                    } | null;
-                                    selected_sets: {
-                                        /** @enum {unknown} */
-                                        strategy: "A" | "B" | "C";
-                                        selected_text: {
-                                            candidate_id: number;
-                                            angle_label: string;
-                                            strategy: ("A" | "B" | "C") | null;
-                                            title: string;
-                                            content: string;
-                                            tags: string[];
-                                            cover_title: string;
-                                            image_brief: string;
-                                            source: "ai" | "import";
-                                            score: {
-                                                title: number;
-                                                emotion: number;
-                                                selling: number;
-                                                keyword: number;
-                                                compliance: number;
-                                                total: number;
-                                            };
-                                            banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
-                                            is_selected: boolean;
-                                            verdict: string;
-                                            summary: string;
-                                            edited: boolean;
-                                        } | null;
-                                        selected_images: {
-                                            candidate_id: number;
-                                            strategy: "A" | "B" | "C";
-                                            url: string;
-                                            /** @enum {unknown} */
-                                            role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
-                                            seq: number;
-                                            is_selected: boolean;
-                                            is_regen: boolean;
-                                            ai_visual_score: number | null;
-                                            ai_visual_note: string | null;
-                                        }[];
                                     }[];
                                 }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                     };
                 };
             };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/review/{task_id}/approve": {
+    approveTask: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                task_id: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** pending_review → approved (+5) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    task_id: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                task_id: number;
-                                /** @enum {unknown} */
-                                status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                review_status: string | null;
-                                reject_reason: string | null;
-                                reviewed_at: string | null;
-                                submitted_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/review/{task_id}/reject": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** pending_review → pending_selection (−3, reason stored verbatim); with final: true → rejected */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    task_id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        reason: string;
-                        /** @description end the task in status rejected (no further submission) */
-                        final?: boolean;
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            task_id: number;
+                            /** @enum {unknown} */
+                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                            review_status: string | null;
+                            reject_reason: string | null;
+                            reviewed_at: string | null;
+                            submitted_at: string | null;
+                        };
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                task_id: number;
-                                /** @enum {unknown} */
-                                status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                review_status: string | null;
-                                reject_reason: string | null;
-                                reviewed_at: string | null;
-                                submitted_at: string | null;
-                            };
-                        };
-                    };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/tasks/{id}/reviews": {
+    rejectTask: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                task_id: number;
+            };
             cookie?: never;
         };
-        /** Every review step of the task (submit, approve, reject: who, when, reason), oldest first */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    /** @enum {unknown} */
-                                    action: "submit" | "approve" | "reject";
-                                    user_id: number;
-                                    username: string;
-                                    reason: string | null;
-                                    final: boolean;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                    /** @description end the task in status rejected (no further submission) */
+                    final?: boolean;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/preference/context": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** What was injected into the task's latest generation; before its first generation, what would be injected now */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                /** @description the preferred angles and strategy in words; empty when nothing is preferred yet */
-                                recent_preference: string;
-                                /** @description newest first, verbatim */
-                                reject_reasons: string[];
-                                /** @description excerpts of recently edited or imported texts */
-                                style_examples: string[];
-                                /** @description angles + strategy + reject reasons + style examples injected */
-                                injected_count: number;
-                                generation: number | null;
-                                snapshot_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/preference/signals": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every preference signal the actions on this task recorded, oldest first */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    task_id: number | null;
-                                    user_id: number | null;
-                                    candidate_id: number | null;
-                                    candidate_kind: string | null;
-                                    strategy: string | null;
-                                    angle_label: string | null;
-                                    signal_type: string;
-                                    weight: number;
-                                    reason: string | null;
-                                    excerpt: string | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/products/{id}/preference/scores": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Decayed preference score of the product per angle and per strategy */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                half_life_days: number;
-                                lookback_days: number;
-                                signal_count: number;
-                                angles: {
-                                    angle_label: string;
-                                    score: number;
-                                }[];
-                                strategies: {
-                                    strategy: string;
-                                    score: number;
-                                }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/tasks/{id}/package": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a delivery package (task approved or pending_selection); only its id is queued for the build */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description text candidates to pack; absent: each set's selected text, else its best-scored text */
-                        note_ids?: number[];
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            task_id: number;
+                            /** @enum {unknown} */
+                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+                            review_status: string | null;
+                            reject_reason: string | null;
+                            reviewed_at: string | null;
+                            submitted_at: string | null;
+                        };
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                delivery_package_id: number;
-                                /** @enum {string} */
-                                status: "pending";
-                            };
-                        };
-                    };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/tasks/{id}/packages": {
+    listTaskReviews: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                /** @enum {unknown} */
+                                action: "submit" | "approve" | "reject";
+                                user_id: number;
+                                username: string;
+                                reason: string | null;
+                                final: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPreferenceContext: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** The task's delivery packages, newest first */
-        get: {
-            parameters: {
-                query: {
-                    page: number;
-                    page_size: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path: {
-                    id: number;
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            /** @description the preferred angles and strategy in words; empty when nothing is preferred yet */
+                            recent_preference: string;
+                            /** @description newest first, verbatim */
+                            reject_reasons: string[];
+                            /** @description excerpts of recently edited or imported texts */
+                            style_examples: string[];
+                            /** @description angles + strategy + reject reasons + style examples injected */
+                            injected_count: number;
+                            generation: number | null;
+                            snapshot_at: string | null;
+                        };
+                    };
                 };
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                items: {
-                                    id: number;
-                                    task_id: number;
-                                    /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
-                                    status: "pending" | "ready" | "downloaded" | "failed";
-                                    download_url: string | null;
-                                    expires_at: string | null;
-                                    file_name: string | null;
-                                    size_bytes: number | null;
-                                    /** @description the text candidates packed, in folder order */
-                                    note_ids: number[];
-                                    error: string | null;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    ready_at: string | null;
-                                }[];
-                                total: number;
-                                page: number;
-                                page_size: number;
-                            };
-                        };
-                    };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/delivery-packages/{id}/download": {
+    listPreferenceSignals: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                task_id: number | null;
+                                user_id: number | null;
+                                candidate_id: number | null;
+                                candidate_kind: string | null;
+                                strategy: string | null;
+                                angle_label: string | null;
+                                signal_type: string;
+                                weight: number;
+                                reason: string | null;
+                                excerpt: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getProductPreferenceScores: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** The delivery package (read only) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            half_life_days: number;
+                            lookback_days: number;
+                            signal_count: number;
+                            angles: {
+                                angle_label: string;
+                                score: number;
+                            }[];
+                            strategies: {
+                                strategy: string;
+                                score: number;
+                            }[];
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description text candidates to pack; absent: each set's selected text, else its best-scored text */
+                    note_ids?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            delivery_package_id: number;
+                            /** @enum {string} */
+                            status: "pending";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Understood but not processable (see the message) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTaskPackages: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
                                 id: number;
                                 task_id: number;
                                 /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
@@ -8052,1135 +8952,1106 @@ export interface paths {
                                 /** Format: date-time */
                                 created_at: string;
                                 ready_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
                         };
                     };
                 };
             };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/delivery-packages/{id}/mark-downloaded": {
+    getPackage: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** ready → downloaded */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                id: number;
-                                task_id: number;
-                                /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
-                                status: "pending" | "ready" | "downloaded" | "failed";
-                                download_url: string | null;
-                                expires_at: string | null;
-                                file_name: string | null;
-                                size_bytes: number | null;
-                                /** @description the text candidates packed, in folder order */
-                                note_ids: number[];
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                ready_at: string | null;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/delivery-packages/{id}/download-token": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A one-time download token for this package, valid 60 s */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                token: string;
-                                expires_in: number;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/delivery-packages/{id}/download-file": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The zip file (with ?token= or a bearer token); supports Range */
-        get: {
-            parameters: {
-                query?: {
-                    token?: string;
-                };
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description application/zip */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Default Response */
-                206: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                416: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/fission": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Fission a task into 1-5 complete note packages; only the fission id is queued */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        source_task_id: number;
-                        /**
-                         * @description low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images
-                         * @default mid
-                         */
-                        reference_level?: "low" | "mid" | "high";
-                        /** @default 3 */
-                        fanout_count?: number;
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            task_id: number;
+                            /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
+                            status: "pending" | "ready" | "downloaded" | "failed";
+                            download_url: string | null;
+                            expires_at: string | null;
+                            file_name: string | null;
+                            size_bytes: number | null;
+                            /** @description the text candidates packed, in folder order */
+                            note_ids: number[];
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            ready_at: string | null;
+                        };
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                fission_id: number;
-                                source_task_id: number;
-                                /** @description low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images */
-                                reference_level: "low" | "mid" | "high";
-                                fanout_count: number;
-                                status: "generating" | "completed" | "failed";
-                            };
-                        };
-                    };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/fission/{id}": {
+    markPackageDownloaded: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            task_id: number;
+                            /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
+                            status: "pending" | "ready" | "downloaded" | "failed";
+                            download_url: string | null;
+                            expires_at: string | null;
+                            file_name: string | null;
+                            size_bytes: number | null;
+                            /** @description the text candidates packed, in folder order */
+                            note_ids: number[];
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            ready_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createDownloadToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            token: string;
+                            expires_in: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    downloadPackageFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole zip file (attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description The requested range of the zip file (Content-Range) */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Gone: the file expired */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createFission: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The fission with its progress (reading never changes it) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                fission_id: number;
-                                source_task_id: number;
-                                /** @description low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images */
-                                reference_level: "low" | "mid" | "high";
-                                fanout_count: number;
-                                status: "generating" | "completed" | "failed";
-                                progress: {
-                                    /** @description notes with status image_done */
-                                    done: number;
-                                    /** @description notes with status failed */
-                                    failed: number;
-                                    /** @description notes stored */
-                                    total: number;
-                                    /** @description images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating */
-                                    running: number;
-                                };
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+        requestBody: {
+            content: {
+                "application/json": {
+                    source_task_id: number;
+                    /**
+                     * @description low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images
+                     * @default mid
+                     */
+                    reference_level?: "low" | "mid" | "high";
+                    /** @default 3 */
+                    fanout_count?: number;
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            fission_id: number;
+                            source_task_id: number;
+                            /** @description low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images */
+                            reference_level: "low" | "mid" | "high";
+                            fanout_count: number;
+                            status: "generating" | "completed" | "failed";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Understood but not processable (see the message) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
     };
-    "/api/v1/fission/{id}/notes": {
+    getFission: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** The note packages, by seq */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                fission_id: number;
-                                status: "generating" | "completed" | "failed";
-                                fanout_count: number;
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            fission_id: number;
+                            source_task_id: number;
+                            /** @description low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images */
+                            reference_level: "low" | "mid" | "high";
+                            fanout_count: number;
+                            status: "generating" | "completed" | "failed";
+                            progress: {
+                                /** @description notes with status image_done */
+                                done: number;
+                                /** @description notes with status failed */
+                                failed: number;
+                                /** @description notes stored */
+                                total: number;
                                 /** @description images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating */
                                 running: number;
-                                notes: {
-                                    seq: number;
-                                    /** @description the package: text, tags and image plan (never the internal _score/_passed/_block) */
-                                    note: {
-                                        angle_label: string;
-                                        title: string;
-                                        content: string;
-                                        tags: string[];
-                                        cover_title: string;
-                                        image_brief: string;
-                                        image_plan: {
-                                            /** @enum {unknown} */
-                                            role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
-                                            brief: string;
-                                        }[];
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                    images: {
-                                        seq: number;
+                            };
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listFissionNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            fission_id: number;
+                            status: "generating" | "completed" | "failed";
+                            fanout_count: number;
+                            /** @description images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating */
+                            running: number;
+                            notes: {
+                                seq: number;
+                                /** @description the package: text, tags and image plan (never the internal _score/_passed/_block) */
+                                note: {
+                                    angle_label: string;
+                                    title: string;
+                                    content: string;
+                                    tags: string[];
+                                    cover_title: string;
+                                    image_brief: string;
+                                    image_plan: {
                                         /** @enum {unknown} */
                                         role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
-                                        /** @description signed, short-lived link to the image */
-                                        url?: string;
-                                        /** @description error marker: this image failed; retry-images makes it again */
-                                        error?: string;
-                                        error_kind?: string | null;
-                                        /** @description queued for a retry; poll the notes */
-                                        retrying?: boolean;
+                                        brief: string;
                                     }[];
-                                    score: number;
-                                    /** @description score ≥ 80 */
-                                    passed: boolean;
-                                    /** @description score < 80: kept, flagged */
-                                    needs_optimization: boolean;
-                                    /** @description what distinguishes this set */
-                                    dimension: string;
-                                    /** @description image_done or failed once its images are settled; pending before */
-                                    status: string;
-                                    banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                images: {
+                                    seq: number;
+                                    /** @enum {unknown} */
+                                    role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                                    /** @description signed, short-lived link to the image */
+                                    url?: string;
+                                    /** @description error marker: this image failed; retry-images makes it again */
+                                    error?: string;
+                                    error_kind?: string | null;
+                                    /** @description queued for a retry; poll the notes */
+                                    retrying?: boolean;
                                 }[];
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
+                                score: number;
+                                /** @description score ≥ 80 */
+                                passed: boolean;
+                                /** @description score < 80: kept, flagged */
+                                needs_optimization: boolean;
+                                /** @description what distinguishes this set */
+                                dimension: string;
+                                /** @description image_done or failed once its images are settled; pending before */
+                                status: string;
+                                banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
+                            }[];
                         };
                     };
                 };
             };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/fission/{id}/download": {
+    downloadFission: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+            };
             cookie?: never;
         };
-        /** fission_<id>.zip: checklist.md and a folder per set (set_01, …) with note.txt and images */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
+        requestBody?: never;
+        responses: {
+            /** @description The zip file (attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
+                content: {
+                    "application/zip": string;
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description application/zip */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/fission/{id}/notes/{seq}/retry-images": {
+    retryFissionImages: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                id: number;
+                seq: number;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Regenerate, in the background, only the images of this set that carry an error marker */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                    seq: number;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {number} */
-                            code: 0;
-                            data: {
-                                fission_id: number;
-                                seq: number;
-                                queued: boolean;
-                                note_id?: number;
-                                failed_roles?: ("hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main")[];
-                                message?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
-                        };
-                    };
-                };
-                /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: number;
-                            message: string;
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            fission_id: number;
+                            seq: number;
+                            queued: boolean;
+                            note_id?: number;
+                            failed_roles?: ("hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main")[];
+                            message?: string;
                         };
                     };
                 };
             };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: {
-        /** @description Error body: code (see contract-decisions §2) and a human-readable message */
-        ErrorEnvelope: {
-            code: number;
-            message: string;
-        };
-    };
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;

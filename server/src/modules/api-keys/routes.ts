@@ -20,7 +20,9 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Provider keys of the workspace: provider and last four characters only',
+        operationId: 'listApiKeys',
+        summary: 'List provider keys',
+        description: 'Provider keys of the workspace: provider and last four characters only',
         querystring: PageQuery,
         response: { 200: Ok(Paged(ApiKeyView)), ...commonErrors },
       },
@@ -33,7 +35,9 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Store a provider key (encrypted; never returned)',
+        operationId: 'createApiKey',
+        summary: 'Store a provider key',
+        description: 'Store a provider key (encrypted; never returned)',
         body: Type.Object({
           provider: Type.String({ minLength: 1, maxLength: 32, description: `one of ${PROVIDER_LABELS.join(', ')}` }),
           api_key: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -47,7 +51,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
   app.delete(
     '/api-keys/:id',
     {
-      schema: { tags, summary: 'Delete a key (operators: only their own)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } },
+      schema: { tags, operationId: 'deleteApiKey', summary: 'Delete a provider key', description: 'Delete a key (operators: only their own)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } },
     },
     async (request) => {
       await service.deleteApiKey(ctx, currentUser(request), request.params.id);

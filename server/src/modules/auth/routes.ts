@@ -15,7 +15,9 @@ export const authRoutes: ApiModule = async (app, ctx) => {
       schema: {
         tags,
         security: [],
-        summary: 'Log in with username and password',
+        operationId: 'login',
+        summary: 'Log in',
+        description: 'Log in with username and password',
         body: LoginBody,
         response: { 200: Ok(LoginResult), 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
       },
@@ -29,7 +31,9 @@ export const authRoutes: ApiModule = async (app, ctx) => {
       config: { access: { auth: 'token' } },
       schema: {
         tags,
-        summary: 'Change the password (required first when must_change_password is true); returns a fresh token',
+        operationId: 'changePassword',
+        summary: 'Change the password',
+        description: 'Change the password (required first when must_change_password is true); returns a fresh token',
         body: ChangePasswordBody,
         response: { 200: Ok(LoginResult), ...commonErrors },
       },
@@ -42,7 +46,7 @@ export const authRoutes: ApiModule = async (app, ctx) => {
     '/auth/me',
     {
       config: { access: { auth: 'token' } },
-      schema: { tags, summary: 'The current user and workspace', response: { 200: Ok(CurrentUserView), ...commonErrors } },
+      schema: { tags, operationId: 'getCurrentUser', summary: 'Get the current user', description: 'The current user and workspace', response: { 200: Ok(CurrentUserView), ...commonErrors } },
     },
     async (request) => ok(await auth.currentUserView(ctx, currentUser(request))),
   );
@@ -52,7 +56,9 @@ export const authRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags: ['workspaces'],
-        summary: 'Switch the current workspace (membership checked); returns a new token',
+        operationId: 'switchWorkspace',
+        summary: 'Switch the current workspace',
+        description: 'Switch the current workspace (membership checked); returns a new token',
         body: Type.Object({ workspace_id: Type.Integer({ minimum: 1 }) }),
         response: {
           200: Ok(Type.Object({ current_workspace_id: Type.Integer(), role: Type.String(), token: Type.String() })),

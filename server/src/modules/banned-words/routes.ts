@@ -37,7 +37,9 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Banned words of the workspace (optional text search and level filter)',
+        operationId: 'listBannedWords',
+        summary: 'List banned words',
+        description: 'Banned words of the workspace (optional text search and level filter)',
         querystring: Type.Intersect([
           PageQuery,
           Type.Object({ q: Type.Optional(Type.String({ maxLength: 100 })), level: Type.Optional(Level) }),
@@ -52,14 +54,14 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
     '/banned-words',
     {
       config: writers,
-      schema: { tags, summary: 'Add a banned word (supervisor or admin)', body: BannedWordBody, response: { 200: Ok(BannedWordView), 409: ErrorEnvelope, ...commonErrors } },
+      schema: { tags, operationId: 'createBannedWord', summary: 'Add a banned word', description: 'Add a banned word (supervisor or admin)', body: BannedWordBody, response: { 200: Ok(BannedWordView), 409: ErrorEnvelope, ...commonErrors } },
     },
     async (request) => ok(await service.createBannedWord(ctx, currentUser(request), request.body)),
   );
 
   app.get(
     '/banned-words/presets',
-    { schema: { tags, summary: 'Built-in word lists that can be imported', response: { 200: Ok(Type.Object({ items: Type.Array(PresetView) })), ...commonErrors } } },
+    { schema: { tags, operationId: 'listBannedWordPresets', summary: 'List the built-in word lists', description: 'Built-in word lists that can be imported', response: { 200: Ok(Type.Object({ items: Type.Array(PresetView) })), ...commonErrors } } },
     async () => ok({ items: service.listPresets() }),
   );
 
@@ -69,7 +71,9 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
       config: writers,
       schema: {
         tags,
-        summary: 'Import a built-in list (idempotent: words already present stay as they are); imported words are updatable: false',
+        operationId: 'importBannedWordPreset',
+        summary: 'Import a built-in word list',
+        description: 'Import a built-in list (idempotent: words already present stay as they are); imported words are updatable: false',
         params: Type.Object({ name: Type.String({ pattern: '^[a-z0-9-]{1,40}$' }) }),
         response: { 200: Ok(Type.Object({ preset: Type.String(), imported: Type.Integer(), skipped: Type.Integer() })), ...commonErrors },
       },
@@ -79,7 +83,7 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
 
   app.get(
     '/banned-words/:id',
-    { schema: { tags, summary: 'One banned word', params: IdParams, response: { 200: Ok(BannedWordView), ...commonErrors } } },
+    { schema: { tags, operationId: 'getBannedWord', summary: 'Get a banned word', description: 'One banned word of the current workspace', params: IdParams, response: { 200: Ok(BannedWordView), ...commonErrors } } },
     async (request) => ok(await service.getBannedWord(ctx, currentUser(request), request.params.id)),
   );
 
@@ -89,7 +93,9 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
       config: writers,
       schema: {
         tags,
-        summary: 'Change a banned word (supervisor or admin; updatable: false words admin only)',
+        operationId: 'updateBannedWord',
+        summary: 'Change a banned word',
+        description: 'Change a banned word (supervisor or admin; updatable: false words admin only)',
         params: IdParams,
         body: BannedWordBody,
         response: { 200: Ok(BannedWordView), 409: ErrorEnvelope, ...commonErrors },
@@ -102,7 +108,7 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
     '/banned-words/:id',
     {
       config: writers,
-      schema: { tags, summary: 'Delete a banned word (updatable: false words admin only)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } },
+      schema: { tags, operationId: 'deleteBannedWord', summary: 'Delete a banned word', description: 'Delete a banned word (updatable: false words admin only)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } },
     },
     async (request) => {
       await service.deleteBannedWord(ctx, currentUser(request), request.params.id);

@@ -2,30 +2,14 @@ import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
-import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
-import { BinaryFile } from '../../http/binary.js';
+import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
+import { multipartBody } from '../../http/openapi.js';
 import { readUpload, uploadScope } from '../../http/upload.js';
 import { analyzeBenchmark } from './analysis.js';
 import * as service from './service.js';
+import { BenchmarkView } from './views.js';
 
 const tags = ['benchmarks'];
-const BenchmarkView = Type.Object({
-  id: Type.Integer(),
-  product_id: Type.Integer(),
-  screenshot_url: Nullable(Type.String({ description: 'legacy link, or a signed link to the uploaded screenshot' })),
-  has_uploaded_screenshot: Type.Boolean(),
-  highlights: Type.String(),
-  link_url: Nullable(Type.String()),
-  features: Nullable(Type.Object({}, { additionalProperties: true, description: 'the eight analysis dimensions' })),
-  analyze_status: Type.Union([Type.Literal('pending'), Type.Literal('analyzing'), Type.Literal('done'), Type.Literal('failed')]),
-  analysis_source: Nullable(Type.String({ description: 'vision, text or fallback' })),
-  analysis_warning: Nullable(Type.String({ description: 'why the analysis is partial or failed, in Chinese; the text of analysis_warning_codes' })),
-  analysis_warning_codes: Type.Array(Type.String(), {
-    description: 'the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md)',
-  }),
-  created_at: DateTime,
-  updated_at: DateTime,
-});
 const Url = Type.String({ maxLength: 2048, description: 'http or https' });
 const HIGHLIGHTS_MAX = 10_000;
 
@@ -33,7 +17,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/products/:id/benchmarks',
     {
-      schema: { tags, summary: 'Benchmark notes of a product', params: IdParams, querystring: PageQuery, response: { 200: Ok(Paged(BenchmarkView)), ...commonErrors } },
+      schema: { tags, operationId: 'listBenchmarks', summary: 'List the benchmark notes of a product', description: 'Benchmark notes of a product, newest first', params: IdParams, querystring: PageQuery, response: { 200: Ok(Paged(BenchmarkView)), ...commonErrors } },
     },
     async (request) => ok(await service.listBenchmarks(ctx, currentUser(request), request.params.id, request.query)),
   );
@@ -43,7 +27,9 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Add a benchmark note by link and highlights (nothing is uploaded)',
+        operationId: 'createBenchmark',
+        summary: 'Add a benchmark note',
+        description: 'Add a benchmark note by link and highlights (nothing is uploaded)',
         params: IdParams,
         body: Type.Object({
           screenshot_url: Type.Optional(Nullable(Url)),
@@ -60,9 +46,20 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
     scope.post(
       '/products/:id/benchmarks/upload',
       {
+        config: {
+          swaggerTransform: multipartBody(
+            Type.Object({
+              screenshot: Type.String({ format: 'binary', description: 'JPEG, PNG or WebP (judged by its bytes), at most 10 MB' }),
+              highlights: Type.Optional(Type.String({ maxLength: HIGHLIGHTS_MAX })),
+              link_url: Type.Optional(Url),
+            }),
+          ),
+        },
         schema: {
           tags,
-          summary: 'Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url`',
+          operationId: 'uploadBenchmark',
+          summary: 'Add a benchmark note with a screenshot',
+          description: 'Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url`',
           consumes: ['multipart/form-data'],
           params: IdParams,
           response: { 200: Ok(BenchmarkView), 413: ErrorEnvelope, 415: ErrorEnvelope, ...commonErrors },
@@ -85,10 +82,11 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Benchmarks as CSV (UTF-8 with byte-order mark), optionally of one product',
-        produces: ['text/csv'],
+        operationId: 'exportBenchmarksCsv',
+        summary: 'Export benchmark notes as CSV',
+        description: 'Benchmarks as CSV (UTF-8 with byte-order mark), optionally of one product',
         querystring: Type.Object({ product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })) }),
-        response: { 200: BinaryFile, ...commonErrors },
+        response: { 200: { description: 'The CSV file (attachment)', content: { 'text/csv': { schema: Type.String() } } }, ...commonErrors },
       },
     },
     async (request, reply) => {
@@ -103,13 +101,13 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
 
   app.get(
     '/benchmarks/:id',
-    { schema: { tags, summary: 'One benchmark note', params: IdParams, response: { 200: Ok(BenchmarkView), ...commonErrors } } },
+    { schema: { tags, operationId: 'getBenchmark', summary: 'Get a benchmark note', description: 'One benchmark note of the current workspace, with its analysis', params: IdParams, response: { 200: Ok(BenchmarkView), ...commonErrors } } },
     async (request) => ok(await service.getBenchmark(ctx, currentUser(request), request.params.id)),
   );
 
   app.delete(
     '/benchmarks/:id',
-    { schema: { tags, summary: 'Delete a benchmark note', params: IdParams, response: { 200: OkEmpty, ...commonErrors } } },
+    { schema: { tags, operationId: 'deleteBenchmark', summary: 'Delete a benchmark note', description: 'Delete a benchmark note (its screenshot goes with the unused-file sweep)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } } },
     async (request) => {
       await service.deleteBenchmark(ctx, currentUser(request), request.params.id);
       return ok({});
@@ -121,7 +119,9 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Analyse the note now (vision model with the screenshot; text model otherwise); falls back to the highlights on provider failure',
+        operationId: 'analyzeBenchmark',
+        summary: 'Analyse a benchmark note',
+        description: 'Analyse the note now (vision model with the screenshot; text model otherwise); falls back to the highlights on provider failure',
         params: IdParams,
         response: {
           200: Type.Object({ code: Type.Literal(0), message: Type.String(), data: BenchmarkView }),

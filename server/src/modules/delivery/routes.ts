@@ -8,6 +8,7 @@ import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, Page
 import { parseRange } from '../../http/download.js';
 import * as service from './service.js';
 import { contentDisposition } from '../../http/content-disposition.js';
+import { fileResponse } from '../../http/openapi.js';
 
 const tags = ['delivery'];
 
@@ -64,7 +65,9 @@ export const deliveryRoutes: ApiModule = async (app, ctx) => {
       },
       schema: {
         tags,
-        summary: 'Create a delivery package (task approved or pending_selection); only its id is queued for the build',
+        operationId: 'createPackage',
+        summary: 'Create a delivery package',
+        description: 'Create a delivery package (task approved or pending_selection); only its id is queued for the build',
         params: IdParams,
         body: Type.Object({
           note_ids: Type.Optional(
@@ -88,20 +91,20 @@ export const deliveryRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/tasks/:id/packages',
     {
-      schema: { tags, summary: "The task's delivery packages, newest first", params: IdParams, querystring: PageQuery, response: { 200: Ok(Paged(PackageView)), ...commonErrors } },
+      schema: { tags, operationId: 'listTaskPackages', summary: 'List the delivery packages of a task', description: "The task's delivery packages, newest first", params: IdParams, querystring: PageQuery, response: { 200: Ok(Paged(PackageView)), ...commonErrors } },
     },
     async (request) => ok(await service.listTaskPackages(ctx, currentUser(request), request.params.id, request.query)),
   );
 
   app.get(
     '/delivery-packages/:id/download',
-    { schema: { tags, summary: 'The delivery package (read only)', params: IdParams, response: { 200: Ok(PackageView), ...commonErrors } } },
+    { schema: { tags, operationId: 'getPackage', summary: 'Get a delivery package', description: 'The delivery package with its status and download path (reading never changes it)', params: IdParams, response: { 200: Ok(PackageView), ...commonErrors } } },
     async (request) => ok(await service.getPackage(ctx, currentUser(request), request.params.id)),
   );
 
   app.post(
     '/delivery-packages/:id/mark-downloaded',
-    { schema: { tags, summary: 'ready → downloaded', params: IdParams, response: { 200: Ok(PackageView), ...errors409 } } },
+    { schema: { tags, operationId: 'markPackageDownloaded', summary: 'Mark a package downloaded', description: 'Moves a ready package to downloaded (ready → downloaded)', params: IdParams, response: { 200: Ok(PackageView), ...errors409 } } },
     async (request) => ok(await service.markDownloaded(ctx, currentUser(request), request.params.id)),
   );
 
@@ -110,7 +113,9 @@ export const deliveryRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'A one-time download token for this package, valid 60 s',
+        operationId: 'createDownloadToken',
+        summary: 'Get a one-time download token',
+        description: 'A one-time download token for this package, valid 60 s',
         params: IdParams,
         response: { 200: Ok(Type.Object({ token: Type.String(), expires_in: Type.Integer() })), ...errors409 },
       },
@@ -127,10 +132,20 @@ export const deliveryRoutes: ApiModule = async (app, ctx) => {
       config: { access: { auth: 'public' } },
       schema: {
         tags,
-        summary: 'The zip file (with ?token= or a bearer token); supports Range',
+        operationId: 'downloadPackageFile',
+        summary: 'Download the package zip',
+        description: 'The zip file (with ?token= or a bearer token); supports Range',
         params: IdParams,
         querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 200 })) }),
-        response: { 200: Type.Any({ description: 'application/zip' }), 206: Type.Any(), 410: ErrorEnvelope, 416: ErrorEnvelope, ...errors409 },
+        // The bearer token, or a one-time download token alone (an <a href> sends no header).
+        security: [{ bearer: [] }, { downloadToken: [] }],
+        response: {
+          200: fileResponse('The whole zip file (attachment)', ['application/zip']),
+          206: fileResponse('The requested range of the zip file (Content-Range)', ['application/zip']),
+          410: ErrorEnvelope,
+          416: ErrorEnvelope,
+          ...errors409,
+        },
       },
     },
     async (request, reply) => {

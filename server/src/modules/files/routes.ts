@@ -2,9 +2,12 @@ import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
-import { BinaryFile } from '../../http/binary.js';
+import { fileResponse } from '../../http/openapi.js';
 import { verifyFileLink } from '../../storage/signed-url.js';
-import { contentTypeOfKey, isFileKey } from '../../storage/types.js';
+import { contentTypeOfKey, FILE_TYPES, isFileKey } from '../../storage/types.js';
+
+/** The media types a stored file is served as, by its extension (parameters such as charset left out). */
+const STORED_MEDIA_TYPES = [...new Set(Object.values(FILE_TYPES).map((type) => type.split(';')[0]!))];
 
 /**
  * Stored files behind signed links (storage/signed-url.ts). Public on purpose: an `<img src>`
@@ -17,14 +20,16 @@ export const fileRoutes: ApiModule = async (app, ctx) => {
       config: { access: { auth: 'public' } },
       schema: {
         tags: ['files'],
-        summary: 'A stored file by its signed, short-lived link (no bearer token)',
+        operationId: 'getFile',
+        summary: 'Get a stored file',
+        description: 'A stored file by its signed, short-lived link (no bearer token)',
         security: [],
         params: Type.Object({ key: Type.String({ maxLength: 100 }) }),
         querystring: Type.Object({
           exp: Type.Integer({ minimum: 0, maximum: 99_999_999_999 }),
           sig: Type.String({ minLength: 1, maxLength: 100 }),
         }),
-        response: { 200: BinaryFile, 403: ErrorEnvelope, 404: ErrorEnvelope },
+        response: { 200: fileResponse('The file, inline', STORED_MEDIA_TYPES), 403: ErrorEnvelope, 404: ErrorEnvelope },
       },
     },
     async (request, reply) => {

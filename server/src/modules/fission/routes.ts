@@ -4,6 +4,7 @@ import { IMAGE_ROLES } from '../../content/schemas.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok } from '../../http/schemas.js';
 import { contentDisposition } from '../../http/content-disposition.js';
+import { fileResponse } from '../../http/openapi.js';
 import { REFERENCE_LEVELS } from '../../content/fission.js';
 import * as service from './service.js';
 
@@ -75,7 +76,9 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Fission a task into 1-5 complete note packages; only the fission id is queued',
+        operationId: 'createFission',
+        summary: 'Start a fission',
+        description: 'Fission a task into 1-5 complete note packages; only the fission id is queued',
         body: Type.Object({
           source_task_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
           reference_level: Type.Optional({ ...ReferenceLevel, default: 'mid' }),
@@ -96,7 +99,7 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
 
   app.get(
     '/fission/:id',
-    { schema: { tags, summary: 'The fission with its progress (reading never changes it)', params: IdParams, response: { 200: Ok(FissionView), ...commonErrors } } },
+    { schema: { tags, operationId: 'getFission', summary: 'Get a fission', description: 'The fission with its progress (reading never changes it)', params: IdParams, response: { 200: Ok(FissionView), ...commonErrors } } },
     async (request) => ok(await service.getFission(ctx, currentUser(request), request.params.id)),
   );
 
@@ -105,7 +108,9 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'The note packages, by seq',
+        operationId: 'listFissionNotes',
+        summary: 'List the note packages of a fission',
+        description: 'The note packages, by seq',
         params: IdParams,
         response: {
           200: Ok(
@@ -129,9 +134,11 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'fission_<id>.zip: checklist.md and a folder per set (set_01, …) with note.txt and images',
+        operationId: 'downloadFission',
+        summary: 'Download the fission zip',
+        description: 'fission_<id>.zip: checklist.md and a folder per set (set_01, …) with note.txt and images',
         params: IdParams,
-        response: { 200: Type.Any({ description: 'application/zip' }), ...errors409 },
+        response: { 200: fileResponse('The zip file (attachment)', ['application/zip']), ...errors409 },
       },
     },
     async (request, reply) => {
@@ -149,7 +156,9 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Regenerate, in the background, only the images of this set that carry an error marker',
+        operationId: 'retryFissionImages',
+        summary: 'Retry the failed images of a set',
+        description: 'Regenerate, in the background, only the images of this set that carry an error marker',
         params: SeqParams,
         response: {
           200: Ok(

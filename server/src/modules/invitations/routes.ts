@@ -41,9 +41,10 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Invite a username or an email address with a role; needs the admin role in that workspace',
+        operationId: 'createInvitation',
+        summary: 'Invite a user',
         description:
-          'The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.',
+          'Invite a username or an email address with a role; needs the admin role in that workspace. The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.',
         params: IdParams,
         body: Type.Object({
           username: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
@@ -61,7 +62,9 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Invitations of a workspace, newest first; needs the admin role in that workspace',
+        operationId: 'listWorkspaceInvitations',
+        summary: 'List a workspace\'s invitations',
+        description: 'Invitations of a workspace, newest first; needs the admin role in that workspace',
         params: IdParams,
         querystring: PageQuery,
         response: { 200: Ok(Paged(InvitationView)), ...commonErrors },
@@ -75,7 +78,9 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Revoke a pending invitation; needs the admin role in that workspace',
+        operationId: 'revokeInvitation',
+        summary: 'Revoke an invitation',
+        description: 'Revoke a pending invitation; needs the admin role in that workspace',
         params: Type.Object({ id: Id, invitation_id: Id }),
         response: { 200: Ok(InvitationView), ...conflicts },
       },
@@ -88,7 +93,9 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Pending invitations addressed to the caller',
+        operationId: 'listMyInvitations',
+        summary: 'List my invitations',
+        description: 'Pending invitations addressed to the caller',
         querystring: PageQuery,
         response: { 200: Ok(Paged(MyInvitationView)), ...commonErrors },
       },
@@ -101,7 +108,9 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Accept an invitation: join the workspace with its role (switch to it with POST /workspaces/switch)',
+        operationId: 'acceptInvitation',
+        summary: 'Accept an invitation',
+        description: 'Accept an invitation: join the workspace with its role (switch to it with POST /workspaces/switch)',
         params: IdParams,
         response: { 200: Ok(WorkspaceView), ...conflicts },
       },
@@ -112,7 +121,7 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/invitations/:id/decline',
     {
-      schema: { tags, summary: 'Decline an invitation', params: IdParams, response: { 200: OkEmpty, ...conflicts } },
+      schema: { tags, operationId: 'declineInvitation', summary: 'Decline an invitation', description: 'Decline an invitation addressed to the caller: it can no longer be accepted', params: IdParams, response: { 200: OkEmpty, ...conflicts } },
     },
     async (request) => {
       await service.decline(ctx, currentUser(request), request.params.id);

@@ -44,7 +44,9 @@ export const preferenceRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: "What was injected into the task's latest generation; before its first generation, what would be injected now",
+        operationId: 'getPreferenceContext',
+        summary: 'Get the preference context of a task',
+        description: "What was injected into the task's latest generation; before its first generation, what would be injected now",
         params: IdParams,
         response: { 200: Ok(PreferenceContextView), ...commonErrors },
       },
@@ -57,7 +59,9 @@ export const preferenceRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Every preference signal the actions on this task recorded, oldest first',
+        operationId: 'listPreferenceSignals',
+        summary: 'List the preference signals of a task',
+        description: 'Every preference signal the actions on this task recorded, oldest first',
         params: IdParams,
         querystring: PageQuery,
         response: { 200: Ok(Paged(SignalView)), ...commonErrors },
@@ -71,7 +75,9 @@ export const preferenceRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Decayed preference score of the product per angle and per strategy',
+        operationId: 'getProductPreferenceScores',
+        summary: 'Get the preference scores of a product',
+        description: 'Decayed preference score of the product per angle and per strategy',
         params: IdParams,
         response: { 200: Ok(ScoresView), ...commonErrors },
       },

@@ -15,7 +15,7 @@ export async function exportProducts(ctx: AppContext, auth: AuthUser) {
     benchmarksForExport(ctx, auth.workspaceId, ids),
   ]);
   return {
-    format: 'cps-products-export/1',
+    format: 'cps-products-export/1' as const,
     exported_at: ctx.clock.now().toISOString(),
     workspace_id: auth.workspaceId,
     products: products.map((p) => ({

@@ -3,7 +3,8 @@ import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { badRequest } from '../../http/errors.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
-import { BinaryFile } from '../../http/binary.js';
+import { multipartBody } from '../../http/openapi.js';
+import { BenchmarkView } from '../benchmarks/views.js';
 import { readUpload, uploadScope } from '../../http/upload.js';
 import * as service from './service.js';
 import { exportProducts } from './export.js';
@@ -46,6 +47,18 @@ const ImageView = Type.Object({
   height: Type.Integer(),
   created_at: DateTime,
 });
+const ProductsExport = Type.Object({
+  format: Type.Literal('cps-products-export/1'),
+  exported_at: DateTime,
+  workspace_id: Type.Integer(),
+  products: Type.Array(
+    Type.Object({
+      ...ProductView.properties,
+      images: Type.Array(Type.Omit(ImageView, ['product_id', 'url', 'thumb_url']), { description: 'metadata only: links expire, bytes are not exported' }),
+      benchmarks: Type.Array(BenchmarkView),
+    }),
+  ),
+});
 const ImageParams = Type.Object({
   id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
   image_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
@@ -59,7 +72,9 @@ export const productRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Products of the workspace; `q` searches the name',
+        operationId: 'listProducts',
+        summary: 'List products',
+        description: 'Products of the workspace; `q` searches the name',
         querystring: Type.Intersect([PageQuery, Type.Object({ q: Type.Optional(Type.String({ maxLength: 100 })) })]),
         response: { 200: Ok(Paged(ProductView)), ...commonErrors },
       },
@@ -72,9 +87,13 @@ export const productRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'All products of the workspace with benchmarks and image metadata, as a JSON file',
-        produces: ['application/json'],
-        response: { 200: BinaryFile, ...commonErrors },
+        operationId: 'exportProducts',
+        summary: 'Export all products as a JSON file',
+        description: 'All products of the workspace with benchmarks and image metadata, as a JSON file',
+        response: {
+          200: { description: 'The export (attachment products-<date>.json)', content: { 'application/json': { schema: ProductsExport } } },
+          ...commonErrors,
+        },
       },
     },
     async (request, reply) => {
@@ -84,32 +103,33 @@ export const productRoutes: ApiModule = async (app, ctx) => {
       return reply
         .header('content-type', 'application/json; charset=utf-8')
         .header('content-disposition', `attachment; filename="products-${date}.json"`)
-        .send(JSON.stringify(body, null, 2));
+        // Serialised by the response schema: only the declared fields leave.
+        .send(body);
     },
   );
 
   app.post(
     '/products',
-    { schema: { tags, summary: 'Create a product', body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
+    { schema: { tags, operationId: 'createProduct', summary: 'Create a product', description: 'Create a product of the current workspace', body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
     async (request) => ok(await service.createProduct(ctx, currentUser(request), request.body)),
   );
 
   app.get(
     '/products/:id',
-    { schema: { tags, summary: 'One product', params: IdParams, response: { 200: Ok(ProductView), ...commonErrors } } },
+    { schema: { tags, operationId: 'getProduct', summary: 'Get a product', description: 'One product of the current workspace', params: IdParams, response: { 200: Ok(ProductView), ...commonErrors } } },
     async (request) => ok(await service.getProduct(ctx, currentUser(request), request.params.id)),
   );
 
   app.put(
     '/products/:id',
-    { schema: { tags, summary: 'Replace a product (same body as create)', params: IdParams, body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
+    { schema: { tags, operationId: 'replaceProduct', summary: 'Replace a product', description: 'Replace a product (same body as create)', params: IdParams, body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
     async (request) => ok(await service.updateProduct(ctx, currentUser(request), request.params.id, request.body)),
   );
 
   app.delete(
     '/products/:id',
     {
-      schema: { tags, summary: 'Delete a product (409 while tasks refer to it)', params: IdParams, response: { 200: OkEmpty, 409: ErrorEnvelope, ...commonErrors } },
+      schema: { tags, operationId: 'deleteProduct', summary: 'Delete a product', description: 'Delete a product (409 while tasks refer to it)', params: IdParams, response: { 200: OkEmpty, 409: ErrorEnvelope, ...commonErrors } },
     },
     async (request) => {
       await service.deleteProduct(ctx, currentUser(request), request.params.id);
@@ -120,7 +140,7 @@ export const productRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/products/:id/images',
     {
-      schema: { tags, summary: 'Images of a product, oldest first', params: IdParams, response: { 200: Ok(Type.Object({ items: Type.Array(ImageView) })), ...commonErrors } },
+      schema: { tags, operationId: 'listProductImages', summary: 'List the images of a product', description: 'Images of a product, oldest first', params: IdParams, response: { 200: Ok(Type.Object({ items: Type.Array(ImageView) })), ...commonErrors } },
     },
     async (request) => ok({ items: await service.listProductImages(ctx, currentUser(request), request.params.id) }),
   );
@@ -129,9 +149,19 @@ export const productRoutes: ApiModule = async (app, ctx) => {
     scope.post(
       '/products/:id/images',
       {
+        config: {
+          swaggerTransform: multipartBody(
+            Type.Object({
+              image: Type.String({ format: 'binary', description: 'JPEG, PNG or WebP (judged by its bytes), at most 10 MB' }),
+              scene: Type.Optional(Scene),
+            }),
+          ),
+        },
         schema: {
           tags,
-          summary: 'Upload a product image: multipart `image` (JPEG/PNG/WebP by content, ≤ 10 MB) and `scene`; the first image becomes primary',
+          operationId: 'uploadProductImage',
+          summary: 'Upload a product image',
+          description: 'Upload a product image: multipart `image` (JPEG/PNG/WebP by content, ≤ 10 MB) and `scene`; the first image becomes primary',
           consumes: ['multipart/form-data'],
           params: IdParams,
           response: { 200: Ok(ImageView), ...uploadErrors, ...commonErrors },
@@ -151,7 +181,7 @@ export const productRoutes: ApiModule = async (app, ctx) => {
   app.patch(
     '/products/:id/images/:image_id',
     {
-      schema: { tags, summary: 'Change the scene label of an image', params: ImageParams, body: Type.Object({ scene: Scene }), response: { 200: Ok(ImageView), ...commonErrors } },
+      schema: { tags, operationId: 'updateProductImage', summary: 'Change an image\'s scene', description: 'Change the scene label of an image', params: ImageParams, body: Type.Object({ scene: Scene }), response: { 200: Ok(ImageView), ...commonErrors } },
     },
     async (request) =>
       ok(await service.changeImageScene(ctx, currentUser(request), request.params.id, request.params.image_id, request.body.scene.trim())),
@@ -159,13 +189,13 @@ export const productRoutes: ApiModule = async (app, ctx) => {
 
   app.post(
     '/products/:id/images/:image_id/primary',
-    { schema: { tags, summary: 'Make an image the primary one', params: ImageParams, response: { 200: Ok(ImageView), ...commonErrors } } },
+    { schema: { tags, operationId: 'setPrimaryProductImage', summary: 'Make an image the primary one', description: 'Make this image the primary image of its product (the one generation starts from)', params: ImageParams, response: { 200: Ok(ImageView), ...commonErrors } } },
     async (request) => ok(await service.makeImagePrimary(ctx, currentUser(request), request.params.id, request.params.image_id)),
   );
 
   app.delete(
     '/products/:id/images/:image_id',
-    { schema: { tags, summary: 'Delete an image (deleting the primary promotes the oldest other one)', params: ImageParams, response: { 200: OkEmpty, ...commonErrors } } },
+    { schema: { tags, operationId: 'deleteProductImage', summary: 'Delete a product image', description: 'Delete an image (deleting the primary promotes the oldest other one)', params: ImageParams, response: { 200: OkEmpty, ...commonErrors } } },
     async (request) => {
       await service.deleteProductImage(ctx, currentUser(request), request.params.id, request.params.image_id);
       return ok({});

@@ -54,7 +54,9 @@ export const reviewRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'pending_selection → pending_review (needs at least one selected text)',
+        operationId: 'submitForReview',
+        summary: 'Submit a task for review',
+        description: 'pending_selection → pending_review (needs at least one selected text)',
         params: IdParams,
         response: { 200: Ok(ReviewState), ...errors409 },
       },
@@ -68,7 +70,9 @@ export const reviewRoutes: ApiModule = async (app, ctx) => {
       config: supervisors,
       schema: {
         tags,
-        summary: 'Tasks waiting for review, oldest submission first (supervisors and admins)',
+        operationId: 'listReviewQueue',
+        summary: 'List tasks waiting for review',
+        description: 'Tasks waiting for review, oldest submission first (supervisors and admins)',
         querystring: PageQuery,
         response: { 200: Ok(Paged(ReviewQueueItem)), ...commonErrors },
       },
@@ -80,7 +84,7 @@ export const reviewRoutes: ApiModule = async (app, ctx) => {
     '/review/:task_id/approve',
     {
       config: supervisors,
-      schema: { tags, summary: 'pending_review → approved (+5)', params: TaskIdParams, response: { 200: Ok(ReviewState), ...errors409 } },
+      schema: { tags, operationId: 'approveTask', summary: 'Approve a task', description: 'pending_review → approved (+5)', params: TaskIdParams, response: { 200: Ok(ReviewState), ...errors409 } },
     },
     async (request) => ok(await service.approve(ctx, currentUser(request), request.params.task_id)),
   );
@@ -91,7 +95,9 @@ export const reviewRoutes: ApiModule = async (app, ctx) => {
       config: supervisors,
       schema: {
         tags,
-        summary: 'pending_review → pending_selection (−3, reason stored verbatim); with final: true → rejected',
+        operationId: 'rejectTask',
+        summary: 'Reject a task',
+        description: 'pending_review → pending_selection (−3, reason stored verbatim); with final: true → rejected',
         params: TaskIdParams,
         body: Type.Object({
           reason: Type.String({ minLength: 1, maxLength: 2000 }),
@@ -108,7 +114,9 @@ export const reviewRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Every review step of the task (submit, approve, reject: who, when, reason), oldest first',
+        operationId: 'listTaskReviews',
+        summary: 'List the review steps of a task',
+        description: 'Every review step of the task (submit, approve, reject: who, when, reason), oldest first',
         params: IdParams,
         querystring: PageQuery,
         response: { 200: Ok(Paged(ReviewRecord)), ...commonErrors },

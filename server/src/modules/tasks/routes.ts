@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
+import { documentedQuery } from '../../http/openapi.js';
 import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { ImageCandidateSchema, TextCandidateSchema } from './views.js';
 import * as service from './service.js';
@@ -24,6 +25,10 @@ const IdempotencyHeaders = Type.Object({
     Type.String({ minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$', description: 'a repeat within 24 h returns the first task' }),
   ),
 });
+const StreamQuery = Type.Object({
+  ticket: Type.Optional(Type.String({ maxLength: 200 })),
+  last_seq: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0 }),
+});
 const stateErrors = { ...commonErrors, 409: ErrorEnvelope };
 const TaskListPage = Type.Object({
   ...Paged(TaskListItem).properties,
@@ -41,7 +46,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Create a production task (pending; only its id is queued)',
+        operationId: 'createTask',
+        summary: 'Create a task',
+        description: 'Create a production task (pending; only its id is queued)',
         headers: IdempotencyHeaders,
         body: Type.Object({
           product_id: Id,
@@ -91,7 +98,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/tasks/:id',
     {
-      schema: { tags, summary: 'Task detail with candidates and progress', params: IdParams, response: { 200: Ok(TaskDetail), ...commonErrors } },
+      schema: { tags, operationId: 'getTask', summary: 'Get a task', description: 'Task detail with candidates and progress', params: IdParams, response: { 200: Ok(TaskDetail), ...commonErrors } },
     },
     async (request) => ok(await service.getTask(ctx, currentUser(request), request.params.id)),
   );
@@ -101,7 +108,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'One-time ticket (60 s) to open the task event stream',
+        operationId: 'createStreamTicket',
+        summary: 'Get a ticket for the event stream',
+        description: 'One-time ticket (60 s) to open the task event stream',
         params: IdParams,
         response: { 200: Ok(Type.Object({ ticket: Type.String(), expires_in: Type.Integer() })), ...commonErrors },
       },
@@ -112,16 +121,20 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/tasks/:id/stream',
     {
-      config: { access: { auth: 'public' } },
+      config: {
+        access: { auth: 'public' },
+        // The contract requires the ticket; its absence is let through validation so that it
+        // answers 401 / 40101 like a spent or foreign ticket (contract-decisions), not 400.
+        swaggerTransform: documentedQuery(Type.Object({ ...StreamQuery.properties, ticket: Type.String({ maxLength: 200, description: 'from POST /tasks/{id}/sse-ticket' }) })),
+      },
       schema: {
         tags,
-        summary: 'Server-sent task events: replay after max(last_seq, Last-Event-ID), then live until done',
+        operationId: 'streamTaskEvents',
+        summary: 'Stream task events',
+        description: 'Server-sent task events: replay after max(last_seq, Last-Event-ID), then live until done',
         security: [],
         params: IdParams,
-        querystring: Type.Object({
-          ticket: Type.Optional(Type.String({ maxLength: 200 })),
-          last_seq: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0 }),
-        }),
+        querystring: StreamQuery,
         response: {
           200: { description: 'text/event-stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
           400: ErrorEnvelope,
@@ -143,7 +156,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Select (or deselect) a text: one selected text per strategy set',
+        operationId: 'selectTextCandidate',
+        summary: 'Select a text',
+        description: 'Select (or deselect) a text: one selected text per strategy set',
         params: IdParams,
         body: SelectBody,
         response: { 200: Ok(TextCandidateSchema), ...stateErrors },
@@ -158,7 +173,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Select (or deselect) an image: any number per strategy set',
+        operationId: 'selectImageCandidate',
+        summary: 'Select an image',
+        description: 'Select (or deselect) an image: any number per strategy set',
         params: IdParams,
         body: SelectBody,
         response: { 200: Ok(ImageCandidateSchema), ...stateErrors },
@@ -173,7 +190,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Overwrite a text: re-checked, re-scored, edited: true',
+        operationId: 'editTextCandidate',
+        summary: 'Edit a text',
+        description: 'Overwrite a text: re-checked, re-scored, edited: true',
         params: CandidateParams,
         body: Type.Object({
           content: Type.String({ minLength: 1, maxLength: 20_000 }),
@@ -191,7 +210,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Add an external text to an import-track task (scored and checked)',
+        operationId: 'importText',
+        summary: 'Import an external text',
+        description: 'Add an external text to an import-track task (scored and checked)',
         params: IdParams,
         body: Type.Object({
           content: Type.String({ minLength: 1, maxLength: 20_000 }),
@@ -209,7 +230,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/regenerate',
     {
-      schema: { tags, summary: 'Run generation again (keeps earlier candidates)', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
+      schema: { tags, operationId: 'regenerateTask', summary: 'Generate again', description: 'Run generation again (keeps earlier candidates)', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
     },
     async (request) => ok(await service.regenerateTask(ctx, currentUser(request), request.params.id)),
   );
@@ -217,7 +238,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/archive',
     {
-      schema: { tags, summary: 'Archive a task', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
+      schema: { tags, operationId: 'archiveTask', summary: 'Archive a task', description: 'Archive a task (approved, pending_selection or failed): it leaves the working lists for good', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
     },
     async (request) => ok(await service.archiveTask(ctx, currentUser(request), request.params.id)),
   );

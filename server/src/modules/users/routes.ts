@@ -28,7 +28,7 @@ export const userRoutes: ApiModule = async (app, ctx) => {
     '/users',
     {
       config: adminOnly,
-      schema: { tags, summary: 'Users of the current workspace with their role there', querystring: PageQuery, response: { 200: Ok(Paged(UserAdminView)), ...commonErrors } },
+      schema: { tags, operationId: 'listUsers', summary: 'List users', description: 'Users of the current workspace with their role there', querystring: PageQuery, response: { 200: Ok(Paged(UserAdminView)), ...commonErrors } },
     },
     async (request) => ok(await service.listUsers(ctx, currentUser(request), request.query)),
   );
@@ -39,7 +39,9 @@ export const userRoutes: ApiModule = async (app, ctx) => {
       config: adminOnly,
       schema: {
         tags,
-        summary: 'Create a user in the current workspace (must change the password at first login)',
+        operationId: 'createUser',
+        summary: 'Create a user',
+        description: 'Create a user in the current workspace (must change the password at first login)',
         body: Type.Object({ username: Username, email: Email, password: Password, role: RoleSchema }),
         response: { 200: Ok(UserAdminView), 409: ErrorEnvelope, ...commonErrors },
       },
@@ -56,7 +58,9 @@ export const userRoutes: ApiModule = async (app, ctx) => {
       config: adminOnly,
       schema: {
         tags,
-        summary: 'Change email, role (in the current workspace), active flag, or reset the password',
+        operationId: 'updateUser',
+        summary: 'Update a user',
+        description: 'Change email, role (in the current workspace), active flag, or reset the password',
         params: IdParams,
         body: Type.Object({
           email: Type.Optional(Email),

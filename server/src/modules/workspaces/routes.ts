@@ -17,7 +17,7 @@ const MembershipView = Type.Object({
 export const workspaceRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/workspaces',
-    { schema: { tags, summary: 'Workspaces of the caller with the role held in each', response: { 200: Ok(Paged(WorkspaceView)), ...commonErrors } } },
+    { schema: { tags, operationId: 'listWorkspaces', summary: 'List my workspaces', description: 'Workspaces of the caller with the role held in each', response: { 200: Ok(Paged(WorkspaceView)), ...commonErrors } } },
     async (request) => {
       const items = await service.listMyWorkspaces(ctx, currentUser(request));
       return ok({ items, total: items.length, page: 1, page_size: Math.max(items.length, 1) });
@@ -30,7 +30,9 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
       config: { access: { minRole: 'admin' } },
       schema: {
         tags,
-        summary: 'Create a workspace; the caller becomes its admin',
+        operationId: 'createWorkspace',
+        summary: 'Create a workspace',
+        description: 'Create a workspace; the caller becomes its admin',
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 100 }),
           slug: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{1,39}$', description: 'lower-case letters, digits and dashes, 2-40' }),
@@ -46,9 +48,10 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Add a member (or change the role of one); needs the admin role in that workspace',
+        operationId: 'addWorkspaceMember',
+        summary: 'Add a member or change their role',
         description:
-          'Only a user who already shares a workspace the caller administers can be added directly; anyone else is invited (POST /workspaces/{id}/invitations) and accepts. An unknown user and one outside those workspaces get the same 404.',
+          'Add a member (or change the role of one); needs the admin role in that workspace. Only a user who already shares a workspace the caller administers can be added directly; anyone else is invited (POST /workspaces/{id}/invitations) and accepts. An unknown user and one outside those workspaces get the same 404.',
         params: IdParams,
         body: Type.Object({
           user_id: Type.Optional(Id),
@@ -67,7 +70,9 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Remove a member; their sessions in this workspace end at once (those in other workspaces go on)',
+        operationId: 'removeWorkspaceMember',
+        summary: 'Remove a member',
+        description: 'Remove a member; their sessions in this workspace end at once (those in other workspaces go on)',
         params: Type.Object({ id: Id, user_id: Id }),
         response: { 200: OkEmpty, 409: ErrorEnvelope, ...commonErrors },
       },
