@@ -706,7 +706,7 @@ export interface paths {
         };
         /**
          * Tasks of the workspace, newest first
-         * @description Pages by number up to page × page_size = 10000; beyond that (400 / 40000), read on with `cursor`: every page answers `next_cursor` (null when the page is not full), and `cursor=<next_cursor>` returns the tasks after it, newest first, with the same filters. `total` is always the count of every task the filters match.
+         * @description Pages by number up to page × page_size = 10000; beyond that (400 / 40000), read on with `cursor`: every page answers `next_cursor` (null when the page is not full), and `cursor=<next_cursor>` returns the tasks after it, newest first, with the same filters. `total` is always the count of every task the filters match. `q` keeps the tasks whose theme or product name contains it (case ignored), through an index of the themes' character pairs; `hide_archived=true` leaves archived tasks out unless `status` asks for them.
          */
         get: operations["listTasks"];
         put?: never;
@@ -6437,6 +6437,10 @@ export interface operations {
                 date_from?: string;
                 /** @description YYYY-MM-DD (whole UTC day, inclusive) or ISO 8601 date-time */
                 date_to?: string;
+                /** @description keyword: the theme or the product name contains it (case ignored); blank means none */
+                q?: string;
+                /** @description true: archived tasks are left out (the console's default view); ignored when status is given */
+                hide_archived?: boolean;
             };
             header?: never;
             path?: never;
