@@ -14,7 +14,7 @@ describe('banned-word matcher', () => {
   ]);
 
   it('finds every word in one pass with positions and levels; longest match wins', () => {
-    const text = '这是最好的面霜，销量第一，最近很火';
+    const text = '这是最好的面霜，销量第一，最爱它了';
     const hits = matcher.scan(text);
     expect(hits.map((h) => [h.word, h.level, h.start, h.end])).toEqual([
       ['最好', 'auto_fix', 2, 4],
@@ -42,7 +42,9 @@ describe('banned-word matcher', () => {
   it('check reports the worst level after auto-fix', () => {
     expect(matcher.check('平平无奇').status).toBe('pass');
     expect(matcher.check('最好').status).toBe('auto_fixed');
-    expect(matcher.check('最近').status).toBe('soft_warn');
+    expect(matcher.check('最爱').status).toBe('soft_warn');
+    // Everyday words that contain a listed one are not hits (content/banned-words.ts EVERYDAY_WORDS).
+    expect(matcher.check('最近第一次用').status).toBe('pass');
     const blocked = matcher.check('最好的第一');
     expect(blocked.status).toBe('hard_block');
     expect(blocked.text).toBe('很好的第一');
@@ -52,8 +54,9 @@ describe('banned-word matcher', () => {
 
   it('agrees with a naive search on random texts over a large list', () => {
     const words = BANNED_PRESETS.flatMap((p) => p.words).map((w) => ({ ...w, replacement: w.replacement ?? null }));
-    const big = new BannedWordMatcher(words);
-    const alphabet = [...new Set(words.map((w) => w.word).join('') + '的了是我你好')];
+    // The plain automaton: no everyday words, and no separators in the texts (tested below).
+    const big = new BannedWordMatcher(words, []);
+    const alphabet = [...new Set(words.map((w) => w.word).join('') + '的了是我你好')].filter((c) => !/[\s\p{P}\p{S}]/u.test(c));
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed + 0x6d2b79f5) | 0;
@@ -76,6 +79,63 @@ describe('banned-word matcher', () => {
       for (const h of hits) expect(naive).toContainEqual([h.start, h.end]);
       for (const [s, e] of naive) expect(hits.some((h) => h.start < e && s < h.end)).toBe(true);
     }
+  });
+});
+
+describe('banned-word matching sees through disguises (contract-decisions §9)', () => {
+  const matcher = new BannedWordMatcher(
+    BANNED_PRESETS.flatMap((p) => p.words).map((w) => ({ ...w, replacement: w.replacement ?? null })),
+  );
+  const hits = (text: string) => matcher.scan(text).map((h) => [h.word, h.start, h.end, h.matched]);
+
+  it('traditional characters and full-width forms, offsets into the original', () => {
+    expect(hits('這是國家級認證')).toEqual([['国家级', 2, 5, '國家級']]);
+    expect(hits('效果立竿見影')).toEqual([['立竿见影', 2, 6, '立竿見影']]);
+    expect(hits('聊ＶＸ詳談')).toEqual([['VX', 1, 3, 'ＶＸ']]);
+    expect(hits('抗皺精華')).toEqual([['抗皱', 0, 2, '抗皺']]);
+  });
+
+  it('spaces, punctuation, emoji and zero-width characters inside a word', () => {
+    expect(hits('国 家 级认证')).toEqual([['国家级', 0, 5, '国 家 级']]);
+    expect(hits('国.家.级')).toEqual([['国家级', 0, 5, '国.家.级']]);
+    expect(hits('真的最🔥好用')).toEqual([['最好', 2, 6, '最🔥好']]);
+    expect(hits('私\u200b信\u200b我')).toEqual([['私信我', 0, 5, '私\u200b信\u200b我']]);
+    expect(hits('微\u200d信聊')).toEqual([['微信', 0, 3, '微\u200d信']]);
+    expect(hits('V❤️X')).toEqual([['VX', 0, 4, 'V❤️X']]);
+    expect(hits('好 评 返 现')).toEqual([['好评返现', 0, 7, '好 评 返 现']]);
+    expect(hits('淡·斑')).toEqual([['淡斑', 0, 3, '淡·斑']]);
+  });
+
+  it('never across a sentence or clause mark, a line break or a long gap', () => {
+    expect(hits('国。家级')).toEqual([]);
+    expect(hits('国\n家级')).toEqual([]);
+    expect(hits('微，信')).toEqual([]);
+    expect(hits('微' + ' '.repeat(12) + '信')).toEqual([]);
+  });
+
+  it('everyday words are not hits; the claims next to them still are', () => {
+    for (const everyday of ['最近很忙', '最后一步', '第一次用', '第一步洁面', '第一眼就爱了', '最初的心动']) expect(hits(everyday)).toEqual([]);
+    expect(hits('最近发现最好用的')).toEqual([['最好', 4, 6, '最好']]);
+    expect(hits('销量第一次')).toEqual([['销量第一', 0, 4, '销量第一']]);
+  });
+
+  it('auto-fix keeps grammar and never turns a claim into another claim', () => {
+    const check = matcher.check('出门最好提前涂，速效修护，最佳搭档');
+    // 最好 (advice) only warns; 速效 blocks (no 快速见效); 最佳 becomes 优秀.
+    expect(check.text).toBe('出门最好提前涂，速效修护，优秀搭档');
+    expect(check.status).toBe('hard_block');
+    expect(check.hits.map((h) => [h.word, h.level])).toEqual([
+      ['最好', 'soft_warn'],
+      ['速效', 'hard_block'],
+    ]);
+  });
+
+  it('the Xiaohongshu presets catch diversion, inducement and efficacy claims', () => {
+    const statusOf = (text: string) => matcher.check(text).status;
+    for (const text of ['加我VX领福利', '扫码进群', '评论区扣1', '好评返现', '转发抽奖', '七天淡斑', '抗皱紧致', '生发神器', '辅助降血糖']) {
+      expect(statusOf(text), text).toBe('hard_block');
+    }
+    for (const text of ['私信问我', '淘宝同款', '链接放这']) expect(statusOf(text), text).toBe('soft_warn');
   });
 });
 
