@@ -36,9 +36,28 @@ export interface Config {
   taskListCacheBytes: number;
   logLevel: string;
   localImageFailures: LocalImageFailures;
+  /** The console's public address (PUBLIC_URL, no trailing slash): links in notifications; none without it. */
+  publicUrl: string | undefined;
+  /** ALLOW_PRIVATE_PROVIDER_URLS=1: user-given URLs (provider endpoints, webhooks) may point at private addresses. */
+  allowPrivateUrls: boolean;
+  webhooks: WebhookSettings;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
   env: NodeJS.ProcessEnv;
+}
+
+/** Delivery of team notifications (docs/webhooks.md). */
+export interface WebhookSettings {
+  /** One attempt's deadline: connect, send, answer (WEBHOOK_TIMEOUT_MS, 10 s). */
+  timeoutMs: number;
+  /** Delay after the first failed attempt, doubling after each further one (WEBHOOK_RETRY_BASE_MS, 10 s)… */
+  retryBaseMs: number;
+  /** …up to this much (WEBHOOK_RETRY_MAX_MS, 1 h)… */
+  retryMaxMs: number;
+  /** …for this long after the event, then the delivery is failed (WEBHOOK_RETRY_WINDOW_MS, 24 h). */
+  retryWindowMs: number;
+  /** How often a worker looks for deliveries that are due (WEBHOOK_POLL_MS, 1 s). */
+  pollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -86,6 +105,31 @@ function localImageFailuresFrom(env: NodeJS.ProcessEnv): LocalImageFailures {
   return { count: Number(match[2]), origin: match[1] as LocalImageFailures['origin'] };
 }
 
+function publicUrlFrom(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = (env.PUBLIC_URL ?? '').trim();
+  if (raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL such as https://content.example.com, got "${raw}"`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) URL without credentials, query or fragment, got "${raw}"`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+function webhookSettingsFrom(env: NodeJS.ProcessEnv): WebhookSettings {
+  return {
+    timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
+    retryBaseMs: intFrom(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10),
+    retryMaxMs: intFrom(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000, 10),
+    retryWindowMs: intFrom(env, 'WEBHOOK_RETRY_WINDOW_MS', 24 * 3_600_000, 1_000),
+    pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1_000, 10),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -117,6 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     taskListCacheBytes: intFrom(env, 'TASK_LIST_CACHE_BYTES', 8 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     localImageFailures: localImageFailuresFrom(env),
+    publicUrl: publicUrlFrom(env),
+    allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS === '1',
+    webhooks: webhookSettingsFrom(env),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     env,
   };

@@ -7,9 +7,10 @@ import { migrateToLatest } from './db/migrate.js';
 import { DbTaskEventBus } from './events/bus.js';
 import { fileSweepOptionsFrom, UnusedFileSweeper } from './modules/files/sweeper.js';
 import { jobHandlers } from './modules/jobs.js';
+import { WebhookDispatcher, webhookDeliverJob } from './modules/webhooks/delivery.js';
 import { createJobBackend, startJobWorker } from './jobs/index.js';
 import { jobOptionsFrom } from './jobs/options.js';
-import type { JobHandlers } from './jobs/types.js';
+import { kindLanes, type JobHandlers } from './jobs/types.js';
 import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
 import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
@@ -52,7 +53,8 @@ export async function createRuntime(
     await database.close();
     throw err;
   });
-  const jobs = createJobBackend(config, database);
+  const handlers = instrumentJobHandlers(opts.jobHandlers ?? jobHandlers);
+  const jobs = createJobBackend(config, database, undefined, kindLanes(handlers));
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -70,7 +72,11 @@ export async function createRuntime(
   // queue's connections close.
   const closers: Array<() => Promise<void> | void> = [() => jobs.close()];
   if (opts.worker) {
-    const worker = startJobWorker(ctx, jobs, instrumentJobHandlers(opts.jobHandlers ?? jobHandlers), [new UnusedFileSweeper(ctx, fileSweepOptionsFrom(config.env))]);
+    const worker = startJobWorker(ctx, jobs, handlers, [
+      new UnusedFileSweeper(ctx, fileSweepOptionsFrom(config.env)),
+      // The outbox relay only where deliveries can run (tests may bring their own handlers).
+      ...(handlers[webhookDeliverJob.kind] ? [new WebhookDispatcher(ctx)] : []),
+    ]);
     closers.push(() => worker.close());
   }
   return {

@@ -438,6 +438,72 @@ export interface PeriodicRunsTable {
   next_run_at: Timestamp;
 }
 
+export type WebhookKind = 'generic' | 'feishu' | 'wecom' | 'dingtalk';
+export type WebhookErrorKind = 'timeout' | 'unreachable' | 'blocked_address' | 'http_status' | 'app_error';
+export type WebhookEvent = 'task.pending_selection' | 'task.failed' | 'task.submitted' | 'task.approved' | 'task.rejected' | 'package.ready' | 'fission.completed';
+
+/** AES-256-GCM as SecretBox seals it (api_keys keeps the same four values in columns). */
+export interface SealedJson {
+  ciphertext: string;
+  iv: string;
+  authTag: string;
+  keyVersion: number;
+}
+
+export interface WebhooksTable {
+  id: Id;
+  workspace_id: number;
+  name: string;
+  kind: WebhookKind;
+  /** The receiver's URL, sealed: a bot's URL carries the bot's key. */
+  url_sealed: Json<SealedJson>;
+  /** The URL with its credentials masked: what the API shows. */
+  url_hint: string;
+  secret_sealed: Json<SealedJson | null>;
+  events: Json<WebhookEvent[]>;
+  is_active: Bool;
+  created_by: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The outbox: one row per (event, subscribed webhook), written with the state change. */
+export interface WebhookDeliveriesTable {
+  id: Id;
+  workspace_id: number;
+  webhook_id: number;
+  /** The stable delivery id receivers deduplicate on. */
+  uid: string;
+  event: WebhookEvent | 'webhook.test';
+  /** `{occurred_at, data}` as of the state change. */
+  payload: Json<{ occurred_at: string; data: Record<string, unknown> }>;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  http_status: number | null;
+  /** The error kind of the latest failed attempt. */
+  last_error: WebhookErrorKind | null;
+  /** When the next attempt is due; while one runs, the end of its claim. */
+  next_attempt_at: Timestamp;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface WebhookAttemptsTable {
+  id: Id;
+  workspace_id: number;
+  delivery_id: number;
+  attempt: number;
+  ok: Bool;
+  http_status: number | null;
+  latency_ms: number;
+  /** Null on success; else timeout, unreachable, blocked_address, http_status (not 2xx), app_error (a bot's own error code). */
+  error_kind: WebhookErrorKind | null;
+  /** The start of the receiver's answer (or of what went wrong), for whoever fixes the receiver. */
+  excerpt: string | null;
+  created_at: Timestamp;
+}
+
 /** Bumped by triggers on every change a task list page shows (migration 20261123_0200). */
 export interface TaskListVersionsTable {
   workspace_id: number;
@@ -476,6 +542,9 @@ export interface DB {
   job_resumes: JobResumesTable;
   provider_calls: ProviderCallsTable;
   periodic_runs: PeriodicRunsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export type Row<T extends keyof DB> = Selectable<DB[T]>;
@@ -522,4 +591,7 @@ export const COLUMN_CODECS: TableCodecs = {
   fission_notes: { note: 'json', passed: 'bool', needs_optimization: 'bool' },
   fission_images: { overlay: 'json' },
   provider_calls: { result: 'json' },
+  webhooks: { url_sealed: 'json', secret_sealed: 'json', events: 'json', is_active: 'bool' },
+  webhook_deliveries: { payload: 'json' },
+  webhook_attempts: { ok: 'bool' },
 };

@@ -1,11 +1,11 @@
 import { DelayedError, Queue, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
-import type { JobOptions } from './options.js';
+import { laneConcurrency, type JobOptions } from './options.js';
 import { runJob } from './runner.js';
-import type { JobBackend, JobHandlers, JobKind, JobWorker, QueueCounts } from './types.js';
+import { handlersByLane, type JobBackend, type JobHandlers, type JobKind, type JobLane, type JobWorker, type KindLanes, type QueueCounts } from './types.js';
 
-const QUEUE_NAME = 'jobs';
+const queueName = (lane: JobLane) => (lane === 'work' ? 'jobs' : `jobs-${lane}`);
 const ENQUEUE_TIMEOUT_MS = 5_000;
 const LIVE_STATES = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
 
@@ -25,19 +25,26 @@ const dedupId = (kind: string, refId: number) => `${kind}:${refId}`;
  */
 export class BullJobBackend implements JobBackend {
   private readonly connection: Redis;
-  private readonly queue: Queue<JobData>;
+  /** One queue per lane: `jobs` for `work`, `jobs-notify` for `notify`. */
+  private readonly queues: Record<JobLane, Queue<JobData>>;
   private readonly workers = new Set<BullWorker>();
 
   constructor(
     private readonly redisUrl: string,
     readonly options: JobOptions,
+    private readonly lanes: KindLanes = {},
   ) {
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-    this.queue = new Queue<JobData>(QUEUE_NAME, { connection: this.connection, prefix: options.prefix });
+    const queue = (lane: JobLane) => new Queue<JobData>(queueName(lane), { connection: this.connection, prefix: options.prefix });
+    this.queues = { work: queue('work'), notify: queue('notify') };
+  }
+
+  private queueOf(kind: JobKind): Queue<JobData> {
+    return this.queues[this.lanes[kind] ?? 'work'];
   }
 
   async enqueue(kind: JobKind, refId: number): Promise<void> {
-    const added = this.queue.add(kind, { kind, refId }, {
+    const added = this.queueOf(kind).add(kind, { kind, refId }, {
       deduplication: { id: dedupId(kind, refId), keepLastIfActive: true },
       attempts: this.options.maxAttempts,
       backoff: { type: 'exponential', delay: this.options.backoffMs },
@@ -55,32 +62,44 @@ export class BullJobBackend implements JobBackend {
   }
 
   async hasLiveJob(kind: JobKind, refId: number): Promise<boolean> {
-    const jobId = await this.queue.getDeduplicationJobId(dedupId(kind, refId));
+    const queue = this.queueOf(kind);
+    const jobId = await queue.getDeduplicationJobId(dedupId(kind, refId));
     if (!jobId) return false;
-    return LIVE_STATES.has(await this.queue.getJobState(jobId));
+    return LIVE_STATES.has(await queue.getJobState(jobId));
   }
 
   async counts(): Promise<QueueCounts> {
-    const c = await this.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed');
-    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), delayed: c.delayed ?? 0, running: c.active ?? 0, failed: c.failed ?? 0 };
+    const total: QueueCounts = { waiting: 0, delayed: 0, running: 0, failed: 0 };
+    for (const queue of Object.values(this.queues)) {
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'failed');
+      total.waiting += (c.waiting ?? 0) + (c.prioritized ?? 0);
+      total.delayed += c.delayed ?? 0;
+      total.running += c.active ?? 0;
+      total.failed += c.failed ?? 0;
+    }
+    return total;
   }
 
+  /** One BullMQ worker per lane with handlers, on that lane's queue, with its concurrency. */
   startWorker(ctx: AppContext, handlers: JobHandlers): JobWorker {
-    const worker = new BullWorker(ctx, handlers, this.options, this.redisUrl, () => this.workers.delete(worker));
-    this.workers.add(worker);
-    return worker;
+    const workers = handlersByLane(handlers).map(([lane]) => {
+      const worker = new BullWorker(ctx, handlers, this.options, lane, this.redisUrl, () => this.workers.delete(worker));
+      this.workers.add(worker);
+      return worker;
+    });
+    return { close: async () => void (await Promise.all(workers.map((w) => w.close()))) };
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.workers].map((w) => w.close()));
-    await this.queue.close();
+    for (const queue of Object.values(this.queues)) await queue.close();
     await this.connection.quit().catch(() => undefined);
   }
 
   /** Stops the workers and removes every key of this queue: tests only (each uses its own prefix). */
   async obliterate(): Promise<void> {
     await Promise.all([...this.workers].map((w) => w.close()));
-    await this.queue.obliterate({ force: true });
+    for (const queue of Object.values(this.queues)) await queue.obliterate({ force: true });
   }
 }
 
@@ -95,13 +114,14 @@ class BullWorker implements JobWorker {
     private readonly ctx: AppContext,
     handlers: JobHandlers,
     private readonly options: JobOptions,
+    lane: JobLane,
     redisUrl: string,
     private readonly onClosed: () => void,
   ) {
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
     const env = { ctx, handlers, options };
     this.worker = new Worker<JobData>(
-      QUEUE_NAME,
+      queueName(lane),
       async (job: Job<JobData>, token?: string) => {
         const { kind, refId } = job.data;
         // A run cut short by a dead worker counts as an attempt, as in the in-process queue; a
@@ -129,7 +149,7 @@ class BullWorker implements JobWorker {
       {
         connection: this.connection,
         prefix: options.prefix,
-        concurrency: options.concurrency,
+        concurrency: laneConcurrency(options, lane),
         lockDuration: options.leaseMs,
         stalledInterval: options.leaseMs,
         // Dead workers count as attempts in the runner, which gives up first and calls onFailed.

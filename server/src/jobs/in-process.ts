@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import type { Db, Dialect } from '../db/database.js';
-import { retryDelayMs, type JobOptions } from './options.js';
+import { laneConcurrency, retryDelayMs, type JobOptions } from './options.js';
 import {
   claimNextJob,
   countJobs,
@@ -13,9 +13,10 @@ import {
   renewJobLease,
   scheduleJobRetry,
   type ClaimedJob,
+  type KindFilter,
 } from './repository.js';
 import { errorMessage, runJob, type RunEnv } from './runner.js';
-import type { JobBackend, JobHandlers, JobKind, JobWorker, QueueCounts } from './types.js';
+import { handlersByLane, type JobBackend, type JobHandlers, type JobKind, type JobWorker, type QueueCounts } from './types.js';
 
 const nowIso = () => new Date().toISOString();
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
@@ -47,12 +48,18 @@ export class InProcessJobBackend implements JobBackend {
     return countJobs(this.db, nowIso());
   }
 
+  /** One worker per lane with handlers, each with its lane's concurrency and kinds. */
   startWorker(ctx: AppContext, handlers: JobHandlers): JobWorker {
-    const worker = new InProcessWorker({ ctx, handlers, options: this.options }, this.db, this.dialect, ctx.log, () =>
-      this.workers.delete(worker),
-    );
-    this.workers.add(worker);
-    return worker;
+    const lanes = handlersByLane(handlers);
+    const elsewhere = (lane: string) => lanes.filter(([other]) => other !== lane).flatMap(([, h]) => Object.keys(h));
+    const workers = lanes.map(([lane, laneHandlers]) => {
+      const kinds: KindFilter = lane === 'work' ? { except: elsewhere(lane) } : { only: Object.keys(laneHandlers) };
+      const options = { ...this.options, concurrency: laneConcurrency(this.options, lane) };
+      const worker = new InProcessWorker({ ctx, handlers, options }, this.db, this.dialect, kinds, ctx.log, () => this.workers.delete(worker));
+      this.workers.add(worker);
+      return worker;
+    });
+    return { close: async () => void (await Promise.all(workers.map((w) => w.close()))) };
   }
 
   async close(): Promise<void> {
@@ -80,6 +87,7 @@ class InProcessWorker implements JobWorker {
     private readonly env: RunEnv,
     private readonly db: Db,
     private readonly dialect: Dialect,
+    private readonly kinds: KindFilter,
     private readonly log: Logger,
     private readonly onClosed: () => void,
   ) {
@@ -98,7 +106,7 @@ class InProcessWorker implements JobWorker {
       let claimed: ClaimedJob | undefined;
       if (this.running.size < options.concurrency) {
         try {
-          claimed = await claimNextJob(this.db, this.dialect, nowIso(), inMs(options.leaseMs));
+          claimed = await claimNextJob(this.db, this.dialect, nowIso(), inMs(options.leaseMs), this.kinds);
         } catch (err) {
           this.log.error({ err: errorMessage(err) }, 'claiming a job failed');
         }

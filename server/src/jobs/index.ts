@@ -5,16 +5,17 @@ import { BullJobBackend } from './bullmq.js';
 import { InProcessJobBackend } from './in-process.js';
 import { jobOptionsFrom, type JobOptions } from './options.js';
 import { StaleWorkSweeper } from './sweeper.js';
-import type { JobBackend, JobHandlers, JobWorker } from './types.js';
+import type { JobBackend, JobHandlers, JobWorker, KindLanes } from './types.js';
 
 /** BullMQ when REDIS_URL is set, else the durable queue in the database. */
 export function createJobBackend(
   config: Config,
   database: Pick<Database, 'db' | 'dialect'>,
   options: JobOptions = jobOptionsFrom(config.env),
+  lanes: KindLanes = {},
 ): JobBackend {
   return config.redisUrl
-    ? new BullJobBackend(config.redisUrl, options)
+    ? new BullJobBackend(config.redisUrl, options, lanes)
     : new InProcessJobBackend(database.db, database.dialect, options);
 }
 
@@ -31,7 +32,7 @@ export function startJobWorker(ctx: AppContext, backend: JobBackend, handlers: J
   sweeper.start();
   for (const chore of chores) chore.start();
   ctx.log.info(
-    { queue: ctx.config.redisUrl ? 'bullmq' : 'in-process', concurrency: backend.options.concurrency, kinds: Object.keys(handlers) },
+    { queue: ctx.config.redisUrl ? 'bullmq' : 'in-process', concurrency: backend.options.concurrency, notifyConcurrency: backend.options.notifyConcurrency, kinds: Object.keys(handlers) },
     'job worker started',
   );
   return {

@@ -1,8 +1,11 @@
 import { ConfigError, intFrom } from '../config.js';
+import type { JobLane } from './types.js';
 
 export interface JobOptions {
   /** Jobs one worker process runs at the same time (JOB_CONCURRENCY). */
   concurrency: number;
+  /** Jobs of the `notify` lane (webhook deliveries) one worker process runs at the same time (JOB_NOTIFY_CONCURRENCY). */
+  notifyConcurrency: number;
   /** Attempts per job before it fails for good (JOB_MAX_ATTEMPTS). */
   maxAttempts: number;
   /** Delay before the first retry; doubles with each further attempt (JOB_BACKOFF_MS). */
@@ -27,6 +30,7 @@ export function jobOptionsFrom(env: NodeJS.ProcessEnv): JobOptions {
   if (!/^[\w.-]{1,64}$/.test(prefix)) throw new ConfigError('JOB_QUEUE_PREFIX may hold only letters, digits, "_", "." and "-"');
   return {
     concurrency: intFrom(env, 'JOB_CONCURRENCY', 2, 1),
+    notifyConcurrency: intFrom(env, 'JOB_NOTIFY_CONCURRENCY', 8, 1),
     maxAttempts: intFrom(env, 'JOB_MAX_ATTEMPTS', 3, 1),
     backoffMs: intFrom(env, 'JOB_BACKOFF_MS', 2_000, 0),
     leaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 200),
@@ -36,6 +40,10 @@ export function jobOptionsFrom(env: NodeJS.ProcessEnv): JobOptions {
     shutdownGraceMs: intFrom(env, 'JOB_SHUTDOWN_GRACE_MS', 10_000, 0),
     prefix,
   };
+}
+
+export function laneConcurrency(options: JobOptions, lane: JobLane): number {
+  return lane === 'notify' ? options.notifyConcurrency : options.concurrency;
 }
 
 /** Exponential backoff: backoffMs, 2×, 4×, … after the 1st, 2nd, 3rd failed attempt. */

@@ -16,6 +16,12 @@ export interface ClaimedJob {
 
 const LIVE = ['queued', 'running'] as const;
 
+/** The kinds a worker of one lane claims: `only` these, or all `except` those (the `work` lane takes unknown kinds too). */
+export interface KindFilter {
+  only?: readonly string[];
+  except?: readonly string[];
+}
+
 /** Adds a job unless one for the same work is already waiting (a running one gets a follow-up). */
 export async function insertJob(db: Db, kind: JobKind, refId: number, nowIso: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -40,10 +46,18 @@ export async function insertJob(db: Db, kind: JobKind, refId: number, nowIso: st
  * so one record is never worked on by two runs at once. PostgreSQL workers skip rows another
  * worker is claiming; SQLite's single writer makes the statement atomic by itself.
  */
-export async function claimNextJob(db: Db, dialect: Dialect, nowIso: string, lockedUntilIso: string): Promise<ClaimedJob | undefined> {
+export async function claimNextJob(
+  db: Db,
+  dialect: Dialect,
+  nowIso: string,
+  lockedUntilIso: string,
+  kinds: KindFilter = {},
+): Promise<ClaimedJob | undefined> {
   const due = db
     .selectFrom('jobs as j')
     .select('j.id')
+    .$if(kinds.only !== undefined, (qb) => qb.where('j.kind', 'in', kinds.only!))
+    .$if((kinds.except?.length ?? 0) > 0, (qb) => qb.where('j.kind', 'not in', kinds.except!))
     .where((eb) =>
       eb.or([
         eb.and([eb('j.status', '=', 'queued'), eb('j.run_after', '<=', nowIso)]),

@@ -40,6 +40,14 @@ export interface JobHandler {
   onFailed(ctx: AppContext, refId: number, reason: string): Promise<void>;
 }
 
+/**
+ * The worker pool that runs a kind. `work` (JOB_CONCURRENCY per worker): generation, fission,
+ * packages. `notify` (JOB_NOTIFY_CONCURRENCY): short outbound calls such as webhook deliveries,
+ * which wait on other people's servers, so a slow receiver never holds a generation's slot and
+ * a long generation never delays a notification. Each lane is its own BullMQ queue.
+ */
+export type JobLane = 'work' | 'notify';
+
 /** Tables whose records a run leases (`lease_until`), so no two runs ever work on one record. */
 export type LeasedTable = 'tasks' | 'fission_tasks';
 
@@ -58,6 +66,8 @@ export interface StaleWindow {
 export interface JobDefinition extends JobHandler {
   /** `<record>.<work>`, the name the queue stores. */
   kind: JobKind;
+  /** `work` when absent. */
+  lane?: JobLane;
   leases?: LeasedTable;
   /** Ids of records whose work should be going but whose lease lapsed or never started, untouched since `staleBeforeIso` (across workspaces: the sweeper serves them all). */
   findStale?: (db: Db, window: StaleWindow) => Promise<number[]>;
@@ -68,6 +78,24 @@ export type JobHandlers = Readonly<Record<JobKind, JobDefinition>>;
 
 export function jobRegistry(definitions: readonly JobDefinition[]): JobHandlers {
   return Object.fromEntries(definitions.map((d) => [d.kind, d]));
+}
+
+/** The kinds that run outside the `work` lane, by lane: what a queue needs to route an enqueue. */
+export type KindLanes = Readonly<Record<JobKind, JobLane>>;
+
+export function kindLanes(handlers: JobHandlers): KindLanes {
+  return Object.fromEntries(Object.values(handlers).flatMap((d) => (d.lane && d.lane !== 'work' ? [[d.kind, d.lane]] : [])));
+}
+
+/** The handlers of each lane that has any, `work` first. */
+export function handlersByLane(handlers: JobHandlers): Array<[JobLane, JobHandlers]> {
+  const lanes = new Map<JobLane, Record<JobKind, JobDefinition>>();
+  for (const [kind, definition] of Object.entries(handlers)) {
+    const lane = definition.lane ?? 'work';
+    if (!lanes.has(lane)) lanes.set(lane, {});
+    lanes.get(lane)![kind] = definition;
+  }
+  return [...lanes.entries()].sort(([a], [b]) => (a === 'work' ? -1 : b === 'work' ? 1 : 0));
 }
 
 /** A failure that another attempt cannot fix (record gone, key deleted): no retry. */

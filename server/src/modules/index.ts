@@ -12,7 +12,8 @@ import { productRoutes } from './products/routes.js';
 import { reviewRoutes } from './review/routes.js';
 import { taskRoutes } from './tasks/routes.js';
 import { userRoutes } from './users/routes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes, webhookRoutes];

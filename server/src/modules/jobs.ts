@@ -2,6 +2,7 @@ import { jobRegistry } from '../jobs/types.js';
 import { packageBuildJob } from './delivery/build.js';
 import { fissionGenerateJob, fissionRetryImagesJob } from './fission/pipeline.js';
 import { taskGenerateJob } from './tasks/pipeline.js';
+import { webhookDeliverJob } from './webhooks/delivery.js';
 
 /** Every background job kind, each declared once by the module that owns its records. */
-export const jobHandlers = jobRegistry([taskGenerateJob, packageBuildJob, fissionGenerateJob, fissionRetryImagesJob]);
+export const jobHandlers = jobRegistry([taskGenerateJob, packageBuildJob, fissionGenerateJob, fissionRetryImagesJob, webhookDeliverJob]);

@@ -134,28 +134,12 @@ export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): 
   const resolve = opts.resolve ?? systemResolve;
   const allowed = opts.isAllowedAddress ?? isPublicAddress;
 
-  const guardedLookup: LookupFunction = (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        const refused = addresses.find((a) => !allowed(a));
-        if (addresses.length === 0) return callback(new SsrfRefused(`${hostname} does not resolve`, 'unresolvable'), '', 4);
-        if (refused) return callback(new SsrfRefused(`${hostname} resolves to a non-public address (${refused})`), '', 4);
-        const entries = addresses.map((address) => ({ address, family: isIP(address) }));
-        if (options.all) return (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
-        return callback(null, entries[0]!.address, entries[0]!.family);
-      },
-      (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),
-    );
-  };
-
   const signal = AbortSignal.timeout(timeoutMs);
-  const agent = new Agent({ connect: { lookup: guardedLookup, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const agent = guardedAgent(resolve, allowed, timeoutMs);
   try {
     let url = checkUrl(rawUrl);
     for (let hop = 0; ; hop++) {
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      // Sockets skip the lookup for address literals, so those are checked here.
-      if (isIP(host) && !allowed(host)) throw new SsrfRefused(`address ${host} is not public`);
+      checkLiteral(url, allowed);
       const response = await request(url, {
         dispatcher: agent,
         method: 'GET',
@@ -172,24 +156,113 @@ export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): 
         url = checkUrl(new URL(location, url).toString());
         continue;
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let truncated = false;
-      for await (const chunk of response.body) {
-        const buf = chunk as Buffer;
-        if (size + buf.length > maxBytes) {
-          chunks.push(buf.subarray(0, maxBytes - size));
-          truncated = true;
-          break;
-        }
-        chunks.push(buf);
-        size += buf.length;
-      }
-      if (truncated) response.body.destroy();
+      const { body, truncated } = await readCapped(response.body, maxBytes);
       const contentType = String(response.headers['content-type'] ?? '');
-      return { url: url.toString(), status: response.statusCode, contentType, body: Buffer.concat(chunks), truncated };
+      return { url: url.toString(), status: response.statusCode, contentType, body, truncated };
     }
   } finally {
+    await agent.destroy().catch(() => undefined);
+  }
+}
+
+/**
+ * An undici agent whose sockets resolve names through `resolve` and refuse to connect unless
+ * every address is allowed: the address checked is the address connected to.
+ */
+function guardedAgent(resolve: (hostname: string) => Promise<string[]>, allowed: (address: string) => boolean, timeoutMs: number): Agent {
+  const guardedLookup: LookupFunction = (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const refused = addresses.find((a) => !allowed(a));
+        if (addresses.length === 0) return callback(new SsrfRefused(`${hostname} does not resolve`, 'unresolvable'), '', 4);
+        if (refused) return callback(new SsrfRefused(`${hostname} resolves to a non-public address (${refused})`), '', 4);
+        const entries = addresses.map((address) => ({ address, family: isIP(address) }));
+        if (options.all) return (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
+        return callback(null, entries[0]!.address, entries[0]!.family);
+      },
+      (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),
+    );
+  };
+
+  return new Agent({ connect: { lookup: guardedLookup, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+}
+
+/** Sockets skip the lookup for address literals, so those are checked here. */
+function checkLiteral(url: URL, allowed: (address: string) => boolean): void {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && !allowed(host)) throw new SsrfRefused(`address ${host} is not public`);
+}
+
+async function readCapped(stream: AsyncIterable<unknown> & { destroy(): void }, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of stream) {
+    const buf = chunk as Buffer;
+    if (size + buf.length > maxBytes) {
+      chunks.push(buf.subarray(0, maxBytes - size));
+      truncated = true;
+      break;
+    }
+    chunks.push(buf);
+    size += buf.length;
+  }
+  if (truncated) stream.destroy();
+  return { body: Buffer.concat(chunks), truncated };
+}
+
+/**
+ * Checks a URL a user gives for later calls (a webhook): http or https, no credentials, and
+ * every address its host resolves to allowed now. A name that does not resolve (yet, or from
+ * here) is let through: every call is checked again where it connects (postPublic), since DNS
+ * may answer differently by then anyway.
+ */
+export async function checkPublicUrl(rawUrl: string, opts: Pick<SafeFetchOptions, 'resolve' | 'isAllowedAddress'> = {}): Promise<URL> {
+  const url = checkUrl(rawUrl);
+  const allowed = opts.isAllowedAddress ?? isPublicAddress;
+  checkLiteral(url, allowed);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return url;
+  const addresses = await (opts.resolve ?? systemResolve)(host).catch(() => [] as string[]);
+  const refused = addresses.find((a) => !allowed(a));
+  if (refused) throw new SsrfRefused(`${host} resolves to a non-public address`);
+  return url;
+}
+
+export interface PostResult {
+  status: number;
+  body: Buffer;
+}
+
+/**
+ * One POST to a URL a user gave (a webhook receiver), under the same address rule as
+ * fetchPublic, with one deadline for connecting, sending and reading (`timeoutMs`). Redirects
+ * are not followed: a receiver that moved answers 3xx, which the caller treats as a failure.
+ */
+export async function postPublic(
+  rawUrl: string,
+  request_: { body: string; headers: Record<string, string> },
+  opts: Pick<SafeFetchOptions, 'maxBytes' | 'timeoutMs' | 'resolve' | 'isAllowedAddress'> = {},
+): Promise<PostResult> {
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const allowed = opts.isAllowedAddress ?? isPublicAddress;
+  const agent = guardedAgent(opts.resolve ?? systemResolve, allowed, timeoutMs);
+  try {
+    const url = checkUrl(rawUrl);
+    checkLiteral(url, allowed);
+    const response = await request(url, {
+      dispatcher: agent,
+      method: 'POST',
+      headers: { 'user-agent': 'content-production-service/1 (webhook)', ...request_.headers },
+      body: request_.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    }).catch((err: unknown) => {
+      throw unwrapRefusal(err);
+    });
+    const { body } = await readCapped(response.body, opts.maxBytes ?? 64 * 1024);
+    return { status: response.statusCode, body };
+  } finally {
+    // destroy, not close: a receiver that never answers must not hold the caller past its deadline.
     await agent.destroy().catch(() => undefined);
   }
 }

@@ -7,6 +7,7 @@ import { MAX_INPUT_PIXELS, sniffImageMime, type ImageMime } from '../../images/p
 import { PermanentJobError, type JobDefinition } from '../../jobs/types.js';
 import { noteText } from '../../content/note-text.js';
 import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
+import { notifyPackageReady } from '../webhooks/service.js';
 import * as repo from './repository.js';
 
 export const PACKAGE_LIFETIME_DAYS = 7;
@@ -165,15 +166,20 @@ async function buildDeliveryPackage(ctx: AppContext, packageId: number, signal: 
   await ctx.events.append(pkg.task_id, [{ name: 'progress', data: { stage: 'package', done: 0, total: plan.folders.length } }]);
   const stored = await writeZip(ctx, plan, new Date(pkg.created_at), signal);
   const now = ctx.clock.now();
-  const won = await repo.transition(ctx.db, pkg.workspace_id, pkg.id, 'pending', {
-    status: 'ready',
-    file_key: stored.key,
-    size_bytes: stored.size,
-    file_name: packageFileName(task.product_name, task.theme, pkg.id),
-    error: null,
-    ready_at: nowIso(now),
-    expires_at: nowIso(new Date(now.getTime() + PACKAGE_LIFETIME_DAYS * 24 * 60 * 60 * 1000)),
-    updated_at: nowIso(now),
+  // The team hears of the package in the transaction that makes it ready (contract-decisions §10).
+  const won = await ctx.db.transaction().execute(async (trx) => {
+    const moved = await repo.transition(trx, pkg.workspace_id, pkg.id, 'pending', {
+      status: 'ready',
+      file_key: stored.key,
+      size_bytes: stored.size,
+      file_name: packageFileName(task.product_name, task.theme, pkg.id),
+      error: null,
+      ready_at: nowIso(now),
+      expires_at: nowIso(new Date(now.getTime() + PACKAGE_LIFETIME_DAYS * 24 * 60 * 60 * 1000)),
+      updated_at: nowIso(now),
+    });
+    if (moved) await notifyPackageReady(trx, pkg.workspace_id, pkg.id);
+    return moved;
   });
   if (!won) {
     // Its zip, unless identical to the winner's, is left to the unused-file sweep.

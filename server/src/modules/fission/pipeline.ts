@@ -29,6 +29,7 @@ import {
   type FissionReply,
   type FissionSource,
 } from '../../content/fission.js';
+import { notifyFissionCompleted } from '../webhooks/service.js';
 import * as repo from './repository.js';
 
 /**
@@ -135,7 +136,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
     if (pending.length > 0) await illustrate(ctx, provider, fission, pending, scene, pool, signal);
   }
   // Settles a fission whose notes all settled before a crash (or that has none).
-  await settleFission(ctx.db, ctx, fission);
+  await ctx.db.transaction().execute((trx) => settleFission(trx, ctx, fission));
 }
 
 // ---- plan ------------------------------------------------------------------------------------
@@ -400,7 +401,7 @@ async function settleImage(ctx: AppContext, fission: FissionRow, image: SetImage
   });
 }
 
-/** The fission's status from its notes, once none is pending; a settled fission moves only when a retry changes the answer. */
+/** The fission's status from its notes, once none is pending; a settled fission moves only when a retry changes the answer. Runs in the caller's transaction. */
 async function settleFission(db: DbOrTx, ctx: AppContext, fission: FissionRow): Promise<void> {
   const counts = await repo.noteStatusCounts(db, fission.workspace_id, fission.id);
   if ((counts.get(NOTE_PENDING) ?? 0) > 0) return;
@@ -408,11 +409,13 @@ async function settleFission(db: DbOrTx, ctx: AppContext, fission: FissionRow): 
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   const status = done > 0 ? 'completed' : 'failed';
   const error = done > 0 ? null : total === 0 ? 'no note was produced' : `none of the ${total} sets got an image; retry their images`;
-  await repo.updateFissionIf(db, fission.workspace_id, fission.id, ['generating', status === 'completed' ? 'failed' : 'completed'], {
+  const moved = await repo.updateFissionIf(db, fission.workspace_id, fission.id, ['generating', status === 'completed' ? 'failed' : 'completed'], {
     status,
     error,
     updated_at: nowIso(ctx.clock.now()),
   });
+  // The team hears of it in the same transaction (contract-decisions §10).
+  if (moved && status === 'completed') await notifyFissionCompleted(db, fission.workspace_id, fission.id);
 }
 
 // ---- retry -----------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { DB, Role, Row, RowUpdate, TaskStatus } from '../../db/schema.js';
+import type { DB, Role, Row, RowUpdate, TaskStatus, WebhookEvent } from '../../db/schema.js';
 import type { NewTaskEvent } from '../../events/types.js';
 import { roleAtLeast } from '../../http/auth.js';
 import { AppError, conflict, forbidden, notFound, type ErrorKind } from '../../http/errors.js';
+import { notifyTaskEvent } from '../webhooks/service.js';
 import * as repo from './repository.js';
 
 /**
@@ -24,6 +25,8 @@ interface ActionRule {
   minRole?: Role;
   /** The error when the status does not accept the action (contract-decisions §2; default 409 / 40900). */
   refusal?: ErrorKind;
+  /** The team notification the move sends (contract-decisions §10), written in its transaction. */
+  notify?: WebhookEvent;
 }
 
 const ALL_STATUSES: readonly TaskStatus[] = ['pending', 'generating', 'pending_selection', 'pending_review', 'approved', 'rejected', 'archived', 'failed'];
@@ -38,11 +41,11 @@ export const TASK_RULES = {
   regenerate_image: { from: ['pending_selection'] },
   upload_image: { from: ['pending_selection'] },
   retry_images: { from: ['pending_selection'] },
-  submit_review: { from: ['pending_selection'], to: 'pending_review' },
-  approve: { from: ['pending_review'], to: 'approved', minRole: 'supervisor' },
-  reject: { from: ['pending_review'], to: 'pending_selection', minRole: 'supervisor' },
+  submit_review: { from: ['pending_selection'], to: 'pending_review', notify: 'task.submitted' },
+  approve: { from: ['pending_review'], to: 'approved', minRole: 'supervisor', notify: 'task.approved' },
+  reject: { from: ['pending_review'], to: 'pending_selection', minRole: 'supervisor', notify: 'task.rejected' },
   /** A reject with `final: true` (contract-decisions §6): offered to the client as `reject`. */
-  reject_final: { from: ['pending_review'], to: 'rejected', minRole: 'supervisor' },
+  reject_final: { from: ['pending_review'], to: 'rejected', minRole: 'supervisor', notify: 'task.rejected' },
   package: { from: ['approved', 'pending_selection'], refusal: 'generationNotFinished' },
   archive: { from: ['approved', 'pending_selection', 'failed'], to: 'archived' },
   fission: { from: ALL_STATUSES },
@@ -51,8 +54,8 @@ export const TASK_RULES = {
   start_generation: { from: ['pending', 'generating'], to: 'generating' },
   /** Progress of the running generation: only while it runs. */
   report_progress: { from: ['generating'] },
-  complete_generation: { from: ['generating'], to: 'pending_selection' },
-  fail_generation: { from: ['pending', 'generating'], to: 'failed' },
+  complete_generation: { from: ['generating'], to: 'pending_selection', notify: 'task.pending_selection' },
+  fail_generation: { from: ['pending', 'generating'], to: 'failed', notify: 'task.failed' },
 } as const satisfies Record<string, ActionRule>;
 
 export type TaskAction = keyof typeof TASK_RULES;
@@ -134,7 +137,8 @@ export const statusEvent = (taskId: number, status: TaskStatus): NewTaskEvent =>
  * Moves a locked (or just read) task by `action`: one conditional UPDATE on the statuses the
  * action accepts (and, when given, the generation the caller works on), so of two concurrent
  * callers exactly one moves it. Returns the status event to store with the change (none when
- * the status stays the same), or null when the task had already moved on.
+ * the status stays the same), or null when the task had already moved on. A move that notifies
+ * the team writes its webhook outbox rows in the same transaction.
  */
 export async function transition(
   trx: Transaction<DB>,
@@ -146,7 +150,9 @@ export async function transition(
   const rule = ruleOf(action);
   const moved = await repo.updateTaskIf(trx, task.workspace_id, task.id, rule.from, rule.to ? { ...changes, status: rule.to } : changes, opts.generation);
   if (!moved) return null;
-  return rule.to && rule.to !== task.status ? [statusEvent(task.id, rule.to)] : [];
+  if (!rule.to || rule.to === task.status) return [];
+  if (rule.notify) await notifyTaskEvent(trx, task.workspace_id, task.id, rule.notify, { final: action === 'reject_final' });
+  return [statusEvent(task.id, rule.to)];
 }
 
 /** What a user action's work hands back: its answer, the events it produced, and the changes of the task row. */
