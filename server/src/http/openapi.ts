@@ -30,6 +30,7 @@ export const API_TAGS = [
   { name: 'preferences', description: 'Preference signals and scores learnt from selections and reviews' },
   { name: 'delivery', description: 'Delivery packages (zip files) of a task' },
   { name: 'fission', description: 'Fission: several complete note packages from one task' },
+  { name: 'webhooks', description: 'Team notifications to Feishu, WeCom, DingTalk or any HTTP receiver (admin)' },
 ] as const;
 
 export type ApiTag = (typeof API_TAGS)[number]['name'];
