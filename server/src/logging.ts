@@ -40,7 +40,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         }),
       },
     },
-    destination,
+    // Written asynchronously: a synchronous write to a slow pipe or terminal stalls the event
+    // loop (and with it every request) until the reader catches up. What a crash can lose is the
+    // last unwritten lines only.
+    destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 

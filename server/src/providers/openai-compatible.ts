@@ -4,6 +4,7 @@ import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'ope
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, normalizeImage, type NormalizedImage } from '../images/normalize.js';
 import { submitAndPollDashscopeImage } from './dashscope.js';
 import { downloadImage } from './download.js';
+import { fetchImageReply } from './image-reply.js';
 import { requestSize, type Preset } from './presets.js';
 import { reliably, type ReliabilityOptions, type Semaphore } from './reliability.js';
 import { readStructured, schemaInstruction } from './structured.js';
@@ -129,16 +130,13 @@ export class OpenAICompatibleProvider implements Provider {
     if (request.referenceImage && features.referenceImageField) {
       body[features.referenceImageField] = `data:${request.referenceImage.mime};base64,${request.referenceImage.data.toString('base64')}`;
     }
-    const reply = await this.call('image generation', request.signal, (signal) =>
-      this.client.post<ImageReply>('/images/generations', { body, signal }),
-    );
-    const first: { b64_json?: string; url?: string } | undefined = reply?.data?.[0] ?? reply?.images?.[0];
-    if (first?.b64_json) return Buffer.from(first.b64_json, 'base64');
-    if (first?.url) {
-      const link = first.url;
-      return this.call('image download', request.signal, (signal) => this.download(link, signal));
-    }
-    throw new ProviderError('invalid_output', `${this.label} image generation answered without an image (no b64_json or url)`, this.label);
+    // Sent and read in a worker thread: the reply is megabytes of base64 (see image-reply.ts).
+    const url = `${this.client.baseURL.replace(/\/+$/, '')}/images/generations`;
+    const reply = await this.call('image generation', request.signal, (signal) => fetchImageReply({ url, apiKey: this.deps.apiKey, body, signal }));
+    if ('invalid' in reply) throw new ProviderError('invalid_output', `${this.label} image generation answered without an image (${reply.invalid})`, this.label);
+    if ('image' in reply) return reply.image;
+    const link = reply.url;
+    return this.call('image download', request.signal, (signal) => this.download(link, signal));
   }
 
   private download(link: string, signal: AbortSignal): Promise<Buffer> {
@@ -218,10 +216,4 @@ export class OpenAICompatibleProvider implements Provider {
   private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return reliably({ ...this.deps, provider: this.label, what, signal }, attempt);
   }
-}
-
-interface ImageReply {
-  data?: Array<{ b64_json?: string; url?: string }>;
-  /** SiliconFlow's shape. */
-  images?: Array<{ url?: string }>;
 }

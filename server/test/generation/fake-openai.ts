@@ -28,6 +28,8 @@ export interface FakeOpenAIOptions {
   failText?: number;
   /** Fails `score` (judge) calls with this status. */
   failScore?: number;
+  /** Answer images with photo-like noise (PNGs of several MB, as real models send) instead of a flat colour. */
+  photoImages?: boolean;
 }
 
 export interface CallLog {
@@ -45,7 +47,7 @@ export interface FakeOpenAI {
   options: FakeOpenAIOptions;
   calls: CallLog[];
   /** The PNG an image request of this size ("1024x1536") gets (the bench costs its processing). */
-  imageOf(size: string): Promise<Buffer>;
+  imageOf(size: string, photo?: boolean): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -73,10 +75,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   // A flat portrait PNG of the size the request asks for ("1024x1536"), as OpenAI answers;
   // made once per size. Unsized requests get 512×768.
   const images = new Map<string, Promise<Buffer>>();
-  const imageOf = (size: unknown): Promise<Buffer> => {
+  const imageOf = (size: unknown, photo = false): Promise<Buffer> => {
     const [width, height] = typeof size === 'string' && /^\d{2,4}x\d{2,4}$/.test(size) ? size.split('x').map(Number) : [512, 768];
-    const key = `${width}x${height}`;
-    if (!images.has(key)) images.set(key, sharp({ create: { width: width!, height: height!, channels: 3, background: { r: 230, g: 180, b: 190 } } }).png().toBuffer());
+    const key = `${width}x${height}${photo ? ' photo' : ''}`;
+    const noise = photo ? { noise: { type: 'gaussian' as const, mean: 160, sigma: 40 } } : {};
+    if (!images.has(key)) images.set(key, sharp({ create: { width: width!, height: height!, channels: 3, background: { r: 230, g: 180, b: 190 }, ...noise } }).png().toBuffer());
     return images.get(key)!;
   };
 
@@ -97,7 +100,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         const prompt = String(body.prompt ?? '');
         const failure = options.failImage?.(prompt);
         if (failure) return send(failure, { error: { message: 'fake image failure', type: 'invalid_request_error' } }, 'image', prompt);
-        return send(200, { created: 1, data: [{ b64_json: (await imageOf(body.size)).toString('base64') }] }, 'image', prompt);
+        return send(200, { created: 1, data: [{ b64_json: (await imageOf(body.size, options.photoImages)).toString('base64') }] }, 'image', prompt);
       }
 
       if (req.url?.endsWith('/chat/completions')) {
