@@ -91,7 +91,7 @@ describe.skipIf(!available)('web console in Chromium', () => {
 
   /** The task's status tag next to its title. */
   async function statusIs(label: string, timeout?: number) {
-    await page.getByRole('heading', { level: 3 }).getByText(label, { exact: true }).waitFor({ timeout });
+    await page.getByRole('heading', { level: 1 }).getByText(label, { exact: true }).waitFor({ timeout });
   }
 
   async function openTask() {

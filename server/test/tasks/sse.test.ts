@@ -52,8 +52,8 @@ describe.each(MODES)('task event stream ($name)', (mode) => {
   const ticket = async (taskId: number, token = ws.token) => (await ok(server, 'POST', `/tasks/${taskId}/sse-ticket`, token)).ticket as string;
   const streamUrl = (taskId: number, t: string, lastSeq?: number) =>
     `${server.url}${API}/tasks/${taskId}/stream?ticket=${encodeURIComponent(t)}${lastSeq === undefined ? '' : `&last_seq=${lastSeq}`}`;
-  const open = async (taskId: number, opts: { lastSeq?: number; headers?: Record<string, string> } = {}) =>
-    openSse(streamUrl(taskId, await ticket(taskId), opts.lastSeq), opts.headers);
+  const open = async (taskId: number, opts: { lastSeq?: number; headers?: Record<string, string>; follow?: boolean } = {}) =>
+    openSse(`${streamUrl(taskId, await ticket(taskId), opts.lastSeq)}${opts.follow ? '&follow=true' : ''}`, opts.headers);
 
   it('issues random one-time tickets and streams live events', async () => {
     const id = await runningTask();
@@ -200,6 +200,30 @@ describe.each(MODES)('task event stream ($name)', (mode) => {
     await append(id, [{ name: 'done', data: { status: 'failed' } }]);
     await again.ended;
     expect(seqs(again.events)).toEqual([3, 4]);
+  });
+
+  it('with follow=true stays open after done and for a settled task, carrying later status changes', async () => {
+    const id = await runningTask();
+    const following = await open(id, { follow: true });
+    await append(id, [{ name: 'status', data: { task_id: id, status: 'pending_selection' } }, { name: 'done', data: { status: 'pending_selection' } }]);
+    await setStatus(server, id, 'pending_selection');
+    await following.waitFor((e) => e.length === 2);
+    // Opened on the settled task, a following stream replays and stays too.
+    const late = await open(id, { follow: true });
+    await late.waitFor((e) => e.length === 2);
+    let ended = false;
+    void Promise.race([following.ended, late.ended]).then(() => (ended = true));
+
+    // A user's action after generation (here: archive) reaches both open pages.
+    const archived = await server.request('POST', `${API}/tasks/${id}/archive`, { token: ws.token });
+    expect(archived.status).toBe(200);
+    for (const stream of [following, late]) {
+      await stream.waitFor((e) => e.length === 3);
+      expect(stream.events[2]).toMatchObject({ id: 3, event: 'status', data: { task_id: id, status: 'archived' } });
+    }
+    expect(ended).toBe(false);
+    following.close();
+    late.close();
   });
 
   it('drops the subscription as soon as the client goes away', async () => {

@@ -1,9 +1,11 @@
 /**
  * The one door to the API: adds the bearer token, unwraps the `{code, data}` envelope and turns
- * every failure into an ApiError whose message is the envelope's `message` (or a translated
- * network/unexpected-response text), so no screen ever shows a stack or `[object Object]`.
+ * every failure into an ApiError carrying the envelope's `code` and `message`; screens show
+ * `errorMessage(error)`, worded by code in the interface language, never a stack, an English
+ * server sentence or `[object Object]`.
  */
 import i18n from '../i18n';
+import { wordServerError } from './errorText';
 
 export class ApiError extends Error {
   constructor(
@@ -16,8 +18,9 @@ export class ApiError extends Error {
   }
 }
 
+/** What the console shows for a failure: worded in the interface language by its code (errorText.ts). */
 export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof ApiError) return error.code === 0 ? error.message : wordServerError(i18n.t, error.status, error.code, error.message);
   return i18n.t('error.unexpected');
 }
 

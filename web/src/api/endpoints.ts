@@ -115,7 +115,7 @@ const r = {
   submitReview: route<unknown>('POST', '/tasks/{id}/submit-review'),
   archive: route<TaskListItem>('POST', '/tasks/{id}/archive'),
   preference: route<PreferenceContext>('GET', '/tasks/{id}/preference/context'),
-  reviewQueue: route<{ items: ReviewItem[] }>('GET', '/review/queue'),
+  reviewQueue: route<Page<ReviewItem>>('GET', '/review/queue'),
   approve: route<unknown>('POST', '/review/{task_id}/approve'),
   reject: route<unknown>('POST', '/review/{task_id}/reject'),
   reviewHistory: route<Page<ReviewRecord>>('GET', '/tasks/{id}/reviews'),
@@ -230,6 +230,8 @@ export const api = {
   },
   review: {
     queue: () => r.reviewQueue(),
+    /** How many tasks wait for review (the menu's badge): one item fetched, its `total` read. */
+    pendingCount: async () => (await r.reviewQueue({}, { query: { page: 1, page_size: 1 } })).total,
     approve: (taskId: number) => r.approve({ task_id: taskId }),
     reject: (taskId: number, reason: string, final: boolean) =>
       r.reject({ task_id: taskId }, { body: final ? { reason, final } : { reason } }),

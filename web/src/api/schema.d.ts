@@ -6950,6 +6950,8 @@ export interface operations {
                 /** @description from POST /tasks/{id}/sse-ticket */
                 ticket: string;
                 last_seq?: number;
+                /** @description true: stay open after `done` and for a settled task, carrying later status changes and package progress (ends after 15 min; reconnect) */
+                follow?: boolean;
             };
             header?: never;
             path: {

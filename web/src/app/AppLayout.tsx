@@ -3,6 +3,7 @@ import {
   AuditOutlined,
   KeyOutlined,
   LogoutOutlined,
+  MenuOutlined,
   PlusCircleOutlined,
   ShoppingOutlined,
   StopOutlined,
@@ -10,9 +11,9 @@ import {
   UnorderedListOutlined,
 } from '@ant-design/icons';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { Button, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
+import { Badge, Button, Drawer, Grid, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
 import type { MenuProps } from 'antd';
-import { Suspense } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import { api } from '../api/endpoints';
@@ -23,22 +24,46 @@ import { InvitationsInbox } from './InvitationsInbox';
 import { roleAtLeast } from './roles';
 import { useSession } from './session';
 import { tone } from '../components/tags';
+import './layout.css';
 
 const ROLE_COLOR: Record<Role, string> = { admin: 'red', supervisor: 'gold', operator: 'blue' };
+/** The review badge refreshes this often (and whenever a review action or window focus refetches it). */
+const REVIEW_COUNT_REFRESH_MS = 30_000;
 
 interface NavItem {
   path: string;
   label: string;
   icon: React.ReactNode;
   min: Role;
+  badge?: number;
 }
 
+/** Tasks waiting for review, for the menu's badge; supervisors and admins only (the server refuses operators). */
+export function useReviewCount(enabled: boolean): number | undefined {
+  const count = useQuery({
+    queryKey: ['review-queue', 'count'],
+    queryFn: api.review.pendingCount,
+    enabled,
+    refetchInterval: REVIEW_COUNT_REFRESH_MS,
+  });
+  return count.data;
+}
+
+/**
+ * The console's frame. From `lg` up: the menu in a side column and the workspace, language and
+ * account controls in the header. Below it (phones, narrow windows): a compact header with a
+ * menu button that opens all of these in a drawer over the page, so nothing pushes the content
+ * aside or wraps the header over the page title.
+ */
 export default function AppLayout() {
   const { t, i18n } = useTranslation();
   const { user, role, logout, adopt } = useSession();
   const location = useLocation();
   const navigate = useNavigate();
+  const wide = Grid.useBreakpoint().lg ?? true;
+  const [drawerOpen, setDrawerOpen] = useState(false);
   const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: api.workspaces.list });
+  const reviewCount = useReviewCount(roleAtLeast(role, 'supervisor'));
   const switchWs = useMutation({
     mutationFn: api.workspaces.switch,
     onSuccess: (data) => {
@@ -47,6 +72,9 @@ export default function AppLayout() {
     },
   });
 
+  // A link followed in the drawer closes it.
+  useEffect(() => setDrawerOpen(false), [location.pathname]);
+
   const groups: { key: string; label: string; items: NavItem[] }[] = [
     {
       key: 'production',
@@ -54,7 +82,7 @@ export default function AppLayout() {
       items: [
         { path: '/tasks', label: t('nav.tasks'), icon: <UnorderedListOutlined aria-hidden />, min: 'operator' },
         { path: '/tasks/new', label: t('nav.newTask'), icon: <PlusCircleOutlined aria-hidden />, min: 'operator' },
-        { path: '/review', label: t('nav.review'), icon: <AuditOutlined aria-hidden />, min: 'supervisor' },
+        { path: '/review', label: t('nav.review'), icon: <AuditOutlined aria-hidden />, min: 'supervisor', badge: reviewCount },
       ],
     },
     {
@@ -83,63 +111,130 @@ export default function AppLayout() {
       type: 'group' as const,
       key: g.key,
       label: g.label,
-      children: g.items.map((i) => ({ key: i.path, icon: i.icon, label: <Link to={i.path}>{i.label}</Link> })),
+      children: g.items.map((i) => ({
+        key: i.path,
+        icon: i.icon,
+        label: (
+          <Link to={i.path}>
+            {i.label}
+            {i.badge ? <Badge count={i.badge} size="small" style={{ marginInlineStart: 8 }} data-testid="review-count" /> : null}
+          </Link>
+        ),
+      })),
     }));
   const allPaths = groups.flatMap((g) => g.items.map((i) => i.path));
   const selected = allPaths
     .filter((p) => location.pathname === p || location.pathname.startsWith(`${p}/`))
     .sort((a, b) => b.length - a.length)[0];
 
+  const navigation = (
+    <nav aria-label={t('nav.label')}>
+      <Menu mode="inline" selectedKeys={selected ? [selected] : []} items={menuItems} style={{ borderInlineEnd: 0 }} />
+    </nav>
+  );
+  const workspaceSelect = (
+    <Select
+      aria-label={t('header.workspace')}
+      style={{ minWidth: 180, maxWidth: '100%' }}
+      loading={workspaces.isLoading || switchWs.isPending}
+      value={user?.current_workspace_id ?? undefined}
+      onChange={(id: number) => switchWs.mutate(id)}
+      options={(workspaces.data?.items ?? []).map((w) => ({
+        value: w.id,
+        label: `${w.name} · ${t(`role.${w.role}`)}`,
+      }))}
+    />
+  );
+  const languageSelect = (
+    <Select
+      aria-label={t('header.language')}
+      value={i18n.language as Lang}
+      onChange={(lang: Lang) => setLang(lang)}
+      options={[
+        { value: 'zh-CN', label: '中文' },
+        { value: 'en', label: 'English' },
+      ]}
+      style={{ width: 110 }}
+    />
+  );
+  const roleTag = role && (
+    <Tag color={tone(ROLE_COLOR[role])} data-testid="current-role">
+      {t(`role.${role}`)}
+    </Tag>
+  );
+  const logoutButton = (
+    <Button icon={<LogoutOutlined aria-hidden />} onClick={logout}>
+      {t('header.logout')}
+    </Button>
+  );
+
   return (
     <Layout style={{ minHeight: '100vh' }}>
-      <Layout.Sider breakpoint="lg" collapsedWidth={0} theme="light" width={208}>
-        <div style={{ padding: '16px 20px', fontWeight: 600, fontSize: 16 }}>{t('app.title')}</div>
-        <nav aria-label={t('nav.label')}>
-          <Menu mode="inline" selectedKeys={selected ? [selected] : []} items={menuItems} style={{ borderInlineEnd: 0 }} />
-        </nav>
-      </Layout.Sider>
-      <Layout>
-        <Layout.Header style={{ background: '#fff', padding: '0 24px', display: 'flex', justifyContent: 'flex-end' }}>
-          <Space size="middle" wrap>
-            <Select
-              aria-label={t('header.workspace')}
-              style={{ minWidth: 180 }}
-              loading={workspaces.isLoading || switchWs.isPending}
-              value={user?.current_workspace_id ?? undefined}
-              onChange={(id: number) => switchWs.mutate(id)}
-              options={(workspaces.data?.items ?? []).map((w) => ({
-                value: w.id,
-                label: `${w.name} · ${t(`role.${w.role}`)}`,
-              }))}
-            />
+      {wide && (
+        <Layout.Sider theme="light" width={208}>
+          <div style={{ padding: '16px 20px', fontWeight: 600, fontSize: 16 }}>{t('app.title')}</div>
+          {navigation}
+        </Layout.Sider>
+      )}
+      <Layout style={{ minWidth: 0 }}>
+        {/* One header for both widths, so the invitation panel stays open across a resize. */}
+        <Layout.Header
+          style={{
+            background: '#fff',
+            padding: wide ? '0 24px' : '0 12px',
+            display: 'flex',
+            alignItems: 'center',
+            gap: 8,
+            ...(wide ? {} : { position: 'sticky', top: 0, zIndex: 10, boxShadow: '0 1px 2px rgba(0,0,0,0.06)' }),
+          }}
+        >
+          {!wide && (
+            <Badge dot={Boolean(reviewCount)} offset={[-4, 4]}>
+              <Button icon={<MenuOutlined aria-hidden />} aria-label={t('header.menu')} aria-expanded={drawerOpen} onClick={() => setDrawerOpen(true)} data-testid="menu-button" />
+            </Badge>
+          )}
+          {!wide && (
+            <Typography.Text strong ellipsis style={{ flex: 1, minWidth: 0 }}>
+              {t('app.title')}
+            </Typography.Text>
+          )}
+          <Space size="middle" style={{ marginInlineStart: 'auto' }}>
+            {wide && workspaceSelect}
             <InvitationsInbox />
-            {role && (
-              <Tag color={tone(ROLE_COLOR[role])} data-testid="current-role">
-                {t(`role.${role}`)}
-              </Tag>
-            )}
-            <Select
-              aria-label={t('header.language')}
-              value={i18n.language as Lang}
-              onChange={(lang: Lang) => setLang(lang)}
-              options={[
-                { value: 'zh-CN', label: '中文' },
-                { value: 'en', label: 'English' },
-              ]}
-              style={{ width: 110 }}
-            />
-            <Typography.Text>{user?.username}</Typography.Text>
-            <Button icon={<LogoutOutlined aria-hidden />} onClick={logout}>
-              {t('header.logout')}
-            </Button>
+            {wide && roleTag}
+            {wide && languageSelect}
+            {wide && <Typography.Text>{user?.username}</Typography.Text>}
+            {wide && logoutButton}
           </Space>
         </Layout.Header>
-        <Layout.Content style={{ padding: 24 }}>
-          <main>
-            <Suspense fallback={<PageSpin />}>
-              <Outlet />
-            </Suspense>
-          </main>
+        {!wide && (
+          <Drawer
+            open={drawerOpen}
+            onClose={() => setDrawerOpen(false)}
+            placement="left"
+            size={300}
+            title={t('app.title')}
+            styles={{ body: { padding: 0 } }}
+            closable={{ 'aria-label': t('header.closeMenu') }}
+          >
+            <Space orientation="vertical" style={{ width: '100%', padding: '12px 16px' }}>
+              <Space wrap>
+                <Typography.Text strong>{user?.username}</Typography.Text>
+                {roleTag}
+              </Space>
+              {workspaceSelect}
+            </Space>
+            {navigation}
+            <Space wrap style={{ padding: '12px 16px' }}>
+              {languageSelect}
+              {logoutButton}
+            </Space>
+          </Drawer>
+        )}
+        <Layout.Content style={{ padding: wide ? 24 : 12, minWidth: 0 }}>
+          <Suspense fallback={<PageSpin />}>
+            <Outlet />
+          </Suspense>
         </Layout.Content>
       </Layout>
     </Layout>

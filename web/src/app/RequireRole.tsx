@@ -3,6 +3,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import type { Role } from '../api/types';
+import { PageTitle } from '../components/PageTitle';
 import { roleAtLeast } from './roles';
 import { useMe } from './session';
 
@@ -14,7 +15,7 @@ export default function RequireRole({ min, children }: { min: Role; children: Re
     return (
       <Result
         status="403"
-        title={t('guard.forbiddenTitle')}
+        title={<PageTitle style={{ textAlign: 'center' }}>{t('guard.forbiddenTitle')}</PageTitle>}
         subTitle={t('guard.forbidden')}
         extra={
           <Link to="/tasks">

@@ -2,6 +2,7 @@ import { CopyOutlined } from '@ant-design/icons';
 import { Button } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { notifyFailure, notifySuccess } from '../app/notify';
+import { copyText } from './clipboard';
 
 export function CopyButton({ text, label }: { text: string; label: string }) {
   const { t } = useTranslation();
@@ -10,7 +11,7 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
       size="small"
       icon={<CopyOutlined aria-hidden />}
       onClick={() =>
-        navigator.clipboard.writeText(text).then(
+        copyText(text).then(
           () => notifySuccess(t('copy.done', { what: label })),
           () => notifyFailure(t('copy.failed')),
         )

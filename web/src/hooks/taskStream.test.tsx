@@ -1,7 +1,8 @@
 /**
  * The stream connection against a real local SSE server (node:http) through a real EventSource
  * implementation (the `eventsource` package; jsdom has none): one-time tickets, a dropped
- * connection, a replay that overlaps what was already seen, and the end after `done`.
+ * connection, a replay that overlaps what was already seen, and a followed stream that the
+ * server ends and the client reopens, so what happens after `done` still arrives.
  */
 import { act, render, screen } from '@testing-library/react';
 import { EventSource as NodeEventSource } from 'eventsource';
@@ -22,18 +23,20 @@ const EVENTS: Array<[string, unknown]> = [
   ['text_candidate', { candidate_id: 11, strategy: 'A', title: 't', content: '你好世界' }],
   ['image_candidate', { candidate_id: 21, strategy: 'A', seq: 1, role: 'main', url: '/x.png' }],
   ['done', { status: 'pending_selection' }],
+  // After generation: a review decision, on a later connection.
+  ['status', { task_id: TASK, status: 'approved' }],
 ];
 
 interface Connection {
   ticket: string;
   lastSeq: number;
+  follow: string | null;
 }
 
 let server: Server;
 let issued: string[];
 let used: Set<string>;
 let connections: Connection[];
-let settled: boolean;
 /** What the n-th connection sends: [from seq, to seq, then drop the socket?] */
 let plan: Array<{ from: (lastSeq: number) => number; to: number; drop: boolean }>;
 
@@ -51,11 +54,6 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     res.end(JSON.stringify({ code: 0, data: { ticket, expires_in: 60 } }));
     return;
   }
-  if (req.method === 'GET' && url.pathname === `/api/v1/tasks/${TASK}`) {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ code: 0, data: { id: TASK, status: settled ? 'pending_selection' : 'generating' } }));
-    return;
-  }
   if (req.method === 'GET' && url.pathname === `/api/v1/tasks/${TASK}/stream`) {
     const ticket = url.searchParams.get('ticket') ?? '';
     if (!issued.includes(ticket) || used.has(ticket)) {
@@ -66,11 +64,10 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     }
     used.add(ticket);
     const lastSeq = Number(url.searchParams.get('last_seq'));
-    connections.push({ ticket, lastSeq });
+    connections.push({ ticket, lastSeq, follow: url.searchParams.get('follow') });
     const step = plan[connections.length - 1] ?? { from: (s: number) => s + 1, to: EVENTS.length, drop: false };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     for (let seq = step.from(lastSeq); seq <= step.to; seq++) writeEvent(res, seq);
-    if (step.to >= EVENTS.length) settled = true;
     // A dropped connection (proxy restart, network) versus the normal end after `done`.
     setTimeout(() => (step.drop ? res.socket?.destroy() : res.end()), 30);
     return;
@@ -83,7 +80,6 @@ beforeEach(async () => {
   issued = [];
   used = new Set();
   connections = [];
-  settled = false;
   plan = [];
   server = createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -118,19 +114,20 @@ function connect(store: LiveStore) {
       const res = await fetch(`${`http://127.0.0.1:${(server.address() as AddressInfo).port}`}/api/v1/tasks/${id}/sse-ticket`, { method: 'POST' });
       return ((await res.json()) as { data: { ticket: string } }).data.ticket;
     },
-    isSettled: async () => settled,
     createEventSource: (url) => new NodeEventSource(url) as unknown as EventSource,
     retryDelaysMs: [20],
   });
 }
 
 describe('task stream', () => {
-  it('reconnects with a fresh ticket and last_seq after a drop, and applies each seq once', async () => {
+  it('reconnects with a fresh ticket and last_seq after a drop or an end, and applies each seq once', async () => {
     // 1st connection: seq 1-3 then the socket dies. 2nd: the server replays from last_seq - 1
-    // (an overlap the client must drop), then the rest, then ends after `done`.
+    // (an overlap the client must drop), then the rest of the generation, and ends the stream
+    // (a following stream's time limit). 3rd: a review decision made after generation.
     plan = [
       { from: (s) => s + 1, to: 3, drop: true },
-      { from: (s) => s - 1, to: EVENTS.length, drop: false },
+      { from: (s) => s - 1, to: 7, drop: false },
+      { from: (s) => s + 1, to: EVENTS.length, drop: false },
     ];
     const store = new LiveStore();
     const drafts: string[] = [];
@@ -139,48 +136,37 @@ describe('task stream', () => {
       if (d !== undefined && d !== drafts.at(-1)) drafts.push(d);
     });
     const close = connect(store);
-    await until(store, (s) => s.connection === 'closed');
+    await until(store, (s) => s.lastSeq === EVENTS.length);
     close();
 
-    expect(connections).toEqual([
-      { ticket: 'ticket-1', lastSeq: 0 },
-      { ticket: 'ticket-2', lastSeq: 3 },
+    expect(connections.slice(0, 3)).toEqual([
+      { ticket: 'ticket-1', lastSeq: 0, follow: 'true' },
+      { ticket: 'ticket-2', lastSeq: 3, follow: 'true' },
+      { ticket: 'ticket-3', lastSeq: 7, follow: 'true' },
     ]);
+    expect(new Set(issued).size).toBe(issued.length);
     const s = store.getState();
-    expect(s.lastSeq).toBe(EVENTS.length);
     // '世界' (seq 3) came twice over the wire; a duplicate would read 你好世界世界.
     expect(drafts).toEqual(['你好', '你好世界']);
     expect(Object.keys(s.texts)).toEqual(['11']);
     expect(Object.keys(s.images)).toEqual(['21']);
     expect(s.progress.text).toEqual({ stage: 'text', done: 1, total: 2 });
-    expect(s.status).toBe('pending_selection');
-    expect(s.done).toBe(true);
+    expect(s.status).toBe('approved');
     expect(s.drafts).toEqual({});
   });
 
-  it('does not reopen a stream that ended after done, and never reuses a ticket', async () => {
-    const store = new LiveStore();
-    const close = connect(store);
-    await until(store, (st) => st.connection === 'closed');
-    await new Promise((r) => setTimeout(r, 150));
-    close();
-    expect(connections).toHaveLength(1);
-    expect(new Set(issued).size).toBe(issued.length);
-    expect(store.getState().lastSeq).toBe(EVENTS.length);
-  });
-
-  it('keeps retrying with new tickets while the task still generates', async () => {
+  it('keeps retrying with new tickets after drops', async () => {
     plan = [
       { from: (s) => s + 1, to: 1, drop: true },
       { from: (s) => s + 1, to: 2, drop: true },
-      { from: (s) => s + 1, to: EVENTS.length, drop: false },
     ];
     const store = new LiveStore();
     const close = connect(store);
-    await until(store, (st) => st.connection === 'closed');
+    await until(store, (st) => st.lastSeq === EVENTS.length);
     close();
-    expect(connections.map((c) => c.lastSeq)).toEqual([0, 1, 2]);
-    expect(connections.map((c) => c.ticket)).toEqual(['ticket-1', 'ticket-2', 'ticket-3']);
+    expect(connections.slice(0, 3).map((c) => c.lastSeq)).toEqual([0, 1, 2]);
+    expect(connections.slice(0, 3).map((c) => c.ticket)).toEqual(['ticket-1', 'ticket-2', 'ticket-3']);
+    expect(store.getState().connection).toBe('closed');
   });
 });
 
@@ -221,5 +207,21 @@ describe('rendering while events stream in', () => {
     });
     expect(screen.getByLabelText('图片 2/6')).toBeTruthy();
     expect(screen.queryByTestId('stage-text')).toBeNull();
+  });
+
+  it('reads 已完成 once the generation is over, not the state of the connection', () => {
+    const store = new LiveStore();
+    const { rerender } = render(<LivePanel store={store} fallback={null} generating />);
+    expect(screen.getByText('未连接')).toBeTruthy();
+    act(() => {
+      store.apply(1, 'done', { status: 'pending_selection' });
+      store.setConnection('reconnecting');
+    });
+    rerender(<LivePanel store={store} fallback={null} generating={false} />);
+    expect(screen.getByTestId('live-finished').textContent).toBe('已完成');
+    act(() => {
+      store.apply(2, 'status', { task_id: TASK, status: 'failed' });
+    });
+    expect(screen.getByTestId('live-finished').textContent).toBe('生成失败');
   });
 });

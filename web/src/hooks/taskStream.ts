@@ -1,14 +1,17 @@
 /**
- * Live task progress over server-sent events (contract-decisions §5).
+ * Live task progress over server-sent events (contract-decisions §5), followed for as long as
+ * the task page is open (`follow=true`): after generation the same stream carries review
+ * decisions, archiving, a regenerate and package progress, so the page never needs a reload.
  *
  * A stream ticket is one-time, so the browser's own EventSource retry (same URL) cannot work:
- * on any drop the connection is closed here, and a new one is opened with a fresh ticket and
- * `last_seq`. The server replays what was missed; events at or below the last seen seq are
+ * on any drop or end the connection is closed here, and a new one is opened with a fresh ticket
+ * and `last_seq`. The server replays what was missed; events at or below the last seen seq are
  * dropped, so nothing is lost or applied twice.
  *
  * State lives in a small external store rather than React state: each component selects the
  * slice it shows, so a streaming text re-renders its own card only, not the whole page.
  */
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { apiUrl } from '../api/client';
 import { api } from '../api/endpoints';
@@ -28,7 +31,7 @@ export interface LiveState {
   texts: Record<number, TextCandidate>;
   images: Record<number, ImageCandidate>;
   errors: string[];
-  /** The last applied event was `done` (the server closes the stream after it). */
+  /** The last applied event was `done`. */
   done: boolean;
 }
 
@@ -118,18 +121,16 @@ export interface StreamOptions {
   store: LiveStore;
   /** A fresh one-time ticket for each connection. */
   ticket: (taskId: number) => Promise<string>;
-  /** True when the task no longer generates: a dropped stream is then not reopened. */
-  isSettled: (taskId: number) => Promise<boolean>;
   createEventSource?: (url: string) => EventSource;
   /** Waits before the 1st, 2nd, … reconnect; the last one repeats. */
   retryDelaysMs?: number[];
 }
 
 export function streamUrl(taskId: number, ticket: string, lastSeq: number): string {
-  return apiUrl(`/tasks/${taskId}/stream?ticket=${encodeURIComponent(ticket)}&last_seq=${lastSeq}`);
+  return apiUrl(`/tasks/${taskId}/stream?ticket=${encodeURIComponent(ticket)}&last_seq=${lastSeq}&follow=true`);
 }
 
-/** Opens the stream and keeps it open until the task settles or the returned function is called. */
+/** Opens the stream and keeps it open (reopening it after every end or drop) until the returned function is called. */
 export function connectTaskStream(opts: StreamOptions): () => void {
   const { taskId, store } = opts;
   const delays = opts.retryDelaysMs ?? [500, 1000, 2000, 5000];
@@ -141,25 +142,10 @@ export function connectTaskStream(opts: StreamOptions): () => void {
 
   const retryLater = () => {
     if (closed) return;
-    // After `done` the server ends the stream: ask at once whether that was the end.
-    const ended = store.getState().done;
-    if (!ended) store.setConnection('reconnecting');
-    const delay = ended ? 0 : (delays[Math.min(failures, delays.length - 1)] ?? 1000);
+    store.setConnection('reconnecting');
+    const delay = delays[Math.min(failures, delays.length - 1)] ?? 1000;
     failures += 1;
-    timer = setTimeout(() => {
-      void (async () => {
-        if (closed) return;
-        let settled = false;
-        try {
-          settled = await opts.isSettled(taskId);
-        } catch {
-          // unknown: try the stream again
-        }
-        if (closed) return;
-        if (settled) store.setConnection('closed');
-        else void open();
-      })();
-    }, delay);
+    timer = setTimeout(() => void open(), delay);
   };
 
   const onDrop = () => {
@@ -214,24 +200,56 @@ export function connectTaskStream(opts: StreamOptions): () => void {
   };
 }
 
+const INVALIDATE_AFTER_MS = 150;
 const LIVE_STATUSES: TaskStatus[] = ['pending', 'generating'];
 
 export function isGenerating(status: TaskStatus | undefined): boolean {
   return status !== undefined && LIVE_STATUSES.includes(status);
 }
 
-/** One store per task page; connected while `active` (the task is generating). */
+/**
+ * One store per task page, following the task while `active` (the page shows it). Status
+ * changes and `done` refetch the task (and what hangs off its status: review history,
+ * preferences) and the review badge; package progress refetches the package list. Only those
+ * events invalidate, so streamed text does not refetch anything.
+ */
 export function useTaskStream(taskId: number, active: boolean): LiveStore {
+  const queryClient = useQueryClient();
   const store = useMemo(() => new LiveStore(), [taskId]);
   useEffect(() => {
     if (!active) return undefined;
-    return connectTaskStream({
-      taskId,
-      store,
-      ticket: async (id) => (await api.tasks.sseTicket(id)).ticket,
-      isSettled: async (id) => !isGenerating((await api.tasks.get(id)).status),
+    let seen = store.getState();
+    // A replay delivers a task's whole history at once: one refetch for a burst, not one per event.
+    const stale = new Set<'task' | 'packages'>();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const flush = () => {
+      if (stale.has('task')) {
+        void queryClient.invalidateQueries({ queryKey: ['task', taskId] });
+        void queryClient.invalidateQueries({ queryKey: ['review-queue'] });
+      } else if (stale.has('packages')) {
+        void queryClient.invalidateQueries({ queryKey: ['task', taskId, 'packages'] });
+      }
+      stale.clear();
+    };
+    const unsubscribe = store.subscribe(() => {
+      const now = store.getState();
+      if (now.status !== seen.status || (now.done && !seen.done)) stale.add('task');
+      else if (now.progress.package !== seen.progress.package) stale.add('packages');
+      seen = now;
+      if (stale.size > 0 && timer === undefined) {
+        timer = setTimeout(() => {
+          timer = undefined;
+          flush();
+        }, INVALIDATE_AFTER_MS);
+      }
     });
-  }, [taskId, active, store]);
+    const disconnect = connectTaskStream({ taskId, store, ticket: async (id) => (await api.tasks.sseTicket(id)).ticket });
+    return () => {
+      clearTimeout(timer);
+      unsubscribe();
+      disconnect();
+    };
+  }, [taskId, active, store, queryClient]);
   return store;
 }
 

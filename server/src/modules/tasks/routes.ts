@@ -28,6 +28,10 @@ const IdempotencyHeaders = Type.Object({
 const StreamQuery = Type.Object({
   ticket: Type.Optional(Type.String({ maxLength: 200 })),
   last_seq: Type.Integer({ minimum: 0, maximum: 2147483647, default: 0 }),
+  follow: Type.Boolean({
+    default: false,
+    description: 'true: stay open after `done` and for a settled task, carrying later status changes and package progress (ends after 15 min; reconnect)',
+  }),
 });
 const stateErrors = { ...commonErrors, 409: ErrorEnvelope };
 const TaskListPage = Type.Object({
@@ -146,7 +150,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     async (request, reply) => {
       const task = await tickets.redeemTicket(ctx, request.params.id, request.query.ticket);
       const afterSeq = Math.max(request.query.last_seq, lastEventId(request.headers['last-event-id']));
-      streams.start(ctx, request, reply, task, afterSeq);
+      streams.start(ctx, request, reply, task, afterSeq, request.query.follow);
       return reply;
     },
   );

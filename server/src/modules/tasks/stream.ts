@@ -8,6 +8,11 @@ import { sseConnections } from '../../ops/metrics.js';
 /** A client this far behind is cut off; it reconnects with Last-Event-ID and replays. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const RUNNING: readonly TaskStatus[] = ['pending', 'generating'];
+/**
+ * A following stream (`follow=true`) ends after this long; the client reconnects with a fresh
+ * ticket, which checks again that the user may still see the task.
+ */
+const FOLLOW_MAX_MS = 15 * 60_000;
 
 // Every stream of a task gets the same event object: encode it once, not once per stream.
 const frames = new WeakMap<StoredTaskEvent, Buffer>();
@@ -42,8 +47,10 @@ export class EventStreams {
   /**
    * Streams the task's events after `afterSeq`: stored ones, then live ones, until `done`; a
    * task that was settled before the replay (and not restarted in it) closes right after it.
+   * With `follow` the stream outlives `done` and settled tasks: the open task page keeps
+   * receiving what happens next (review decisions, a regenerate, package progress).
    */
-  start(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, task: { id: number; status: TaskStatus }, afterSeq: number) {
+  start(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, task: { id: number; status: TaskStatus }, afterSeq: number, follow = false) {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -66,6 +73,7 @@ export class EventStreams {
       sseConnections.dec();
       follower.close();
       clearInterval(heartbeat);
+      clearTimeout(followLimit);
       this.open.delete(end);
       res.end();
     };
@@ -80,14 +88,14 @@ export class EventStreams {
         res.write(frame(event));
         if (event.name === 'done') {
           running = false;
-          end();
+          if (!follow) end();
         } else if (res.writableLength > MAX_BUFFERED_BYTES) {
           request.log.warn({ taskId: task.id }, 'event stream client too slow; closing its stream');
           end();
         }
       },
       onReplayed: () => {
-        if (settledAtStart && !running) end();
+        if (settledAtStart && !running && !follow) end();
       },
       onError: (err) => {
         request.log.error({ err, taskId: task.id }, 'event stream failed');
@@ -98,6 +106,8 @@ export class EventStreams {
     sseConnections.inc();
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.heartbeatMs);
     heartbeat.unref();
+    const followLimit = follow ? setTimeout(end, FOLLOW_MAX_MS) : undefined;
+    followLimit?.unref();
     this.open.add(end);
     // The client went away (or the socket broke): drop the subscription at once.
     res.on('close', end);

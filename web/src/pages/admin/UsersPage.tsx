@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
@@ -12,6 +12,7 @@ import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 import { tone } from '../../components/tags';
+import { PageTitle } from '../../components/PageTitle';
 
 export const ROLES: Role[] = ['operator', 'supervisor', 'admin'];
 
@@ -63,9 +64,9 @@ export default function UsersPage() {
   return (
     <>
       <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
-        <Typography.Title level={3} style={{ margin: 0 }}>
+        <PageTitle>
           {t('users.title', { workspace: me.data?.workspace.name ?? '' })}
-        </Typography.Title>
+        </PageTitle>
         <Button type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => setCreating(true)}>
           {t('users.create')}
         </Button>

@@ -10,6 +10,7 @@ import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { tone } from '../../components/tags';
 import { ROLES } from './UsersPage';
+import { PageTitle } from '../../components/PageTitle';
 
 const INVITATION_COLOR: Record<InvitationStatus, string> = { pending: 'processing', accepted: 'green', declined: 'default', revoked: 'default', expired: 'default' };
 
@@ -110,9 +111,9 @@ export default function WorkspacesPage() {
   const addError = addMember.error instanceof ApiError && addMember.error.status === 404 ? t('workspaces.notShared') : addMember.error && errorMessage(addMember.error);
   return (
     <>
-      <Typography.Title level={3} style={{ marginTop: 0 }}>
+      <PageTitle style={{ marginBottom: 16 }}>
         {t('workspaces.title')}
-      </Typography.Title>
+      </PageTitle>
       <Card size="small" title={t('workspaces.create')} style={{ marginBottom: 16, maxWidth: 720 }}>
         {create.error && <Alert type="error" showIcon role="alert" title={errorMessage(create.error)} style={{ marginBottom: 12 }} />}
         <Form form={form} layout="inline" onFinish={(v: { name: string; slug: string }) => create.mutate(v)}>

@@ -1,6 +1,7 @@
 import { Radio } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useDocumentTitle } from '../../components/documentTitle';
 import { setLang, type Lang } from '../../i18n';
 
 /**
@@ -9,6 +10,7 @@ import { setLang, type Lang } from '../../i18n';
  */
 export function AuthFrame({ title, children }: { title: string; children: ReactNode }) {
   const { t, i18n } = useTranslation();
+  useDocumentTitle(title);
   return (
     <main style={{ minHeight: '100vh', display: 'flex', alignItems: 'center', justifyContent: 'center', background: '#f5f5f5' }}>
       <div style={{ width: 380, maxWidth: '92vw', background: '#fff', borderRadius: 8, padding: 32, boxShadow: '0 1px 4px rgba(0,0,0,0.08)' }}>

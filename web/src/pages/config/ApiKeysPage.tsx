@@ -9,6 +9,7 @@ import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 // One list of provider labels for server and client; `local` is the offline provider.
 import { PROVIDER_LABELS } from '../../../../server/src/providers/labels';
+import { PageTitle } from '../../components/PageTitle';
 
 interface Values {
   provider: string;
@@ -33,9 +34,9 @@ export default function ApiKeysPage() {
   const remove = useMutation({ mutationFn: api.apiKeys.remove, onSuccess: refresh });
   return (
     <>
-      <Typography.Title level={3} style={{ marginTop: 0 }}>
+      <PageTitle style={{ marginBottom: 16 }}>
         {t('apiKeys.title')}
-      </Typography.Title>
+      </PageTitle>
       <Card size="small" title={t('apiKeys.add')} style={{ marginBottom: 16, maxWidth: 720 }}>
         {create.error && <Alert type="error" showIcon role="alert" title={errorMessage(create.error)} style={{ marginBottom: 12 }} />}
         <Form<Values> form={form} layout="inline" onFinish={(v) => create.mutate(v)} initialValues={{ provider: 'openai' }}>

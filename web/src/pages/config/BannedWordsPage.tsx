@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table, Typography } from 'antd';
+import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
@@ -12,6 +12,7 @@ import { QueryError } from '../../components/QueryError';
 import { BannedLevelTag } from '../../components/tags';
 import { usePaging } from '../../components/usePaging';
 import { PresetImport } from './PresetImport';
+import { PageTitle } from '../../components/PageTitle';
 
 const LEVELS: BannedLevel[] = ['hard_block', 'soft_warn', 'auto_fix'];
 
@@ -49,9 +50,9 @@ export default function BannedWordsPage() {
   return (
     <>
       <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
-        <Typography.Title level={3} style={{ margin: 0 }}>
+        <PageTitle>
           {t('banned.title')}
-        </Typography.Title>
+        </PageTitle>
         {canWrite && (
           <Space>
             <PresetImport onDone={refresh} />

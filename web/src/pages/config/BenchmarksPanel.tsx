@@ -50,7 +50,7 @@ function BenchmarkItem({ b, productId }: { b: Benchmark; productId: number }) {
         <Space wrap>
           <Typography.Text strong>#{b.id}</Typography.Text>
           <Tag color={tone(STATUS_COLOR[b.analyze_status])}>{t(`benchmarks.status.${b.analyze_status}`)}</Tag>
-          {b.analysis_source && <Tag>{t('benchmarks.source', { source: b.analysis_source })}</Tag>}
+          {b.analysis_source && <Tag>{t('benchmarks.source', { source: t(`benchmarks.sources.${b.analysis_source}`, { defaultValue: b.analysis_source }) })}</Tag>}
           <Typography.Text type="secondary">{formatTime(b.created_at)}</Typography.Text>
           <Button size="small" onClick={() => analyze.mutate()} loading={analyze.isPending}>
             {b.analyze_status === 'done' ? t('benchmarks.reanalyze') : t('benchmarks.analyze')}

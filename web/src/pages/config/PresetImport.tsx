@@ -7,7 +7,7 @@ import { api } from '../../api/endpoints';
 import { notifySuccess } from '../../app/notify';
 import { QueryError } from '../../components/QueryError';
 
-/** Built-in word lists (advertising law, health claims) imported in one call. */
+/** Built-in word lists (advertising law, health claims) imported in one call; worded here by their name. */
 export function PresetImport({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
@@ -37,7 +37,10 @@ export function PresetImport({ onDone }: { onDone: () => void }) {
                 </Button>,
               ]}
             >
-              <List.Item.Meta title={`${p.title} · ${t('banned.wordCount', { count: p.word_count })}`} description={<Typography.Text type="secondary">{p.description}</Typography.Text>} />
+              <List.Item.Meta
+                title={`${t(`banned.presets.${p.name}.title`, { defaultValue: p.title })} · ${t('banned.wordCount', { count: p.word_count })}`}
+                description={<Typography.Text type="secondary">{t(`banned.presets.${p.name}.description`, { defaultValue: p.description })}</Typography.Text>}
+              />
             </List.Item>
           )}
         />

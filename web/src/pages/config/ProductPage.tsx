@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Form, Input, Radio, Select, Tabs, Typography } from 'antd';
+import { Alert, Button, Card, Form, Input, Radio, Select, Tabs } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -12,6 +12,7 @@ import { QueryError } from '../../components/QueryError';
 import { BenchmarksPanel } from './BenchmarksPanel';
 import { ProductImages } from './ProductImages';
 import { useAllBannedWords } from './queries';
+import { PageTitle } from '../../components/PageTitle';
 
 type Values = Required<Omit<ProductBody, 'custom_prompt'>> & { custom_prompt: string };
 
@@ -99,9 +100,9 @@ export default function ProductPage() {
   const id = param === undefined ? undefined : Number(param);
   return (
     <Card>
-      <Typography.Title level={3} style={{ marginTop: 0 }}>
+      <PageTitle style={{ marginBottom: 16 }}>
         {id === undefined ? t('products.new') : t('products.edit', { id })}
-      </Typography.Title>
+      </PageTitle>
       {id === undefined ? (
         <ProductForm id={undefined} />
       ) : (

@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Input, Popconfirm, Space, Table, Tag, Typography } from 'antd';
+import { Button, Input, Popconfirm, Space, Table, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -9,6 +9,7 @@ import type { Product } from '../../api/types';
 import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
+import { PageTitle } from '../../components/PageTitle';
 
 export default function ProductsPage() {
   const { t } = useTranslation();
@@ -25,9 +26,9 @@ export default function ProductsPage() {
   return (
     <>
       <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
-        <Typography.Title level={3} style={{ margin: 0 }}>
+        <PageTitle>
           {t('products.title')}
-        </Typography.Title>
+        </PageTitle>
         <Space wrap>
           <Input.Search
             aria-label={t('products.search')}

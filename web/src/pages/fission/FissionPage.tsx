@@ -4,6 +4,7 @@ import { Alert, Button, Card, Col, Descriptions, Empty, Image, Progress, Row, Sp
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
+import { wordFailure } from '../../api/errorText';
 import type { FissionNote } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
 import { CopyButton } from '../../components/CopyButton';
@@ -11,6 +12,7 @@ import { QueryError } from '../../components/QueryError';
 import { PASS_LINE } from '../../components/ScoreBreakdown';
 import { BannedStatusTag, tone } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
+import { PageTitle } from '../../components/PageTitle';
 
 async function saveFile(res: Response, fallbackName: string) {
   const disposition = res.headers.get('content-disposition') ?? '';
@@ -32,7 +34,7 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
     mutationFn: () => api.fission.retryImages(fissionId, note.seq),
     onSuccess: (r) => {
       const roles = (r.failed_roles ?? []).map((role) => t(`imageRole.${role}`, { defaultValue: role })).join(', ');
-      notifySuccess(r.queued ? t('fission.retryQueued', { roles }) : (r.message ?? t('fission.nothingToRetry')));
+      notifySuccess(r.queued ? t('fission.retryQueued', { roles }) : t(/retried already/.test(r.message ?? '') ? 'fission.alreadyRetrying' : 'fission.nothingToRetry'));
       onRetried();
     },
   });
@@ -55,7 +57,7 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
       }
       style={{ height: '100%' }}
     >
-      <Typography.Title level={5} style={{ marginTop: 0 }}>
+      <Typography.Title level={2} style={{ marginTop: 0, fontSize: 16 }}>
         {note.note.title}
       </Typography.Title>
       <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{note.note.content}</Typography.Paragraph>
@@ -69,7 +71,7 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
                 {t('fission.imagePending')}
               </div>
             ) : img.error || !img.url ? (
-              <Tooltip key={i} title={img.error}>
+              <Tooltip key={i} title={img.error ? wordFailure(t, img.error, img.error_kind) : undefined}>
                 <div data-testid="image-error" style={{ width: 90, aspectRatio: '3 / 4', display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', background: '#fff1f0', border: '1px dashed #ff4d4f', borderRadius: 6, fontSize: 12, color: '#a8071a' }}>
                   <WarningOutlined aria-hidden />
                   {t('fission.imageFailed', { role: t(`imageRole.${img.role}`, { defaultValue: img.role }) })}
@@ -111,15 +113,15 @@ export default function FissionPage() {
   return (
     <>
       <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
-        <Typography.Title level={3} style={{ margin: 0 }}>
+        <PageTitle>
           {t('fission.page', { id })}
-        </Typography.Title>
+        </PageTitle>
         <Button icon={<DownloadOutlined aria-hidden />} onClick={() => download.mutate()} loading={download.isPending} disabled={!notes.data?.notes.length}>
           {t('fission.download')}
         </Button>
       </Space>
       <QueryError error={fission.error ?? notes.error} />
-      {fission.data?.error && <Alert type="warning" showIcon title={fission.data.error} style={{ marginBottom: 16 }} />}
+      {fission.data?.error && <Alert type="warning" showIcon title={wordFailure(t, fission.data.error)} style={{ marginBottom: 16 }} />}
       {fission.data && progress && (
         <Card size="small" style={{ marginBottom: 16 }}>
           <Descriptions size="small" column={{ xs: 1, md: 4 }}>

@@ -11,6 +11,7 @@ import { QueryError } from '../../components/QueryError';
 import { ScoreBreakdown } from '../../components/ScoreBreakdown';
 import { BannedStatusTag } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
+import { PageTitle } from '../../components/PageTitle';
 
 function SetColumn({ set }: { set: SelectedSet }) {
   const { t } = useTranslation();
@@ -19,7 +20,7 @@ function SetColumn({ set }: { set: SelectedSet }) {
     <Card size="small" title={t('candidate.set', { set: set.strategy })} data-testid={`review-set-${set.strategy}`} style={{ height: '100%' }}>
       {text ? (
         <>
-          <Typography.Title level={5} style={{ marginTop: 0 }}>
+          <Typography.Title level={2} style={{ marginTop: 0, fontSize: 16 }}>
             {text.title}
           </Typography.Title>
           <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{text.content}</Typography.Paragraph>
@@ -67,9 +68,9 @@ export default function ReviewPage() {
 
   return (
     <>
-      <Typography.Title level={3} style={{ marginTop: 0 }}>
+      <PageTitle style={{ marginBottom: 16 }}>
         {t('review.title')}
-      </Typography.Title>
+      </PageTitle>
       <QueryError error={queue.error} />
       {queue.data && queue.data.items.length === 0 && <Empty description={t('review.empty')} />}
       {queue.data?.items.map((item) => (

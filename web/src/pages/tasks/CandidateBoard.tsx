@@ -44,7 +44,7 @@ const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidat
         </Space>
       }
     >
-      <Typography.Title level={5} style={{ marginTop: 0 }}>
+      <Typography.Title level={3} style={{ marginTop: 0, fontSize: 16 }}>
         <HighlightText text={c.title} words={words} />
       </Typography.Title>
       <Typography.Paragraph tabIndex={0} style={{ maxHeight: 220, overflow: 'auto' }}>
@@ -143,7 +143,7 @@ export function CandidateBoard({
         const setImages = (imageSets.get(k) ?? []).slice().sort((a, b) => a.seq - b.seq);
         return (
           <Col key={k} xs={24} lg={24 / Math.min(keys.length, 3)} data-testid={`set-${k}`}>
-            <Typography.Title level={4}>{k === 'none' ? t('candidate.noSet') : t('candidate.set', { set: k })}</Typography.Title>
+            <Typography.Title level={2} style={{ fontSize: 20 }}>{k === 'none' ? t('candidate.noSet') : t('candidate.set', { set: k })}</Typography.Title>
             {(textSets.get(k) ?? []).map((c) => (
               <TextCard key={c.candidate_id} c={c} words={words} actions={actions} />
             ))}

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, List, Space, Steps, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { apiUrl } from '../../api/client';
+import { wordFailure } from '../../api/errorText';
 import { api } from '../../api/endpoints';
 import type { DeliveryPackage, TaskStatus } from '../../api/types';
 import { formatTime } from '../../components/format';
@@ -39,7 +40,7 @@ function PackageRow({ pkg, onChange }: { pkg: DeliveryPackage; onChange: () => v
           status={pkg.status === 'failed' ? 'error' : pkg.status === 'pending' ? 'process' : 'finish'}
           items={[{ title: t('delivery.status.pending') }, { title: t('delivery.status.ready') }, { title: t('delivery.status.downloaded') }]}
         />
-        {pkg.error && <Alert type="error" showIcon title={pkg.error} style={{ marginBottom: 8 }} />}
+        {pkg.error && <Alert type="error" showIcon title={wordFailure(t, pkg.error)} style={{ marginBottom: 8 }} />}
         <Space wrap>
           <Button icon={<DownloadOutlined aria-hidden />} type="primary" disabled={!downloadable} loading={download.isPending} onClick={() => download.mutate()}>
             {t('delivery.download')}

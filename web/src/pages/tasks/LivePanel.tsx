@@ -1,6 +1,7 @@
 import { Alert, Badge, Card, Progress, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { Progress as StageProgress, Stage } from '../../api/types';
+import { wordFailure } from '../../api/errorText';
 import { useLive, type LiveStore } from '../../hooks/taskStream';
 
 const STAGES: Stage[] = ['text', 'score', 'image', 'package'];
@@ -47,25 +48,48 @@ function Drafts({ store }: { store: LiveStore }) {
   );
 }
 
+/** Problems reported during generation: one alert, each distinct problem worded once. */
 function StreamErrors({ store }: { store: LiveStore }) {
+  const { t } = useTranslation();
   const errors = useLive(store, (s) => s.errors);
+  if (errors.length === 0) return null;
+  const lines = [...new Set(errors.map((e) => wordFailure(t, e)))];
   return (
-    <>
-      {errors.map((e, i) => (
-        <Alert key={i} type="error" showIcon title={e} style={{ marginTop: 8 }} />
-      ))}
-    </>
+    <Alert
+      type="warning"
+      showIcon
+      data-testid="stream-errors"
+      style={{ marginTop: 8 }}
+      title={lines.length === 1 ? lines[0] : t('failure.more', { count: lines.length })}
+      description={
+        lines.length > 1 ? (
+          <ul style={{ margin: 0, paddingInlineStart: 20 }}>
+            {lines.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        ) : undefined
+      }
+    />
   );
+}
+
+/** While generating: the stream's connection; after it: how the generation ended, not the connection. */
+function StateBadge({ store, generating }: { store: LiveStore; generating: boolean }) {
+  const { t } = useTranslation();
+  const connection = useLive(store, (s) => s.connection);
+  const failed = useLive(store, (s) => s.status === 'failed');
+  if (generating) return <Badge status={CONNECTION_BADGE[connection]} text={t(`live.connection.${connection}`)} />;
+  return <Badge status={failed ? 'error' : 'success'} text={t(failed ? 'live.failed' : 'live.finished')} data-testid="live-finished" />;
 }
 
 export function LivePanel({ store, fallback, generating }: { store: LiveStore; fallback: StageProgress | null; generating: boolean }) {
   const { t } = useTranslation();
-  const connection = useLive(store, (s) => s.connection);
   return (
     <Card
       size="small"
       title={t('live.title')}
-      extra={<Badge status={CONNECTION_BADGE[connection]} text={t(`live.connection.${connection}`)} />}
+      extra={<StateBadge store={store} generating={generating} />}
       style={{ marginBottom: 16 }}
       data-testid="live-panel"
     >

@@ -6,6 +6,7 @@ import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { TaskCreate } from '../../api/types';
 import { useAllProducts } from '../config/queries';
+import { PageTitle } from '../../components/PageTitle';
 
 export default function TaskCreatePage() {
   const { t } = useTranslation();
@@ -29,9 +30,9 @@ export default function TaskCreatePage() {
 
   return (
     <Card style={{ maxWidth: 720 }}>
-      <Typography.Title level={3} style={{ marginTop: 0 }}>
+      <PageTitle style={{ marginBottom: 16 }}>
         {t('nav.newTask')}
-      </Typography.Title>
+      </PageTitle>
       {create.error && (
         <Alert type="error" showIcon role="alert" title={t('taskCreate.refused')} description={errorMessage(create.error)} style={{ marginBottom: 16 }} />
       )}

@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Button, DatePicker, Select, Space, Table, Typography } from 'antd';
+import { Button, DatePicker, Select, Space, Table } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +12,7 @@ import { QueryError } from '../../components/QueryError';
 import { TaskStatusTag } from '../../components/tags';
 import { usePaging } from '../../components/usePaging';
 import { useAllProducts } from '../config/queries';
+import { PageTitle } from '../../components/PageTitle';
 
 /**
  * GET /tasks pages by number only this deep (page × page_size, the server's PAGE_WINDOW); older
@@ -41,9 +42,9 @@ export default function TaskListPage() {
   return (
     <>
       <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
-        <Typography.Title level={3} style={{ margin: 0 }}>
+        <PageTitle>
           {t('tasks.title')}
-        </Typography.Title>
+        </PageTitle>
         <Link to="/tasks/new">
           <Button type="primary" icon={<PlusOutlined aria-hidden />}>
             {t('nav.newTask')}

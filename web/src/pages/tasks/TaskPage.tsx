@@ -1,12 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Col, Popconfirm, Row, Space, Typography } from 'antd';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
+import { wordFailure } from '../../api/errorText';
 import type { ImageCandidate, TaskDetail, TextCandidate } from '../../api/types';
 import { PageSpin } from '../../app/guards';
 import { formatTime } from '../../components/format';
+import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
 import { applyImageSelection, applyTextSelection, canSubmitForReview } from '../../components/selection';
 import { TaskStatusTag } from '../../components/tags';
@@ -33,24 +35,10 @@ export default function TaskPage() {
     refetchInterval: (q) => (isGenerating(q.state.data?.status) ? 5000 : false),
   });
   const generating = isGenerating(task.data?.status);
-  const store = useTaskStream(taskId, generating);
+  const store = useTaskStream(taskId, Boolean(task.data));
   const bannedWords = useAllBannedWords();
   const words = useMemo(() => (bannedWords.data?.items ?? []).map((w) => ({ word: w.word, level: w.level })), [bannedWords.data]);
   const [editing, setEditing] = useState<TextCandidate>();
-
-  // Status changes and `done` refetch the authoritative detail, without re-rendering on every event.
-  useEffect(() => {
-    let seen = store.getState().status;
-    let done = store.getState().done;
-    return store.subscribe(() => {
-      const s = store.getState();
-      if (s.status !== seen || s.done !== done) {
-        seen = s.status;
-        done = s.done;
-        void queryClient.invalidateQueries({ queryKey: key });
-      }
-    });
-  }, [store, queryClient, key]);
 
   const patch = (update: (d: TaskDetail) => TaskDetail) =>
     queryClient.setQueryData<TaskDetail>(key, (d) => (d ? update(d) : d));
@@ -109,9 +97,9 @@ export default function TaskPage() {
     <>
       <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap align="start">
         <div>
-          <Typography.Title level={3} style={{ margin: 0 }}>
+          <PageTitle tab={t('taskPage.tab', { id: d.id, theme: d.theme })}>
             {d.theme} <TaskStatusTag status={d.status} />
-          </Typography.Title>
+          </PageTitle>
           <Typography.Text type="secondary">
             #{d.id} · {d.product_name} · {t(`track.${d.track}`)} · {t('taskPage.counts', { texts: d.text_count, images: d.image_count })} ·{' '}
             {formatTime(d.created_at)}
@@ -140,7 +128,7 @@ export default function TaskPage() {
           description={d.reject_reason}
         />
       )}
-      {d.status === 'failed' && d.failure_reason && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={d.failure_reason} />}
+      {d.status === 'failed' && d.failure_reason && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={wordFailure(t, d.failure_reason)} />}
       {d.status === 'pending_selection' && !canSubmitForReview(d.text_candidates) && (
         <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('taskPage.selectHint')} />
       )}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import i18n from '../i18n';
+import { ApiError, errorMessage } from './client';
+import { wordFailure } from './errorText';
+
+const zh = (status: number, code: number, message: string) => errorMessage(new ApiError(status, code, message));
+
+describe('server errors in the interface language', () => {
+  it('words every contract error code in Chinese, keeping the data a message carries', async () => {
+    await i18n.changeLanguage('zh-CN');
+    expect(zh(401, 40102, 'wrong username or password')).toBe('用户名或密码错误');
+    expect(zh(400, 40000, 'current_password is wrong')).toBe('当前密码不正确');
+    expect(zh(415, 41500, 'the upload is not a JPEG, PNG or WebP image (checked by its content)')).toBe('只支持 JPEG、PNG 或 WebP 图片');
+    expect(zh(422, 42202, 'banned words (hard_block) found: 国家级, 最')).toBe('含有禁止使用的违禁词：国家级、最');
+    expect(zh(409, 40900, 'archive is not accepted while the task is pending_review (accepted: approved)')).toBe('任务当前为“待审核”，不能进行此操作');
+    expect(zh(400, 40000, 'body.theme must not be blank')).toBe('“主题”不能为空');
+    expect(zh(429, 42900, 'too many failed logins for this username; try again in 15 min')).toBe('登录失败次数过多，请 15 分钟后再试');
+    // A sentence this client does not know still reads in Chinese, by its code.
+    expect(zh(400, 40000, 'body/title must NOT have more than 20 characters')).toBe('提交的内容不符合要求，请检查后重试');
+    expect(zh(502, 50200, 'provider deepseek failed after 3 attempts: timeout')).toBe('AI 服务调用失败，请稍后重试');
+    expect(zh(418, 41800, 'I am a teapot')).toBe('服务器返回错误（HTTP 418）');
+  });
+
+  it('words the same codes in English when the interface is English', async () => {
+    await i18n.changeLanguage('en');
+    expect(zh(401, 40102, 'wrong username or password')).toBe('Wrong username or password');
+    expect(zh(422, 42202, 'banned words (hard_block) found: 国家级')).toBe('Contains banned words that are never allowed: 国家级');
+    await i18n.changeLanguage('zh-CN');
+  });
+});
+
+describe('failures recorded by the server, worded', () => {
+  const t = i18n.getFixedT('zh-CN');
+  const advice = 'deepseek notes failed after 3 attempts (HTTP 401): the API key was refused: check or replace the key under API keys. Provider said: Incorrect API key provided';
+
+  it('says what failed and why, by the provider failure kind', () => {
+    expect(wordFailure(t, `texts of set B failed: ${advice}`)).toBe('B 组文案生成失败：AI 服务拒绝了 API 密钥，请在“API 密钥”中检查或更换');
+    expect(wordFailure(t, 'image A2 (detail) failed: openai images failed after 1 attempt: the provider did not answer in time, or raise PROVIDER_TIMEOUT_MS. Provider said: aborted')).toBe(
+      '图片 A2 生成失败：AI 服务响应超时，请重试',
+    );
+    expect(wordFailure(t, 'partly done: 1 of 3 text sets failed, 2 of 9 images failed; the rest is ready')).toBe('部分完成（1/3 组文案失败，2/9 张图片失败），其余内容已就绪');
+    expect(wordFailure(t, 'main image failed: whatever the provider said', 'rate_limit')).toBe('图片生成失败：AI 服务限流或额度用尽，请稍后再试');
+    expect(wordFailure(t, 'something no client knows')).toBe('生成失败：出现意外错误，请重试');
+  });
+});
