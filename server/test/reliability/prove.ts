@@ -10,6 +10,7 @@ import { fuzzScenario } from './fuzz.js';
 import { postgresReachable, redisReachable, type ScenarioResult } from './harness.js';
 import { scaleScenarios } from './scale.js';
 import { singleProcessLoad } from './single.js';
+import { webhookScenario } from './webhooks.js';
 
 const { values } = parseArgs({ options: { long: { type: 'boolean', default: false }, only: { type: 'string', multiple: true }, record: { type: 'boolean', default: false } } });
 const long = values.long!;
@@ -29,6 +30,7 @@ const groups: Group[] = [
   { name: 'fuzz', needs: ['postgres'], run: async () => [await fuzzScenario(long, 'postgres')], titles: ['5 hostile input, PostgreSQL'] },
   { name: 'authz', needs: [], run: () => authzScenarios(), titles: ['6 authorization matrix', '6 one-time tokens'] },
   { name: 'load', needs: [], run: async () => [await singleProcessLoad(long)], titles: ['7a load SQLite'] },
+  { name: 'webhooks', needs: [], run: async () => [await webhookScenario()], titles: ['8 webhooks'] },
 ];
 
 function table(rows: ScenarioResult[]): string {

@@ -16,8 +16,8 @@ import { addressPolicy, DELIVER_JOB } from './service.js';
  * lapse and the row becomes due again: at least once, with the same delivery id every time.
  */
 
-/** Beyond the attempt's own deadline, how long its claim lasts before another worker may retry. */
-const CLAIM_MARGIN_MS = 5_000;
+/** Beyond the attempt's own deadline, how long its claim lasts before another worker may retry (timeout + this). */
+const claimMarginMs = (timeoutMs: number) => Math.min(5_000, timeoutMs);
 const EXCERPT_CHARS = 300;
 /** Due deliveries enqueued per poll. */
 const POLL_BATCH = 500;
@@ -44,7 +44,7 @@ function linkOf(publicUrl: string | undefined, event: string, data: Record<strin
 export async function deliverOnce(ctx: AppContext, deliveryId: number): Promise<void> {
   const settings = ctx.config.webhooks;
   const started = new Date();
-  const claimed = await repo.claimDelivery(ctx.db, deliveryId, started.toISOString(), new Date(started.getTime() + settings.timeoutMs + CLAIM_MARGIN_MS).toISOString());
+  const claimed = await repo.claimDelivery(ctx.db, deliveryId, started.toISOString(), new Date(started.getTime() + settings.timeoutMs + claimMarginMs(settings.timeoutMs)).toISOString());
   // Not due, already settled, or another run holds it: nothing to do.
   if (!claimed) return;
   const webhook = await repo.webhookOf(ctx.db, claimed);
@@ -153,7 +153,7 @@ export class WebhookDispatcher implements WorkerChore {
   /** One pass; returns how many deliveries it enqueued. */
   async poll(): Promise<number> {
     const now = Date.now();
-    const quiet = this.ctx.config.webhooks.timeoutMs + CLAIM_MARGIN_MS;
+    const quiet = this.ctx.config.webhooks.timeoutMs + claimMarginMs(this.ctx.config.webhooks.timeoutMs);
     for (const [id, sent] of this.recent) if (now - sent.at > quiet) this.recent.delete(id);
     const due = await repo.dueDeliveries(this.ctx.db, new Date(now).toISOString(), POLL_BATCH);
     let enqueued = 0;
