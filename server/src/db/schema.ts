@@ -259,14 +259,32 @@ export interface ImageCandidatesTable {
   strategy: 'A' | 'B' | 'C';
   role: 'hook' | 'pain' | 'proof' | 'quality' | 'credit' | 'convert' | 'main';
   seq: number;
-  file_key: string;
-  mime: string;
+  /** Null while the image is being made (`pending`) or when it failed. */
+  file_key: string | null;
+  mime: string | null;
   prompt: string;
   is_selected: Bool;
   is_regen: Bool;
   ai_visual_score: number | null;
   ai_visual_note: string | null;
   created_at: Timestamp;
+  /** 0: the generation's own image of the slot; 1, 2…: regenerated or uploaded images of the same slot. */
+  variant: Generated<number>;
+  source: ColumnType<'ai' | 'upload', 'ai' | 'upload' | undefined, 'ai' | 'upload'>;
+  status: ColumnType<'pending' | 'done' | 'failed', 'pending' | 'done' | 'failed' | undefined, 'pending' | 'done' | 'failed'>;
+  error: string | null;
+  error_kind: string | null;
+  /** The image before any text was drawn on it (null: `file_key` has no text drawn). */
+  raw_file_key: string | null;
+  raw_mime: string | null;
+  /** The cover title or caption drawn into `file_key`, when one is. */
+  lettered_title: string | null;
+  /** The storyboard frame's line: a cover is lettered with its set's cover title, a caption with this text. */
+  overlay: ColumnType<StoryboardFrame['overlay'], string | undefined, string>;
+  brief: Generated<string>;
+  /** The operator's instruction for a regenerated image. */
+  instruction: string | null;
+  updated_at: Timestamp | null;
 }
 
 export interface TaskEventsTable {
@@ -386,7 +404,7 @@ export interface FissionImagesTable {
   strategy: StrategyCode;
   /** The full frame direction sent to the image model. */
   brief: string;
-  overlay: Json<StoryboardFrame['overlay']>;
+  overlay: ColumnType<StoryboardFrame['overlay'], string | undefined, string>;
   status: FissionImageStatus;
   file_key: string | null;
   mime: string | null;
@@ -562,7 +580,7 @@ export type ColumnCodec = 'bool' | 'json';
 type CodecOf<C> = C extends { readonly __select__: infer S; readonly __insert__: infer I }
   ? [S] extends [boolean]
     ? 'bool'
-    : [I] extends [string]
+    : [Exclude<I, undefined>] extends [string]
       ? [S] extends [string]
         ? never
         : 'json'
@@ -583,7 +601,7 @@ export const COLUMN_CODECS: TableCodecs = {
   banned_words: { updatable: 'bool' },
   tasks: { benchmark_ids: 'json', need_product_image: 'bool', overlay_text: 'bool', progress: 'json' },
   text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool' },
-  image_candidates: { is_selected: 'bool', is_regen: 'bool' },
+  image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json' },
   task_events: { data: 'json' },
   preference_snapshots: { context: 'json' },
   reviews: { final: 'bool' },

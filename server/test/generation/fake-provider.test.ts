@@ -39,9 +39,12 @@ describe('generation with an OpenAI-compatible provider', () => {
     await runTaskGeneration(server.ctx, taskId);
     const detail = await taskDetail(server, ws.token, taskId);
     expect(detail.status).toBe('pending_selection');
-    // The quality frame (a macro shot) of each of the 3 sets failed: 15 of 18 made it.
-    expect(detail.image_candidates).toHaveLength(15);
-    expect((detail.image_candidates as any[]).some((i) => i.role === 'quality')).toBe(false);
+    // The quality frame (a macro shot) of each of the 3 sets failed: 15 of 18 made it, the 3
+    // failed slots are stored as such (so retry-images can make them again).
+    expect((detail.image_candidates as any[]).filter((i) => i.status === 'done')).toHaveLength(15);
+    const failed = (detail.image_candidates as any[]).filter((i) => i.status === 'failed');
+    expect(failed.map((i) => i.role)).toEqual(['quality', 'quality', 'quality']);
+    expect(failed.every((i) => i.url === null)).toBe(true);
     const events = await eventsOf(server, taskId);
     const errors = named(events, 'error').map((e) => e.message);
     expect(errors.filter((m) => /^image [ABC]\d \(quality\) failed/.test(m))).toHaveLength(3);

@@ -122,7 +122,7 @@ describe('the service with STORAGE=s3', () => {
     const bytes = Buffer.from(await image.arrayBuffer());
     const row = await server.ctx.db.selectFrom('image_candidates').select('file_key').where('id', '=', detail.image_candidates[0].candidate_id).executeTakeFirstOrThrow();
     // The object is in the bucket (not on local disk) and is the bytes served.
-    expect((await server.ctx.storage.read(row.file_key)).equals(bytes)).toBe(true);
+    expect((await server.ctx.storage.read(row.file_key!)).equals(bytes)).toBe(true);
     expect(server.ctx.storage).toBeInstanceOf(S3FileStorage);
 
     await ok(server, 'POST', `/tasks/${taskId}/text-candidates/select`, ws.token, { candidate_id: detail.text_candidates[0].candidate_id });

@@ -13,6 +13,8 @@ import type {
   CurrentUser,
   DeliveryPackage,
   FissionCreated,
+  FissionListItem,
+  ImageCandidate,
   FissionNotes,
   FissionStatus,
   Invitation,
@@ -112,6 +114,9 @@ const r = {
   editText: route<TextCandidate>('POST', '/tasks/{id}/text-candidates/{candidate_id}/edit'),
   importText: route<TextCandidate>('POST', '/tasks/{id}/import-text'),
   regenerate: route<unknown>('POST', '/tasks/{id}/regenerate'),
+  regenerateImage: route<{ queued: true }>('POST', '/tasks/{id}/image-candidates/{candidate_id}/regenerate'),
+  uploadImage: route<ImageCandidate>('POST', '/tasks/{id}/image-candidates/upload'),
+  retryTaskImages: route<{ queued: number; failed_roles: string[] }>('POST', '/tasks/{id}/retry-images'),
   submitReview: route<unknown>('POST', '/tasks/{id}/submit-review'),
   archive: route<TaskListItem>('POST', '/tasks/{id}/archive'),
   preference: route<PreferenceContext>('GET', '/tasks/{id}/preference/context'),
@@ -125,6 +130,7 @@ const r = {
   markDownloaded: route<DeliveryPackage>('POST', '/delivery-packages/{id}/mark-downloaded'),
   downloadToken: route<{ token: string; expires_in: number }>('POST', '/delivery-packages/{id}/download-token'),
   createFission: route<FissionCreated>('POST', '/fission'),
+  fissions: route<Page<FissionListItem>>('GET', '/fission'),
   fission: route<FissionStatus>('GET', '/fission/{id}'),
   fissionNotes: route<FissionNotes>('GET', '/fission/{id}/notes'),
   fissionDownload: fileRoute('GET', '/fission/{id}/download'),
@@ -216,8 +222,19 @@ export const api = {
       r.selectText({ id }, { body: selected ? { candidate_id } : { candidate_id, selected } }),
     selectImage: (id: number, candidate_id: number, selected: boolean) =>
       r.selectImage({ id }, { body: selected ? { candidate_id } : { candidate_id, selected } }),
-    editText: (id: number, candidateId: number, body: { content: string; title?: string; tags?: string[] }) =>
+    editText: (id: number, candidateId: number, body: { content: string; title?: string; tags?: string[]; cover_title?: string }) =>
       r.editText({ id, candidate_id: candidateId }, { body }),
+    regenerateImage: (id: number, candidateId: number, instruction: string) =>
+      r.regenerateImage({ id, candidate_id: candidateId }, { body: instruction.trim() ? { instruction: instruction.trim() } : {} }),
+    uploadImage: (id: number, slot: { strategy: Strategy; seq: number; role: string }, file: Blob) => {
+      const form = new FormData();
+      form.append('strategy', slot.strategy);
+      form.append('seq', String(slot.seq));
+      form.append('role', slot.role);
+      form.append('image', file);
+      return r.uploadImage({ id }, { form });
+    },
+    retryImages: (id: number) => r.retryTaskImages({ id }),
     importText: (id: number, body: { content: string; angle_label: string; strategy?: Strategy }) =>
       r.importText({ id }, { body }),
     regenerate: (id: number) => r.regenerate({ id }),
@@ -244,6 +261,7 @@ export const api = {
   fission: {
     create: (source_task_id: number, reference_level: ReferenceLevel, fanout_count: number) =>
       r.createFission({}, { body: { source_task_id, reference_level, fanout_count } }),
+    list: (query: Paging & { source_task_id?: number }) => r.fissions({}, { query }),
     get: (id: number) => r.fission({ id }),
     notes: (id: number) => r.fissionNotes({ id }),
     download: (id: number) => r.fissionDownload({ id }),

@@ -206,13 +206,18 @@ export type ImageRole = 'hook' | 'pain' | 'proof' | 'quality' | 'credit' | 'conv
 export interface ImageCandidate {
   candidate_id: number;
   strategy: Strategy;
-  url: string;
+  /** Null while the image is being made (`pending`) or when it failed. */
+  url: string | null;
   role: ImageRole;
   seq: number;
   is_selected: boolean;
   is_regen: boolean;
   ai_visual_score: number | null;
   ai_visual_note: string | null;
+  source: 'ai' | 'upload';
+  status: 'pending' | 'done' | 'failed';
+  error_kind: string | null;
+  instruction: string | null;
 }
 export type Stage = 'text' | 'score' | 'image' | 'package';
 export interface Progress {
@@ -220,8 +225,24 @@ export interface Progress {
   done: number;
   total: number;
 }
+/** What the caller may do with a task now (contract-decisions §8): the console shows only these buttons. */
+export type TaskAction =
+  | 'select'
+  | 'edit'
+  | 'import_text'
+  | 'regenerate'
+  | 'regenerate_image'
+  | 'upload_image'
+  | 'retry_images'
+  | 'submit_review'
+  | 'approve'
+  | 'reject'
+  | 'package'
+  | 'archive'
+  | 'fission';
 export interface TaskDetail extends TaskListItem {
   benchmark_ids: number[];
+  allowed_actions: TaskAction[];
   /** Why the last generation failed (server addition), shown on a failed task. */
   failure_reason: string | null;
   text_candidates: TextCandidate[];
@@ -309,6 +330,16 @@ export interface FissionNotes {
   fanout_count: number;
   running: number;
   notes: FissionNote[];
+}
+export interface FissionListItem {
+  fission_id: number;
+  source_task_id: number;
+  reference_level: ReferenceLevel;
+  fanout_count: number;
+  status: FissionStatus['status'];
+  progress: FissionStatus['progress'];
+  created_at: string;
+  created_by: { user_id: number; username: string };
 }
 export interface RetryResult {
   fission_id: number;

@@ -14,6 +14,7 @@ import * as invitations from './20261124_0100_invitations.js';
 import * as analysisWarningCodes from './20261124_0110_analysis_warning_codes.js';
 import * as idempotencyBodyHash from './20261124_0120_idempotency_body_hash.js';
 import * as webhooks from './20261125_1200_webhooks.js';
+import * as imageSlots from './20261125_1300_image_slots.js';
 import * as taskThemeGrams from './20261125_1500_task_theme_grams.js';
 
 /**
@@ -36,5 +37,6 @@ export const migrations: Record<string, Migration> = {
   '20261124_0200_task_day_counts': taskDayCounts,
   '20261124_0210_task_counts_lock_order': taskCountsLockOrder,
   '20261125_1200_webhooks': webhooks,
+  '20261125_1300_image_slots': imageSlots,
   '20261125_1500_task_theme_grams': taskThemeGrams,
 };

@@ -8,6 +8,7 @@ import { PermanentJobError, type JobDefinition } from '../../jobs/types.js';
 import { noteText } from '../../content/note-text.js';
 import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import { notifyPackageReady } from '../webhooks/service.js';
+import { syncCovers } from '../tasks/service.js';
 import * as repo from './repository.js';
 
 export const PACKAGE_LIFETIME_DAYS = 7;
@@ -93,6 +94,8 @@ interface Plan {
 async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Promise<Plan> {
   const noteIds = pkg.note_ids ?? [];
   if (noteIds.length === 0) throw new PackageBuildError('the package names no text to pack');
+  // Covers carry the cover title of the text they ship with (contract-decisions §8).
+  await syncCovers(ctx, pkg.workspace_id, pkg.task_id);
   const [texts, images] = await Promise.all([
     repo.textsByIds(ctx.db, pkg.workspace_id, pkg.task_id, noteIds),
     repo.taskImages(ctx.db, pkg.workspace_id, pkg.task_id),

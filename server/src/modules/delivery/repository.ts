@@ -52,7 +52,11 @@ export function taskImages(db: DbOrTx, workspaceId: number, taskId: number) {
     .select(['id', 'strategy', 'role', 'seq', 'file_key', 'mime', 'is_selected', 'generation'])
     .where('workspace_id', '=', workspaceId)
     .where('task_id', '=', taskId)
+    // Only finished images: one being made or failed has no file.
+    .where('status', '=', 'done')
+    .where('file_key', 'is not', null)
     .orderBy('id')
+    .$narrowType<{ file_key: string; mime: string }>()
     .execute();
 }
 

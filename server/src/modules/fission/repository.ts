@@ -161,6 +161,7 @@ export function sourceImages(db: DbOrTx, workspaceId: number, taskId: number, st
     .where('workspace_id', '=', workspaceId)
     .where('task_id', '=', taskId)
     .where('strategy', '=', strategy)
+    .where('status', '=', 'done')
     .orderBy('id')
     .execute();
 }
@@ -194,4 +195,29 @@ export async function findStaleRetries(db: DbOrTx, window: StaleWindow): Promise
     .limit(window.limit)
     .execute();
   return rows.map((r) => r.note_id);
+}
+
+/** A page of the workspace's fissions, newest first, optionally of one source task, with the starter's name. */
+export function listFissions(db: DbOrTx, workspaceId: number, filter: { sourceTaskId?: number | undefined }, page: { offset: number; limit: number }) {
+  let base = db.selectFrom('fission_tasks').where('fission_tasks.workspace_id', '=', workspaceId);
+  if (filter.sourceTaskId !== undefined) base = base.where('fission_tasks.source_task_id', '=', filter.sourceTaskId);
+  return Promise.all([
+    base
+      .leftJoin('users', 'users.id', 'fission_tasks.operator_id')
+      .select([
+        'fission_tasks.id',
+        'fission_tasks.source_task_id',
+        'fission_tasks.reference_level',
+        'fission_tasks.fanout_count',
+        'fission_tasks.status',
+        'fission_tasks.operator_id',
+        'fission_tasks.created_at',
+        'users.username as operator_name',
+      ])
+      .orderBy('fission_tasks.id', 'desc')
+      .offset(page.offset)
+      .limit(page.limit)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n)),
+  ]);
 }

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { IMAGE_ROLES } from '../../content/schemas.js';
 import { currentUser } from '../../http/auth.js';
-import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok } from '../../http/schemas.js';
+import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { contentDisposition } from '../../http/content-disposition.js';
 import { fileResponse } from '../../http/openapi.js';
 import { REFERENCE_LEVELS } from '../../content/fission.js';
@@ -32,6 +32,17 @@ const FissionView = Type.Object({
   error: Nullable(Type.String({ description: 'why the fission failed or has no usable set' })),
   created_at: DateTime,
   updated_at: DateTime,
+});
+
+const FissionListItem = Type.Object({
+  fission_id: Type.Integer(),
+  source_task_id: Type.Integer(),
+  reference_level: ReferenceLevel,
+  fanout_count: Type.Integer(),
+  status: FissionStatus,
+  progress: FissionView.properties.progress,
+  created_at: DateTime,
+  created_by: Type.Object({ user_id: Type.Integer(), username: Type.String({ description: 'empty when the user was removed' }) }),
 });
 
 const ImageElement = Type.Object({
@@ -95,6 +106,21 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
       const { source_task_id, reference_level = 'mid', fanout_count = 3 } = request.body;
       return ok(await service.createFission(ctx, currentUser(request), { source_task_id, reference_level, fanout_count }));
     },
+  );
+
+  app.get(
+    '/fission',
+    {
+      schema: {
+        tags,
+        operationId: 'listFissions',
+        summary: 'The workspace’s fissions, newest first (contract-decisions §8)',
+        description: 'Every member of the workspace sees every fission, whoever started it; `source_task_id` narrows the list to the fissions of one task.',
+        querystring: Type.Object({ ...PageQuery.properties, source_task_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647 })) }),
+        response: { 200: Ok(Paged(FissionListItem)), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listFissions(ctx, currentUser(request), request.query)),
   );
 
   app.get(

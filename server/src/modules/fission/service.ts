@@ -4,6 +4,7 @@ import { nowIso } from '../../db/codec.js';
 import { IMAGE_EXTENSION } from '../generation/service.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, conflict, notFound } from '../../http/errors.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
 import { noteText } from '../../content/note-text.js';
@@ -69,6 +70,24 @@ async function progressOf(ctx: AppContext, workspaceId: number, id: number) {
     total: [...counts.values()].reduce((a, b) => a + b, 0),
     running: (images.get('pending') ?? 0) + (images.get('retrying') ?? 0),
   };
+}
+
+/** contract-decisions §8: the workspace's fissions (of one source task when asked), for every member, newest first. */
+export async function listFissions(ctx: AppContext, auth: AuthUser, query: PageQuery & { source_task_id?: number | undefined }) {
+  const [rows, total] = await repo.listFissions(ctx.db, auth.workspaceId, { sourceTaskId: query.source_task_id }, pageWindow(query));
+  const items = await Promise.all(
+    rows.map(async (row) => ({
+      fission_id: row.id,
+      source_task_id: row.source_task_id,
+      reference_level: row.reference_level,
+      fanout_count: row.fanout_count,
+      status: row.status,
+      progress: await progressOf(ctx, auth.workspaceId, row.id),
+      created_at: row.created_at,
+      created_by: { user_id: row.operator_id, username: row.operator_name ?? '' },
+    })),
+  );
+  return pageOf(items, total, query);
 }
 
 /** Reading changes nothing. */

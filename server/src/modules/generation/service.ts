@@ -253,9 +253,17 @@ export function generateFrameImage(ctx: AppContext, provider: Provider, req: Fra
 /** The frame's cover title or caption drawn by the service (when asked), stored as a new file. */
 export async function letterFrameImage(ctx: AppContext, raw: StoredImage, frame: StoryboardFrame, overlay: boolean): Promise<StoredImage> {
   if (!overlay || !frame.overlay) return raw;
+  return letterImage(ctx, raw, frame.overlay);
+}
+
+/**
+ * A cover title or caption drawn on `raw` (never on an already lettered image, so re-lettering
+ * replaces the text instead of stacking it), stored as a new file.
+ */
+export async function letterImage(ctx: AppContext, raw: StoredImage, line: NonNullable<StoryboardFrame['overlay']>): Promise<StoredImage> {
   const drawn = await overlayText(
     await ctx.storage.read(raw.file_key),
-    frame.overlay.kind === 'cover' ? { title: frame.overlay.text } : { caption: frame.overlay.text },
+    line.kind === 'cover' ? { title: line.text } : { caption: line.text },
     { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
   );
   const stored = await ctx.storage.put(drawn.data, { contentType: drawn.mime, extension: IMAGE_EXTENSION[drawn.mime] ?? 'jpg' });

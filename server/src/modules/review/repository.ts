@@ -37,6 +37,7 @@ export function selectedImages(db: DbOrTx, workspaceId: number, taskIds: number[
     .where('workspace_id', '=', workspaceId)
     .where('task_id', 'in', taskIds)
     .where('is_selected', '=', true)
+    .where('status', '=', 'done')
     .orderBy('seq', 'asc')
     .orderBy('id', 'asc')
     .execute();

@@ -6,7 +6,7 @@ import type { AuthUser } from '../../http/auth.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { recordSignal } from '../preferences/service.js';
-import { runTaskAction, TASK_RULES, type TaskAction, type TaskRow } from '../tasks/service.js';
+import { runTaskAction, syncCovers, TASK_RULES, type TaskAction, type TaskRow } from '../tasks/service.js';
 import { imageCandidateView, textCandidateView } from '../tasks/views.js';
 import * as repo from './repository.js';
 
@@ -111,6 +111,7 @@ export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: 
 export async function reviewQueue(ctx: AppContext, auth: AuthUser, query: PageQuery) {
   const [tasks, total] = await repo.reviewQueue(ctx.db, auth.workspaceId, pageWindow(query));
   const ids = tasks.map((t) => t.id);
+  for (const id of ids) await syncCovers(ctx, auth.workspaceId, id);
   const [texts, images, sets] = await Promise.all([
     repo.selectedTexts(ctx.db, auth.workspaceId, ids),
     repo.selectedImages(ctx.db, auth.workspaceId, ids),

@@ -149,7 +149,8 @@ class GenerationRun {
   async execute(): Promise<void> {
     const { task } = this;
     const existingTexts = task.track === 'ai' ? await repo.textCandidatesOf(this.ctx.db, this.ws, task.id, task.generation) : [];
-    const doneImages = new Set((await repo.imageSlotsOf(this.ctx.db, this.ws, task.id, task.generation)).map((s) => `${s.strategy}:${s.seq}`));
+    const settledSlots = await repo.imageSlotsOf(this.ctx.db, this.ws, task.id, task.generation);
+    const doneImages = new Set(settledSlots.map((s) => `${s.strategy}:${s.seq}`));
     const sets =
       task.track === 'ai'
         ? slotsByStrategy(task.text_count)
@@ -158,7 +159,8 @@ class GenerationRun {
     this.counters.textsDone = existingTexts.length;
     this.textsThisGeneration = existingTexts.length;
     this.counters.imagesTotal = sets.length * task.image_count;
-    this.counters.imagesDone = doneImages.size;
+    this.counters.imagesDone = settledSlots.filter((s) => s.status === 'done').length;
+    this.counters.imagesFailed = settledSlots.filter((s) => s.status === 'failed').length;
     const importTexts = task.track === 'import' ? await repo.latestTextsOf(this.ctx.db, this.ws, task.id) : [];
 
     // Each set goes on to its images as soon as its texts are written and checked; their
@@ -351,32 +353,28 @@ class GenerationRun {
       overlay: this.task.overlay_text,
       signal: this.signal,
     };
+    let raw: StoredImage;
     let file: StoredImage;
     try {
       // The pool bounds provider calls only: normalising the reply and drawing the overlay hold no slot.
-      const raw = await generateFrameImage(this.ctx, this.provider, { ...request, slot: (work) => this.pool.run(work, this.signal) });
+      raw = await generateFrameImage(this.ctx, this.provider, { ...request, slot: (work) => this.pool.run(work, this.signal) });
       file = await letterFrameImage(this.ctx, raw, frame, this.task.overlay_text);
     } catch (err) {
       if (this.signal?.aborted) throw err;
-      await this.imageFailed(strategy, frame, err);
+      await this.imageFailed(strategy, frame, prompt, err);
       return;
     }
+    const lettered = file !== raw;
     await this.commitLocked(async (trx) => {
       const row = await repo.insertImageCandidate(trx, {
-        workspace_id: this.ws,
-        task_id: this.task.id,
-        generation: this.task.generation,
-        strategy,
-        role: frame.role,
-        seq: frame.seq,
+        ...this.slotColumns(strategy, frame, prompt),
+        status: 'done',
         file_key: file.file_key,
         mime: file.mime,
-        prompt,
-        is_selected: false,
-        is_regen: this.task.generation > 1,
-        ai_visual_score: null,
-        ai_visual_note: null,
-        created_at: this.now(),
+        // The original stays, so a cover is lettered again (not drawn over) when its title changes.
+        raw_file_key: lettered ? raw.file_key : null,
+        raw_mime: lettered ? raw.mime : null,
+        lettered_title: lettered ? (frame.overlay?.text ?? null) : null,
       });
       if (row) this.counters.imagesDone += 1;
       const progress = await this.imageProgress(trx);
@@ -384,13 +382,45 @@ class GenerationRun {
     });
   }
 
-  private async imageFailed(strategy: StrategyCode, frame: StoryboardFrame, err: unknown): Promise<void> {
+  /** The columns of one frame's image candidate, whatever its outcome. */
+  private slotColumns(strategy: StrategyCode, frame: StoryboardFrame, prompt: string) {
+    return {
+      workspace_id: this.ws,
+      task_id: this.task.id,
+      generation: this.task.generation,
+      strategy,
+      role: frame.role,
+      seq: frame.seq,
+      brief: frame.brief,
+      overlay: json(frame.overlay),
+      prompt,
+      is_selected: false,
+      is_regen: this.task.generation > 1,
+      ai_visual_score: null,
+      ai_visual_note: null,
+      created_at: this.now(),
+      updated_at: this.now(),
+    };
+  }
+
+  /** A failed image is stored as a failed slot (its error kind with it), so retry-images can make it again. */
+  private async imageFailed(strategy: StrategyCode, frame: StoryboardFrame, prompt: string, err: unknown): Promise<void> {
     const message = `image ${strategy}${frame.seq} (${frame.role}) failed: ${describe(err)}`;
     this.imageFailures.push(message);
     this.ctx.log.warn({ taskId: this.task.id, strategy, seq: frame.seq, err: describe(err) }, 'image generation failed');
     await this.commitLocked(async (trx) => {
-      this.counters.imagesFailed += 1;
-      return { result: undefined, events: [{ name: 'error', data: { message } }, await this.imageProgress(trx)] };
+      const row = await repo.insertImageCandidate(trx, {
+        ...this.slotColumns(strategy, frame, prompt),
+        status: 'failed',
+        file_key: null,
+        mime: null,
+        error: message,
+        error_kind: err instanceof ProviderError ? err.kind : null,
+      });
+      if (row) this.counters.imagesFailed += 1;
+      const events: NewTaskEvent[] = [{ name: 'error', data: { message } }];
+      if (row) events.push({ name: 'image_candidate', data: imageCandidateView(this.ctx, row) });
+      return { result: undefined, events: [...events, await this.imageProgress(trx)] };
     });
   }
 

@@ -29,7 +29,7 @@ export const LIST_COLUMNS = [
   'tasks.reviewed_at',
 ] as const;
 
-const detailColumns = [...LIST_COLUMNS, 'tasks.benchmark_ids', 'tasks.progress', 'tasks.generation', 'tasks.failure_reason'] as const;
+const detailColumns = [...LIST_COLUMNS, 'tasks.benchmark_ids', 'tasks.progress', 'tasks.generation', 'tasks.failure_reason', 'tasks.overlay_text'] as const;
 
 export interface TaskFilters {
   status?: TaskStatus | undefined;
@@ -502,10 +502,11 @@ export function countTextCandidates(db: DbOrTx, workspaceId: number, taskId: num
 export function imageSlotsOf(db: DbOrTx, workspaceId: number, taskId: number, generation: number) {
   return db
     .selectFrom('image_candidates')
-    .select(['strategy', 'seq'])
+    .select(['strategy', 'seq', 'status'])
     .where('workspace_id', '=', workspaceId)
     .where('task_id', '=', taskId)
     .where('generation', '=', generation)
+    .where('variant', '=', 0)
     .execute();
 }
 
@@ -528,7 +529,7 @@ export function insertImageCandidate(db: DbOrTx, row: NewRow<'image_candidates'>
   return db
     .insertInto('image_candidates')
     .values(row)
-    .onConflict((oc) => oc.columns(['task_id', 'generation', 'strategy', 'seq']).doNothing())
+    .onConflict((oc) => oc.columns(['task_id', 'generation', 'strategy', 'seq', 'variant']).doNothing())
     .returningAll()
     .executeTakeFirst();
 }
@@ -552,4 +553,77 @@ export async function findStaleGenerations(db: DbOrTx, window: StaleWindow): Pro
     .limit(window.limit)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** The next free variant of an image slot (0 is the generation's own image). */
+export async function nextImageVariant(db: DbOrTx, workspaceId: number, taskId: number, slot: Pick<ImageCandidateRow, 'generation' | 'strategy' | 'seq'>): Promise<number> {
+  const row = await db
+    .selectFrom('image_candidates')
+    .select((eb) => eb.fn.max('variant').as('top'))
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .where('generation', '=', slot.generation)
+    .where('strategy', '=', slot.strategy)
+    .where('seq', '=', slot.seq)
+    .executeTakeFirst();
+  return row?.top === null || row?.top === undefined ? 0 : Number(row.top) + 1;
+}
+
+export function updateImageCandidate(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'image_candidates'>) {
+  return db.updateTable('image_candidates').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** A finished image's lettered file, replaced only if it still shows `fromTitle` (two readers re-lettering at once: one wins). */
+export async function reletterImage(db: DbOrTx, workspaceId: number, id: number, fromTitle: string | null, file: { file_key: string; mime: string; title: string }): Promise<boolean> {
+  let query = db
+    .updateTable('image_candidates')
+    .set({ file_key: file.file_key, mime: file.mime, lettered_title: file.title })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .where('status', '=', 'done');
+  query = fromTitle === null ? query.where('lettered_title', 'is', null) : query.where('lettered_title', '=', fromTitle);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** The images of the task's latest generation that failed (retry-images makes them again). */
+export function failedImagesOfGeneration(db: DbOrTx, workspaceId: number, taskId: number, generation: number) {
+  return db
+    .selectFrom('image_candidates')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .where('generation', '=', generation)
+    .where('status', '=', 'failed')
+    .orderBy('id')
+    .execute();
+}
+
+/** For the `task.images` job, which carries the task id only: the images queued to be made. */
+export function pendingImagesOf(db: DbOrTx, workspaceId: number, taskId: number) {
+  return db
+    .selectFrom('image_candidates')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .where('status', '=', 'pending')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * The stale-work sweeper's rule for single images, across workspaces: tasks with an image queued
+ * (regenerate, retry) and untouched since `staleBeforeIso` (a lost job, a crash before enqueue).
+ */
+export async function findStaleImages(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+  const rows = await db
+    .selectFrom('image_candidates')
+    .select('task_id')
+    .distinct()
+    .where('status', '=', 'pending')
+    .where('updated_at', '<', window.staleBeforeIso)
+    .orderBy('task_id')
+    .limit(window.limit)
+    .execute();
+  return rows.map((r) => r.task_id);
 }

@@ -6,6 +6,11 @@ import { documentedQuery } from '../../http/openapi.js';
 import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { ImageCandidateSchema, TextCandidateSchema } from './views.js';
 import * as service from './service.js';
+import * as images from './images.js';
+import { readUpload, uploadScope } from '../../http/upload.js';
+import { badRequest } from '../../http/errors.js';
+import { IMAGE_ROLES } from '../../content/schemas.js';
+import { NOTE_LIMITS } from '../../content/limits.js';
 import * as tickets from './tickets.js';
 import { TaskListCache } from './list-cache.js';
 import { PAGE_WINDOW } from './list-paging.js';
@@ -202,6 +207,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
           content: Type.String({ minLength: 1, maxLength: 20_000 }),
           title: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
           tags: Type.Optional(Tags),
+          cover_title: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 50, description: `at most ${NOTE_LIMITS.cover_title} characters (graphemes): drawn on the set's cover when this text is its chosen text` }),
+          ),
         }),
         response: { 200: Ok(TextCandidateSchema), ...stateErrors },
       },
@@ -230,6 +238,68 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     },
     async (request) => ok(await service.importText(ctx, currentUser(request), request.params.id, request.body)),
   );
+
+  app.post(
+    '/tasks/:id/image-candidates/:candidate_id/regenerate',
+    {
+      schema: {
+        tags,
+        operationId: 'regenerateImageCandidate',
+        summary: 'Make one image again, optionally with an instruction (contract-decisions §8)',
+        description:
+          'Queues a new image of the same set, seq and role (`is_regen: true`), streamed as `image_candidate` when made; the image it replaces stays a candidate. Records a `regenerate` preference signal (−1). Accepted in `pending_selection` by the roles that may write tasks (409 / 40900 otherwise); an instruction with hard-blocked words is refused (422).',
+        params: CandidateParams,
+        body: Type.Object({
+          instruction: Type.Optional(Type.String({ maxLength: 200, description: 'what to change in this image, e.g. 换成浅色背景' })),
+        }),
+        response: { 200: Ok(Type.Object({ queued: Type.Literal(true) })), 422: ErrorEnvelope, ...stateErrors },
+      },
+    },
+    async (request) =>
+      ok(await images.regenerateImage(ctx, currentUser(request), request.params.id, request.params.candidate_id, request.body.instruction)),
+  );
+
+  app.post(
+    '/tasks/:id/retry-images',
+    {
+      schema: {
+        tags,
+        operationId: 'retryTaskImages',
+        summary: 'Make again the images of the latest generation that failed',
+        description:
+          'Queues again only the failed images of the latest generation (each keeps its slot), answered with how many and their roles; each is streamed as `image_candidate` when settled. Accepted in `pending_selection` (409 / 40900 otherwise, or when none failed).',
+        params: IdParams,
+        response: {
+          200: Ok(Type.Object({ queued: Type.Integer({ description: 'images queued' }), failed_roles: Type.Array(Type.Enum(IMAGE_ROLES)) })),
+          ...stateErrors,
+        },
+      },
+    },
+    async (request) => ok(await images.retryImages(ctx, currentUser(request), request.params.id)),
+  );
+
+  await uploadScope(app, (scope) => {
+    scope.post(
+      '/tasks/:id/image-candidates/upload',
+      {
+        schema: {
+          tags,
+          operationId: 'uploadImageCandidate',
+          summary: 'Replace one image with the team’s own: multipart `image`, `strategy`, `seq`, `role`',
+          description:
+            'The file (JPEG, PNG or WebP by its content, ≤ 10 MB) becomes a new image candidate of the slot (`source: "upload"`), upright, cropped to 3:4 (1080×1440) and without metadata; a cover gets its set’s cover title drawn on it like a generated one. Accepted in `pending_selection` (409 / 40900 otherwise).',
+          consumes: ['multipart/form-data'],
+          params: IdParams,
+          response: { 200: Ok(ImageCandidateSchema), 413: ErrorEnvelope, 415: ErrorEnvelope, ...stateErrors },
+        },
+      },
+      async (request) => {
+        const upload = await readUpload(request, 'image');
+        if (!upload.file) throw badRequest('multipart field "image" (the file) is required');
+        return ok(await images.uploadImage(ctx, currentUser(request), request.params.id, upload.file, upload.fields));
+      },
+    );
+  });
 
   app.post(
     '/tasks/:id/regenerate',

@@ -23,9 +23,12 @@ import { nextCursor, pageStart } from './list-paging.js';
 import * as repo from './repository.js';
 import { allowedActions, runTaskAction, type TaskRow } from './lifecycle.js';
 import { failTaskGeneration, taskGenerateJob } from './pipeline.js';
+import { syncCovers } from './images.js';
 
 // The lifecycle is how other modules change a task's status (review, delivery).
 export { allowedActions, assertAccepts, runTaskAction, TASK_RULES, type TaskAction, type TaskRow } from './lifecycle.js';
+// Wherever another module shows or packs a task's images, their covers follow the chosen text.
+export { syncCovers } from './images.js';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -232,7 +235,7 @@ export async function listTasksSerialized(
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
-  const { benchmark_ids: _b, progress: _p, generation: _g, failure_reason: _f, ...item } = await requireTaskDetail(ctx, auth, id);
+  const { benchmark_ids: _b, progress: _p, generation: _g, failure_reason: _f, overlay_text: _o, ...item } = await requireTaskDetail(ctx, auth, id);
   return item;
 }
 
@@ -244,8 +247,14 @@ async function requireTaskDetail(ctx: AppContext, auth: AuthUser, id: number) {
 
 export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   const task = await requireTaskDetail(ctx, auth, id);
+  await syncCovers(ctx, auth.workspaceId, id, task);
   const [texts, images] = await Promise.all([repo.listTextCandidates(ctx.db, auth.workspaceId, id), repo.listImageCandidates(ctx.db, auth.workspaceId, id)]);
-  const facts = { track: task.track, hasTexts: texts.length > 0, hasSelectedText: texts.some((t) => t.is_selected), hasFailedImages: false };
+  const facts = {
+    track: task.track,
+    hasTexts: texts.length > 0,
+    hasSelectedText: texts.some((t) => t.is_selected),
+    hasFailedImages: images.some((i) => i.status === 'failed' && i.generation === task.generation),
+  };
   return {
     ...task,
     allowed_actions: allowedActions(auth.role, task, facts),
@@ -327,6 +336,7 @@ export interface EditInput {
   content: string;
   title?: string | undefined;
   tags?: string[] | undefined;
+  cover_title?: string | undefined;
 }
 
 export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, input: EditInput) {
@@ -335,7 +345,10 @@ export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId:
     const candidate = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
     if (!candidate) throw notFound('text candidate');
     const evaluated = evaluate(
-      publishableText({ title: input.title ?? candidate.title, content: input.content, tags: input.tags ?? candidate.tags, cover_title: candidate.cover_title }, false),
+      publishableText(
+        { title: input.title ?? candidate.title, content: input.content, tags: input.tags ?? candidate.tags, cover_title: input.cover_title ?? candidate.cover_title },
+        false,
+      ),
     );
     const blocked = evaluated.status === 'hard_block';
     const row = await repo.updateTextCandidate(trx, auth.workspaceId, candidate.id, {

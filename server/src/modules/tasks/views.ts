@@ -41,13 +41,17 @@ export type TextCandidateView = Static<typeof TextCandidateSchema>;
 export const ImageCandidateSchema = Type.Object({
   candidate_id: Type.Integer(),
   strategy: Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C')]),
-  url: Type.String(),
+  url: Nullable(Type.String({ description: 'signed link to the image, lettered with its set’s cover title when it is a cover; null while it is made or when it failed' })),
   role: Type.Enum(IMAGE_ROLES),
   seq: Type.Integer(),
   is_selected: Type.Boolean(),
   is_regen: Type.Boolean(),
   ai_visual_score: Nullable(Type.Number()),
   ai_visual_note: Nullable(Type.String()),
+  source: Type.Enum(['ai', 'upload'], { description: 'made by the provider, or uploaded by the team (contract-decisions §8)' }),
+  status: Type.Enum(['pending', 'done', 'failed'], { description: 'pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again' }),
+  error_kind: Nullable(Type.String({ description: 'of a failed image: the provider failure kind (contract-decisions §7), null when not a provider failure' })),
+  instruction: Nullable(Type.String({ description: 'the operator’s instruction of a regenerated image' })),
 });
 export type ImageCandidateView = Static<typeof ImageCandidateSchema>;
 
@@ -75,13 +79,17 @@ export function imageCandidateView(ctx: Pick<AppContext, 'config' | 'clock'>, ro
   return {
     candidate_id: row.id,
     strategy: row.strategy,
-    url: fileUrl(ctx, row.file_key),
+    url: row.status === 'done' && row.file_key ? fileUrl(ctx, row.file_key) : null,
     role: row.role,
     seq: row.seq,
     is_selected: row.is_selected,
     is_regen: row.is_regen,
     ai_visual_score: row.ai_visual_score,
     ai_visual_note: row.ai_visual_note,
+    source: row.source,
+    status: row.status,
+    error_kind: row.status === 'failed' ? row.error_kind : null,
+    instruction: row.instruction,
   };
 }
 

@@ -34,7 +34,7 @@ function SetColumn({ set }: { set: SelectedSet }) {
       <Image.PreviewGroup>
         <Space wrap style={{ marginTop: 8 }}>
           {set.selected_images.map((img) => (
-            <Thumb key={img.candidate_id} url={img.url} alt={`${set.strategy}-${img.seq} ${t(`imageRole.${img.role}`)}`} width={90} />
+            <Thumb key={img.candidate_id} url={img.url ?? ''} alt={`${set.strategy}-${img.seq} ${t(`imageRole.${img.role}`)}`} width={90} />
           ))}
         </Space>
       </Image.PreviewGroup>

@@ -88,7 +88,7 @@ function ImageTile({ c, actions }: { c: ImageCandidate; actions: BoardActions })
   const label = `${c.strategy}-${c.seq} ${t(`imageRole.${c.role}`)}`;
   return (
     <div data-testid="image-candidate" data-selected={c.is_selected} style={{ width: 120 }}>
-      <Thumb url={c.url} alt={label} />
+      <Thumb url={c.url ?? ''} alt={label} />
       <Checkbox
         checked={c.is_selected}
         disabled={!actions.canSelect}

@@ -1,0 +1,359 @@
+import type { AppContext } from '../../context.js';
+import { withInstruction } from '../../content/instruction.js';
+import { pickProductImage } from '../../content/pick-image.js';
+import type { StrategyCode } from '../../content/schemas.js';
+import type { StoryboardFrame } from '../../content/storyboard.js';
+import { clip } from '../../content/text.js';
+import { json, nowIso } from '../../db/codec.js';
+import type { DbOrTx } from '../../db/database.js';
+import type { Row } from '../../db/schema.js';
+import type { AuthUser } from '../../http/auth.js';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { normalizeImage, InvalidImageError } from '../../images/normalize.js';
+import { sniffImageMime } from '../../images/probe.js';
+import type { JobDefinition } from '../../jobs/types.js';
+import { Semaphore } from '../../providers/reliability.js';
+import { ProviderError } from '../../providers/types.js';
+import { resolveProviderCredentials } from '../api-keys/service.js';
+import { assertNoHardBlock } from '../banned-words/service.js';
+import { generateFrameImage, generationOptions, IMAGE_EXTENSION, letterImage, type StoredImage } from '../generation/service.js';
+import { recordSignal } from '../preferences/service.js';
+import { productForGeneration, productImagesForGeneration } from '../products/service.js';
+import { runTaskAction, type TaskRow } from './lifecycle.js';
+import * as repo from './repository.js';
+import { imageCandidateView } from './views.js';
+
+/**
+ * The operator's work on single images (contract-decisions §8): regenerate one image with an
+ * optional instruction, replace one with the team's own photo, retry the images that failed, and
+ * keep every cover lettered with the cover title of the text its set ships with.
+ */
+
+type ImageRow = Row<'image_candidates'>;
+type Overlay = StoryboardFrame['overlay'];
+
+const MAX_ERROR = 500;
+const COVER_ROLES: ReadonlySet<ImageRow['role']> = new Set(['hook', 'main']);
+
+function describe(err: unknown): string {
+  return clip((err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' '), MAX_ERROR);
+}
+
+// ---- covers ------------------------------------------------------------------------------------
+
+/**
+ * Each set's cover title: that of the set's selected text, else of its best-scored text (the
+ * earliest of equals). A set without texts has none, and its covers keep the storyboard's.
+ */
+export async function coverTitles(db: DbOrTx, workspaceId: number, taskId: number): Promise<Map<StrategyCode, string>> {
+  const texts = await repo.listTextCandidates(db, workspaceId, taskId);
+  const chosen = new Map<StrategyCode, (typeof texts)[number]>();
+  for (const text of texts) {
+    if (!text.strategy) continue;
+    const current = chosen.get(text.strategy);
+    const better =
+      !current ||
+      (text.is_selected && !current.is_selected) ||
+      (text.is_selected === current.is_selected && (text.score_total > current.score_total || (text.score_total === current.score_total && text.id < current.id)));
+    if (better) chosen.set(text.strategy, text);
+  }
+  return new Map([...chosen].map(([strategy, text]) => [strategy, text.cover_title]));
+}
+
+/** What is drawn on an image of this slot: its set's cover title on a cover, its caption elsewhere. */
+function lineFor(image: Pick<ImageRow, 'role' | 'strategy' | 'overlay'>, titles: Map<StrategyCode, string>): Overlay {
+  const isCover = image.overlay?.kind === 'cover' || (image.overlay === null && COVER_ROLES.has(image.role));
+  if (isCover) {
+    const title = titles.get(image.strategy) ?? (image.overlay?.kind === 'cover' ? image.overlay.text : '');
+    return title ? { kind: 'cover', text: title } : null;
+  }
+  return image.overlay;
+}
+
+/**
+ * Re-letters the covers whose drawn title is not their set's cover title any more (a new
+ * selection, an edited cover title), from the un-lettered original: the text is replaced, never
+ * drawn over. Called wherever images are shown or packed; it does work only after a change, and
+ * two callers at once store the same result (one of them wins the conditional update). Images
+ * stored before originals were kept (no `raw_file_key`) cannot be re-lettered and are left.
+ */
+export async function syncCovers(ctx: AppContext, workspaceId: number, taskId: number, knownTask?: Pick<TaskRow, 'id' | 'overlay_text'>): Promise<void> {
+  const task = knownTask ?? (await repo.findTask(ctx.db, workspaceId, taskId));
+  if (!task?.overlay_text) return;
+  const images = (await repo.listImageCandidates(ctx.db, workspaceId, task.id)).filter(
+    (i) => i.status === 'done' && i.raw_file_key && (i.overlay?.kind === 'cover' || (i.overlay === null && COVER_ROLES.has(i.role))),
+  );
+  if (images.length === 0) return;
+  const titles = await coverTitles(ctx.db, workspaceId, task.id);
+  for (const image of images) {
+    const line = lineFor(image, titles);
+    if (!line || line.text === image.lettered_title) continue;
+    const drawn = await letterImage(ctx, { file_key: image.raw_file_key!, mime: image.raw_mime ?? 'image/png' }, line);
+    await repo.reletterImage(ctx.db, workspaceId, image.id, image.lettered_title, { ...drawn, title: line.text });
+  }
+}
+
+/** The slot's image lettered (when the task letters its images), with what was drawn. */
+async function lettered(ctx: AppContext, raw: StoredImage, line: Overlay, overlayText: boolean) {
+  if (!overlayText || !line) return { file: raw, title: null };
+  return { file: await letterImage(ctx, raw, line), title: line.text };
+}
+
+// ---- regenerate, upload, retry ----------------------------------------------------------------
+
+/**
+ * Queues a new image of the candidate's slot (same set, seq and role), made by the `task.images`
+ * job with the frame's prompt and the operator's instruction; the replaced image stays a
+ * candidate. A `regenerate` preference signal (−1) is recorded for the image.
+ */
+export async function regenerateImage(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, instruction: string | undefined) {
+  const wish = instruction?.trim() || null;
+  if (wish) await assertNoHardBlock(ctx, auth.workspaceId, [wish]);
+  const queued = await runTaskAction(ctx, auth, taskId, 'regenerate_image', async (trx, task, now) => {
+    const source = await repo.findImageCandidate(trx, auth.workspaceId, taskId, candidateId);
+    if (!source) throw notFound('image candidate');
+    if (source.status === 'pending') throw conflict('this image is still being made; wait for it before regenerating it');
+    const stamp = nowIso(now);
+    const row = await repo.insertImageCandidate(trx, {
+      ...slotOf(source),
+      variant: await repo.nextImageVariant(trx, auth.workspaceId, taskId, source),
+      source: 'ai',
+      status: 'pending',
+      file_key: null,
+      mime: null,
+      prompt: source.prompt,
+      instruction: wish,
+      is_selected: false,
+      is_regen: true,
+      ai_visual_score: null,
+      ai_visual_note: null,
+      created_at: stamp,
+      updated_at: stamp,
+    });
+    if (!row) throw conflict('another image of this slot was queued at the same moment; reload the task');
+    await recordSignal(trx, {
+      workspaceId: auth.workspaceId,
+      productId: task.product_id,
+      taskId: task.id,
+      userId: auth.userId,
+      type: 'regenerate',
+      candidateId: source.id,
+      candidateKind: 'image',
+      strategy: source.strategy,
+      at: now,
+    });
+    return { result: row, events: [] };
+  });
+  await enqueueImages(ctx, auth.workspaceId, taskId, [queued.id]);
+  return { queued: true as const };
+}
+
+/** The columns a new image of the same slot copies from an image of it. */
+function slotOf(image: ImageRow) {
+  return {
+    workspace_id: image.workspace_id,
+    task_id: image.task_id,
+    generation: image.generation,
+    strategy: image.strategy,
+    role: image.role,
+    seq: image.seq,
+    brief: image.brief,
+    overlay: json(image.overlay),
+  };
+}
+
+export interface UploadFields {
+  strategy?: string | undefined;
+  seq?: string | undefined;
+  role?: string | undefined;
+}
+
+/**
+ * The team's own photo as a new image of a slot: checked by its bytes, turned upright, cropped to
+ * 3:4 and stripped of metadata (normalizeImage), lettered like the generated image of the slot.
+ * The slot must exist in the task's latest generation that has it (seq and role as shown).
+ */
+export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: number, data: Buffer, fields: UploadFields) {
+  const strategy = fields.strategy?.trim();
+  if (strategy !== 'A' && strategy !== 'B' && strategy !== 'C') throw badRequest('strategy must be A, B or C');
+  const seq = Number(fields.seq);
+  if (!/^\d{1,3}$/.test(fields.seq?.trim() ?? '') || seq < 1) throw badRequest('seq must be a positive integer');
+  const role = fields.role?.trim();
+  if (!role) throw badRequest('role is required');
+
+  const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
+  if (!task) throw notFound('task');
+  if (!sniffImageMime(data)) throw new AppError('unsupportedMediaType', 'the upload is not a JPEG, PNG or WebP image (checked by its content)');
+  let normalised;
+  try {
+    normalised = await normalizeImage(data);
+  } catch (err) {
+    if (err instanceof InvalidImageError) throw new AppError('unsupportedMediaType', `the upload is not a usable image: ${err.message}`);
+    throw err;
+  }
+  const raw = await ctx.storage.put(normalised.data, { contentType: normalised.mime, extension: IMAGE_EXTENSION[normalised.mime] ?? 'jpg' });
+  // Lettering needs the slot's line, read again inside the action; drawing happens before it so
+  // the transaction (SQLite's only connection) holds no image work.
+  const slot = await latestSlot(ctx.db, auth.workspaceId, taskId, strategy, seq);
+  if (!slot) throw notFound(`image slot ${strategy}${seq}`);
+  if (slot.role !== role) throw badRequest(`slot ${strategy}${seq} is a ${slot.role} image, not ${role}`);
+  const line = lineFor(slot, await coverTitles(ctx.db, auth.workspaceId, taskId));
+  const drawn = await lettered(ctx, { file_key: raw.key, mime: normalised.mime }, line, task.overlay_text);
+
+  const row = await runTaskAction(ctx, auth, taskId, 'upload_image', async (trx, _task, now) => {
+    const current = await latestSlot(trx, auth.workspaceId, taskId, strategy, seq);
+    if (!current) throw notFound(`image slot ${strategy}${seq}`);
+    const stamp = nowIso(now);
+    const inserted = await repo.insertImageCandidate(trx, {
+      ...slotOf(current),
+      variant: await repo.nextImageVariant(trx, auth.workspaceId, taskId, current),
+      source: 'upload',
+      status: 'done',
+      file_key: drawn.file.file_key,
+      mime: drawn.file.mime,
+      raw_file_key: drawn.title === null ? null : raw.key,
+      raw_mime: drawn.title === null ? null : normalised.mime,
+      lettered_title: drawn.title,
+      prompt: '',
+      instruction: null,
+      is_selected: false,
+      is_regen: false,
+      ai_visual_score: null,
+      ai_visual_note: null,
+      created_at: stamp,
+      updated_at: stamp,
+    });
+    if (!inserted) throw conflict('another image of this slot was stored at the same moment; retry the upload');
+    const view = imageCandidateView(ctx, inserted);
+    return { result: view, events: [{ name: 'image_candidate', data: view }] };
+  });
+  return row;
+}
+
+/** The slot's image of the task's latest generation that has the slot (any variant: they share the frame). */
+async function latestSlot(db: DbOrTx, workspaceId: number, taskId: number, strategy: StrategyCode, seq: number) {
+  const images = await repo.listImageCandidates(db, workspaceId, taskId);
+  return images
+    .filter((i) => i.strategy === strategy && i.seq === seq)
+    .sort((a, b) => b.generation - a.generation || a.variant - b.variant)[0];
+}
+
+/** Queues again the images of the latest generation that failed; answers which roles. */
+export async function retryImages(ctx: AppContext, auth: AuthUser, taskId: number) {
+  const retried = await runTaskAction(ctx, auth, taskId, 'retry_images', async (trx, task, now) => {
+    const failed = await repo.failedImagesOfGeneration(trx, auth.workspaceId, taskId, task.generation);
+    if (failed.length === 0) throw conflict('no image of the latest generation failed');
+    const stamp = nowIso(now);
+    for (const image of failed) {
+      await repo.updateImageCandidate(trx, auth.workspaceId, image.id, { status: 'pending', error: null, error_kind: null, updated_at: stamp });
+    }
+    return { result: failed, events: [] };
+  });
+  await enqueueImages(ctx, auth.workspaceId, taskId, retried.map((i) => i.id));
+  return { queued: retried.length, failed_roles: [...new Set(retried.map((i) => i.role))] };
+}
+
+/** Only the task id is queued; should the queue refuse it, the queued images fail at once (retry-images queues them again). */
+async function enqueueImages(ctx: AppContext, workspaceId: number, taskId: number, ids: number[]) {
+  try {
+    await ctx.queue.enqueue(taskImagesJob.kind, taskId);
+  } catch (err) {
+    ctx.log.error({ err, taskId }, 'could not queue the images');
+    const reason = 'the job queue is unavailable; retry the images';
+    await ctx.events.commit(taskId, async (trx) => {
+      for (const id of ids) await repo.updateImageCandidate(trx, workspaceId, id, { status: 'failed', error: reason, updated_at: nowIso(ctx.clock.now()) });
+      return { result: undefined, events: [] };
+    });
+    throw new AppError('internal', `the images were stored but could not be queued: ${reason}`);
+  }
+}
+
+// ---- the task.images job ---------------------------------------------------------------------
+
+/**
+ * The `task.images` job (the task id): makes every queued image of the task. Each image's
+ * provider call goes through the ledger under its own row's key, so a run after a crash reuses
+ * what an earlier run paid for; each image settles (done or failed, with its event) on its own.
+ */
+export async function runTaskImages(ctx: AppContext, taskId: number, signal?: AbortSignal): Promise<void> {
+  const task = await repo.findTaskById(ctx.db, taskId);
+  if (!task) return;
+  const queued = await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id);
+  if (queued.length === 0) return;
+  const [creds, product] = await Promise.all([
+    resolveProviderCredentials(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, preferredKeyId: task.api_key_id }),
+    productForGeneration(ctx, task.workspace_id, task.product_id),
+  ]);
+  if (!creds || !product) {
+    await failQueued(ctx, task, creds ? 'the product of this task no longer exists' : 'the workspace has no API key: add one under API keys, then retry');
+    return;
+  }
+  const provider = ctx.providers.forCredentials(creds);
+  const productImages = await productImagesForGeneration(ctx, task.workspace_id, product.id);
+  const titles = await coverTitles(ctx.db, task.workspace_id, task.id);
+  const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
+
+  const outcomes = await Promise.allSettled(
+    queued.map(async (image) => {
+      const line = lineFor(image, titles);
+      const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
+      const reference = pickProductImage(productImages, image.role);
+      const key = `task:${task.id}:image-row:${image.id}`;
+      let change: Parameters<typeof repo.updateImageCandidate>[3];
+      try {
+        const raw = await generateFrameImage(ctx, provider, {
+          workspaceId: task.workspace_id,
+          callKey: key,
+          frame,
+          prompt: withInstruction(image.prompt, image.instruction),
+          input: { purpose: 'storyboard-image', strategy: image.strategy, role: image.role, seq: image.seq, seed: key, product_name: product.name, theme: task.theme, brief: image.brief },
+          reference,
+          overlay: task.overlay_text,
+          signal,
+          slot: (work) => pool.run(work, signal),
+        });
+        const drawn = await lettered(ctx, raw, line, task.overlay_text);
+        change = {
+          status: 'done',
+          file_key: drawn.file.file_key,
+          mime: drawn.file.mime,
+          raw_file_key: drawn.title === null ? null : raw.file_key,
+          raw_mime: drawn.title === null ? null : raw.mime,
+          lettered_title: drawn.title,
+        };
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        ctx.log.warn({ taskId: task.id, imageId: image.id, err: describe(err) }, 'single image failed');
+        change = { status: 'failed', error: `${image.role} image failed: ${describe(err)}`, error_kind: err instanceof ProviderError ? err.kind : null };
+      }
+      await settle(ctx, task, image.id, change);
+    }),
+  );
+  if (signal?.aborted) throw signal.reason;
+  const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (broken) throw broken.reason;
+}
+
+async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: Parameters<typeof repo.updateImageCandidate>[3]) {
+  await ctx.events.commit(task.id, async (trx) => {
+    const row = await repo.updateImageCandidate(trx, task.workspace_id, imageId, { ...change, updated_at: nowIso(ctx.clock.now()) });
+    return { result: undefined, events: row ? [{ name: 'image_candidate', data: imageCandidateView(ctx, row) }] : [] };
+  });
+}
+
+/** Queued images get a failure back (so they can be retried), with the reason. */
+async function failQueued(ctx: AppContext, task: TaskRow, reason: string) {
+  for (const image of await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id)) {
+    await settle(ctx, task, image.id, { status: 'failed', error: clip(reason, MAX_ERROR), error_kind: null });
+  }
+}
+
+export const taskImagesJob: JobDefinition = {
+  kind: 'task.images',
+  findStale: repo.findStaleImages,
+  run: (ctx, taskId, job) => runTaskImages(ctx, taskId, job.signal),
+  onFailed: async (ctx, taskId, reason) => {
+    const task = await repo.findTaskById(ctx.db, taskId);
+    if (task) await failQueued(ctx, task, `images stopped: ${reason}`);
+  },
+};
