@@ -861,6 +861,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/image-candidates/{candidate_id}/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make one image again, optionally with an instruction (contract-decisions §8)
+         * @description Queues a new image of the same set, seq and role (`is_regen: true`), streamed as `image_candidate` when made; the image it replaces stays a candidate. Records a `regenerate` preference signal (−1). Accepted in `pending_selection` by the roles that may write tasks (409 / 40900 otherwise); an instruction with hard-blocked words is refused (422).
+         */
+        post: operations["regenerateImageCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/retry-images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make again the images of the latest generation that failed
+         * @description Queues again only the failed images of the latest generation (each keeps its slot), answered with how many and their roles; each is streamed as `image_candidate` when settled. Accepted in `pending_selection` (409 / 40900 otherwise, or when none failed).
+         */
+        post: operations["retryTaskImages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/image-candidates/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace one image with the team’s own: multipart `image`, `strategy`, `seq`, `role`
+         * @description The file (JPEG, PNG or WebP by its content, ≤ 10 MB) becomes a new image candidate of the slot (`source: "upload"`), upright, cropped to 3:4 (1080×1440) and without metadata; a cover gets its set’s cover title drawn on it like a generated one. Accepted in `pending_selection` (409 / 40900 otherwise).
+         */
+        post: operations["uploadImageCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/regenerate": {
         parameters: {
             query?: never;
@@ -1188,7 +1248,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The workspace’s fissions, newest first (contract-decisions §8)
+         * @description Every member of the workspace sees every fission, whoever started it; `source_task_id` narrows the list to the fissions of one task.
+         */
+        get: operations["listFissions"];
         put?: never;
         /**
          * Start a fission
@@ -6774,7 +6838,7 @@ export interface operations {
                             image_candidates: {
                                 candidate_id: number;
                                 strategy: "A" | "B" | "C";
-                                url: string;
+                                url: string | null;
                                 /** @enum {unknown} */
                                 role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
                                 seq: number;
@@ -6782,6 +6846,18 @@ export interface operations {
                                 is_regen: boolean;
                                 ai_visual_score: number | null;
                                 ai_visual_note: string | null;
+                                /**
+                                 * @description made by the provider, or uploaded by the team (contract-decisions §8)
+                                 * @enum {unknown}
+                                 */
+                                source: "ai" | "upload";
+                                /**
+                                 * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
+                                 * @enum {unknown}
+                                 */
+                                status: "pending" | "done" | "failed";
+                                error_kind: string | null;
+                                instruction: string | null;
                             }[];
                         };
                     };
@@ -7210,7 +7286,7 @@ export interface operations {
                         data: {
                             candidate_id: number;
                             strategy: "A" | "B" | "C";
-                            url: string;
+                            url: string | null;
                             /** @enum {unknown} */
                             role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
                             seq: number;
@@ -7218,6 +7294,18 @@ export interface operations {
                             is_regen: boolean;
                             ai_visual_score: number | null;
                             ai_visual_note: string | null;
+                            /**
+                             * @description made by the provider, or uploaded by the team (contract-decisions §8)
+                             * @enum {unknown}
+                             */
+                            source: "ai" | "upload";
+                            /**
+                             * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "done" | "failed";
+                            error_kind: string | null;
+                            instruction: string | null;
                         };
                     };
                 };
@@ -7330,6 +7418,8 @@ export interface operations {
                     content: string;
                     title?: string;
                     tags?: string[];
+                    /** @description at most 12 characters (graphemes): drawn on the set's cover when this text is its chosen text */
+                    cover_title?: string;
                 };
             };
         };
@@ -7516,6 +7606,383 @@ export interface operations {
                             verdict: string;
                             summary: string;
                             edited: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    regenerateImageCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                candidate_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what to change in this image, e.g. 换成浅色背景 */
+                    instruction?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            /** @enum {boolean} */
+                            queued: true;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Understood but not processable (see the message) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    retryTaskImages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            /** @description images queued */
+                            queued: number;
+                            failed_roles: ("hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main")[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    uploadImageCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            candidate_id: number;
+                            strategy: "A" | "B" | "C";
+                            url: string | null;
+                            /** @enum {unknown} */
+                            role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                            seq: number;
+                            is_selected: boolean;
+                            is_regen: boolean;
+                            ai_visual_score: number | null;
+                            ai_visual_note: string | null;
+                            /**
+                             * @description made by the provider, or uploaded by the team (contract-decisions §8)
+                             * @enum {unknown}
+                             */
+                            source: "ai" | "upload";
+                            /**
+                             * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "done" | "failed";
+                            error_kind: string | null;
+                            instruction: string | null;
                         };
                     };
                 };
@@ -8004,7 +8471,7 @@ export interface operations {
                                 selected_image: {
                                     candidate_id: number;
                                     strategy: "A" | "B" | "C";
-                                    url: string;
+                                    url: string | null;
                                     /** @enum {unknown} */
                                     role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
                                     seq: number;
@@ -8012,6 +8479,18 @@ export interface operations {
                                     is_regen: boolean;
                                     ai_visual_score: number | null;
                                     ai_visual_note: string | null;
+                                    /**
+                                     * @description made by the provider, or uploaded by the team (contract-decisions §8)
+                                     * @enum {unknown}
+                                     */
+                                    source: "ai" | "upload";
+                                    /**
+                                     * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
+                                     * @enum {unknown}
+                                     */
+                                    status: "pending" | "done" | "failed";
+                                    error_kind: string | null;
+                                    instruction: string | null;
                                 } | null;
                                 selected_sets: {
                                     /** @enum {unknown} */
@@ -8043,7 +8522,7 @@ export interface operations {
                                     selected_images: {
                                         candidate_id: number;
                                         strategy: "A" | "B" | "C";
-                                        url: string;
+                                        url: string | null;
                                         /** @enum {unknown} */
                                         role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
                                         seq: number;
@@ -8051,6 +8530,18 @@ export interface operations {
                                         is_regen: boolean;
                                         ai_visual_score: number | null;
                                         ai_visual_note: string | null;
+                                        /**
+                                         * @description made by the provider, or uploaded by the team (contract-decisions §8)
+                                         * @enum {unknown}
+                                         */
+                                        source: "ai" | "upload";
+                                        /**
+                                         * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
+                                         * @enum {unknown}
+                                         */
+                                        status: "pending" | "done" | "failed";
+                                        error_kind: string | null;
+                                        instruction: string | null;
                                     }[];
                                 }[];
                             }[];
@@ -9434,6 +9925,126 @@ export interface operations {
             };
             /** @description Range not satisfiable */
             416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listFissions: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                source_task_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                fission_id: number;
+                                source_task_id: number;
+                                /** @description low: new angles and structure; mid: same topic, new angle or structure; high: same structure, fresh wording and images */
+                                reference_level: "low" | "mid" | "high";
+                                fanout_count: number;
+                                status: "generating" | "completed" | "failed";
+                                progress: {
+                                    /** @description notes with status image_done */
+                                    done: number;
+                                    /** @description notes with status failed */
+                                    failed: number;
+                                    /** @description notes stored */
+                                    total: number;
+                                    /** @description images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating */
+                                    running: number;
+                                };
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by: {
+                                    user_id: number;
+                                    /** @description empty when the user was removed */
+                                    username: string;
+                                };
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
