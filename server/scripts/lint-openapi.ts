@@ -3,14 +3,18 @@
  * (redocly.yaml) and Spectral's oas ruleset (.spectral.yaml); a single warning of either fails.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildOpenapiDocument } from './openapi.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
+const bin = (name: string) => {
+  const file = path.join(root, 'node_modules', '.bin', name);
+  if (!existsSync(file)) throw new Error(`${name} is not installed: run npm ci (package.json has @redocly/cli and @stoplight/spectral-cli)`);
+  return file;
+};
 const dir = mkdtempSync(path.join(tmpdir(), 'cps-openapi-lint-'));
 let failed = false;
 try {
