@@ -37,10 +37,13 @@ export function PresetImport({ onDone }: { onDone: () => void }) {
                 </Button>,
               ]}
             >
-              <List.Item.Meta
-                title={`${t(`banned.presets.${p.name}.title`, { defaultValue: p.title })} · ${t('banned.wordCount', { count: p.word_count })}`}
-                description={<Typography.Text type="secondary">{t(`banned.presets.${p.name}.description`, { defaultValue: p.description })}</Typography.Text>}
-              />
+              {/* Not List.Item.Meta: its title is an h4, out of order under the page's h1. */}
+              <div>
+                <Typography.Text strong>{`${t(`banned.presets.${p.name}.title`, { defaultValue: p.title })} · ${t('banned.wordCount', { count: p.word_count })}`}</Typography.Text>
+                <Typography.Paragraph type="secondary" style={{ margin: '4px 0 0' }}>
+                  {t(`banned.presets.${p.name}.description`, { defaultValue: p.description })}
+                </Typography.Paragraph>
+              </div>
             </List.Item>
           )}
         />

@@ -78,6 +78,8 @@ export default function ReviewPage() {
           key={item.task_id}
           data-testid="review-item"
           style={{ marginBottom: 16 }}
+          // The task's title line wraps on a phone instead of vanishing under the buttons.
+          styles={{ header: { paddingBlock: 8 }, title: { whiteSpace: 'normal' } }}
           title={
             <Space wrap>
               <Link to={`/tasks/${item.task_id}`}>
