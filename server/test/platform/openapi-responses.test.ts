@@ -96,6 +96,16 @@ describe('real responses match the OpenAPI document', () => {
     return res.json.data;
   }
 
+  /** Waits until no image of the task is still being made. */
+  async function imagesSettled(token: string, taskId: number) {
+    for (const until = Date.now() + 30_000; Date.now() < until; ) {
+      const detail = (await server.request('GET', `/api/v1/tasks/${taskId}`, { token })).body.data;
+      if (!detail.image_candidates.some((image: any) => image.status === 'pending')) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`images of task ${taskId} still pending after 30 s`);
+  }
+
   async function login(username: string, password: string, newPassword: string): Promise<string> {
     const first = await data('POST', '/auth/login', { json: { username, password } });
     const changed = await data('POST', '/auth/change-password', { token: first.token, json: { current_password: password, new_password: newPassword } });
@@ -116,7 +126,7 @@ describe('real responses match the OpenAPI document', () => {
   beforeAll(async () => {
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     receiver.url = `http://127.0.0.1:${(receiver.server.address() as AddressInfo).port}`;
-    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', ALLOW_PRIVATE_PROVIDER_URLS: '1' } });
+    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', ALLOW_PRIVATE_PROVIDER_URLS: '1', LOCAL_PROVIDER_IMAGE_FAILURES: 'task:1' } });
     document = (await server.request('GET', '/api/v1/openapi.json')).body;
   });
   afterAll(async () => {
@@ -226,7 +236,10 @@ describe('real responses match the OpenAPI document', () => {
       json: { product_id: product.id, theme: '秋冬换季护肤', text_count: 1, image_count: 1, track: 'ai' },
     });
     expect((await call('POST', '/tasks', { token: admin, json: { product_id: product.id, theme: '', text_count: 1, image_count: 1, track: 'ai' } })).status).toBe(400);
+    // The first task image fails (LOCAL_PROVIDER_IMAGE_FAILURES), so retry-images has one to make.
     expect((await settledDetail(server, admin, created.id)).status).toBe('pending_selection');
+    await data('POST', '/tasks/{id}/retry-images', { token: admin, params: { id: created.id } });
+    await imagesSettled(admin, created.id);
     await data('POST', '/tasks/{id}/regenerate', { token: admin, params: { id: created.id } });
     const task = await settledDetail(server, admin, created.id);
     expect(task.status).toBe('pending_selection');
@@ -241,6 +254,17 @@ describe('real responses match the OpenAPI document', () => {
       token: admin,
       params: { id: task.id, candidate_id: text.candidate_id },
       json: { content: '换季时皮肤容易干，我每天早晚用这款保湿霜，质地轻薄好吸收。', title: '换季保湿心得' },
+    });
+    await data('POST', '/tasks/{id}/image-candidates/{candidate_id}/regenerate', {
+      token: admin,
+      params: { id: task.id, candidate_id: picture.candidate_id },
+      json: { instruction: '换成浅色背景' },
+    });
+    await imagesSettled(admin, task.id);
+    await data('POST', '/tasks/{id}/image-candidates/upload', {
+      token: admin,
+      params: { id: task.id },
+      form: imageForm('image', await png('#f0f0c0'), { strategy: picture.strategy, seq: String(picture.seq), role: picture.role }),
     });
     await data('POST', '/tasks/{id}/text-candidates/select', { token: admin, params: { id: task.id }, json: { candidate_id: text.candidate_id } });
     await data('POST', '/tasks/{id}/image-candidates/select', { token: admin, params: { id: task.id }, json: { candidate_id: picture.candidate_id } });
@@ -287,6 +311,7 @@ describe('real responses match the OpenAPI document', () => {
     const fissionId = fission.fission_id as number;
     await settledFission(server, admin, fissionId);
     await data('GET', '/fission/{id}', { token: admin, params: { id: fissionId } });
+    await data('GET', '/fission', { token: admin, query: { source_task_id: task.id } });
     const notes = await data('GET', '/fission/{id}/notes', { token: admin, params: { id: fissionId } });
     expect((await call('GET', '/fission/{id}/download', { token: admin, params: { id: fissionId } })).status).toBe(200);
     const retried = await call('POST', '/fission/{id}/notes/{seq}/retry-images', { token: admin, params: { id: fissionId, seq: notes.notes[0].seq } });

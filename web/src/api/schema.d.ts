@@ -8037,7 +8037,25 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description JPEG, PNG or WebP (judged by its bytes), at most 10 MB
+                     */
+                    image: string;
+                    strategy: "A" | "B" | "C";
+                    /** @description the slot number within the set */
+                    seq: string;
+                    /**
+                     * @description the slot role, as the image candidate shows it
+                     * @enum {unknown}
+                     */
+                    role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {

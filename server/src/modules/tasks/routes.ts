@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
-import { documentedQuery } from '../../http/openapi.js';
+import { documentedQuery, multipartBody } from '../../http/openapi.js';
 import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { ImageCandidateSchema, TextCandidateSchema } from './views.js';
 import * as service from './service.js';
@@ -282,6 +282,16 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     scope.post(
       '/tasks/:id/image-candidates/upload',
       {
+        config: {
+          swaggerTransform: multipartBody(
+            Type.Object({
+              image: Type.String({ format: 'binary', description: 'JPEG, PNG or WebP (judged by its bytes), at most 10 MB' }),
+              strategy: Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C')]),
+              seq: Type.String({ pattern: '^[0-9]{1,3}$', description: 'the slot number within the set' }),
+              role: Type.Enum(IMAGE_ROLES, { description: 'the slot role, as the image candidate shows it' }),
+            }),
+          ),
+        },
         schema: {
           tags,
           operationId: 'uploadImageCandidate',
