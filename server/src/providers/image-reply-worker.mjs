@@ -9,12 +9,23 @@ const ERROR_BODY_LIMIT = 4096;
 
 /**
  * POSTs an image request and reads its reply.
- * @param {{ url: string, headers: Record<string, string>, body: string }} request
+ * @param {{ url: string, headers: Record<string, string>, body: string, abort: import('node:worker_threads').MessagePort }} request
+ *   `abort` receives a message when the caller gives up (its deadline or a cancel)
  * @returns {Promise<Uint8Array | { url: string } | { invalid: string } | { status: number, headers: Record<string, string>, text: string }>}
  *   the image's bytes, its link, why neither, or an error status with the start of its body
  */
-export default async function fetchImageReply({ url, headers, body }) {
-  const response = await fetch(url, { method: 'POST', headers, body });
+export default async function fetchImageReply({ url, headers, body, abort }) {
+  const controller = new AbortController();
+  abort.once('message', () => controller.abort());
+  try {
+    return await read(await fetch(url, { method: 'POST', headers, body, signal: controller.signal }));
+  } finally {
+    abort.close();
+  }
+}
+
+/** @param {Response} response */
+async function read(response) {
   const bytes = new Uint8Array(await response.arrayBuffer());
   if (!response.ok) {
     return { status: response.status, headers: Object.fromEntries(response.headers), text: new TextDecoder().decode(bytes.subarray(0, ERROR_BODY_LIMIT)) };

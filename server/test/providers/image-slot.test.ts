@@ -54,6 +54,39 @@ describe('image requests in a caller slot', () => {
     expect([image.mime, image.width, image.height]).toEqual(['image/jpeg', 1080, 1440]);
   });
 
+  it('runs as many image requests at once as the provider allows, however few decoding threads there are', async () => {
+    // The replies are decoded in at most two worker threads; the requests themselves must not
+    // queue behind them (a queued request would spend its attempt's deadline waiting).
+    let open = 0;
+    let most = 0;
+    const held: Array<() => void> = [];
+    fake.handle((_req, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      held.push(() => {
+        open -= 1;
+        json(res, 200, { created: 1, data: [{ b64_json: portrait.toString('base64') }] });
+      });
+      // Answer only once all six are waiting at the provider at the same time.
+      if (held.length === 6) for (const release of held.splice(0)) release();
+    });
+    const provider = createProviderFactory({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0', PROVIDER_CONCURRENCY: '6' }).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
+    const images = await Promise.all(Array.from({ length: 6 }, () => provider.generateImage({ prompt: 'p', intent: { kind: 'free' } })));
+    expect(most).toBe(6);
+    expect(images.map((i) => [i.width, i.height])).toEqual(Array.from({ length: 6 }, () => [1080, 1440]));
+  });
+
+  it('gives up an unanswered image request at its deadline', async () => {
+    // The request runs in a worker thread; only the abort reaching it there settles the call.
+    let arrived = 0;
+    fake.handle(() => {
+      arrived += 1;
+    });
+    const provider = createProviderFactory({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0', PROVIDER_TIMEOUT_MS: '1000' }).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
+    await expect(provider.generateImage({ prompt: 'p', intent: { kind: 'free' } })).rejects.toMatchObject({ kind: 'timeout' });
+    expect(arrived).toBe(1);
+  });
+
   it('the local provider draws its card inside the slot', async () => {
     const { record, slot } = recordingSlot();
     const input = { purpose: 'storyboard-image', strategy: 'A', role: 'hook', seq: 1, seed: 'slot', product_name: '晚安面膜', theme: '换季', brief: 'x', overlay: null, has_reference_image: false };
