@@ -4,15 +4,16 @@
  * connection, a replay that overlaps what was already seen, and a followed stream that the
  * server ends and the client reopens, so what happens after `done` still arrives.
  */
-import { act, render, screen } from '@testing-library/react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, render, screen, waitFor } from '@testing-library/react';
 import { EventSource as NodeEventSource } from 'eventsource';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import '../i18n';
 import { setApiBase } from '../api/client';
 import { LivePanel } from '../pages/tasks/LivePanel';
-import { connectTaskStream, LiveStore, useLive, type LiveState } from './taskStream';
+import { connectTaskStream, LiveStore, useLive, useTaskStream, type LiveState } from './taskStream';
 
 const TASK = 7;
 const EVENTS: Array<[string, unknown]> = [
@@ -167,6 +168,37 @@ describe('task stream', () => {
     expect(connections.slice(0, 3).map((c) => c.lastSeq)).toEqual([0, 1, 2]);
     expect(connections.slice(0, 3).map((c) => c.ticket)).toEqual(['ticket-1', 'ticket-2', 'ticket-3']);
     expect(store.getState().connection).toBe('closed');
+  });
+});
+
+describe('the task page following its task', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('refetches the task once for the replayed history, and again for a review decision that comes later', async () => {
+    vi.stubGlobal('EventSource', NodeEventSource);
+    // 1st connection: the whole generation, then the stream ends; 2nd: the approval.
+    plan = [
+      { from: (s) => s + 1, to: 7, drop: false },
+      { from: (s) => s + 1, to: EVENTS.length, drop: false },
+    ];
+    const client = new QueryClient();
+    const invalidate = vi.spyOn(client, 'invalidateQueries');
+    const taskRefetches = () => invalidate.mock.calls.filter(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(['task', TASK])).length;
+    function Page() {
+      useTaskStream(TASK, true);
+      return null;
+    }
+    const { unmount } = render(
+      <QueryClientProvider client={client}>
+        <Page />
+      </QueryClientProvider>,
+    );
+    await waitFor(() => expect(taskRefetches()).toBe(1), { timeout: 3000 });
+    expect(connections).toHaveLength(1);
+    await waitFor(() => expect(taskRefetches()).toBe(2), { timeout: 5000 });
+    expect(connections[1]).toMatchObject({ lastSeq: 7, follow: 'true' });
+    expect(invalidate.mock.calls.some(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(['review-queue']))).toBe(true);
+    unmount();
   });
 });
 

@@ -209,9 +209,10 @@ export function isGenerating(status: TaskStatus | undefined): boolean {
 
 /**
  * One store per task page, following the task while `active` (the page shows it). Status
- * changes and `done` refetch the task (and what hangs off its status: review history,
- * preferences) and the review badge; package progress refetches the package list. Only those
- * events invalidate, so streamed text does not refetch anything.
+ * changes, `done` and candidates that arrive outside a generation run refetch the task (and
+ * what hangs off its status: review history, preferences) and the review badge; package
+ * progress refetches the package list. Streamed text and a running generation's candidates
+ * refetch nothing (the store shows them as they come).
  */
 export function useTaskStream(taskId: number, active: boolean): LiveStore {
   const queryClient = useQueryClient();
@@ -234,6 +235,9 @@ export function useTaskStream(taskId: number, active: boolean): LiveStore {
     const unsubscribe = store.subscribe(() => {
       const now = store.getState();
       if (now.status !== seen.status || (now.done && !seen.done)) stale.add('task');
+      // A candidate outside a generation run (one image regenerated or retried, a text
+      // imported) changes what the detail shows beside it (covers, sets): refetch it too.
+      else if ((now.images !== seen.images || now.texts !== seen.texts) && !isGenerating(now.status)) stale.add('task');
       else if (now.progress.package !== seen.progress.package) stale.add('packages');
       seen = now;
       if (stale.size > 0 && timer === undefined) {

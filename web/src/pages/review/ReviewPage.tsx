@@ -50,7 +50,8 @@ interface RejectValues {
 export default function ReviewPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const queue = useQuery({ queryKey: ['review-queue'], queryFn: api.review.queue });
+  // New submissions appear without a reload (the menu's count refreshes on the same key).
+  const queue = useQuery({ queryKey: ['review-queue'], queryFn: api.review.queue, refetchInterval: 30_000 });
   const [rejecting, setRejecting] = useState<ReviewItem>();
   const [form] = Form.useForm<RejectValues>();
   const done = (text: string) => {
