@@ -40,10 +40,11 @@ describe('/api/docs in Chromium', () => {
 
     await page.getByRole('button', { name: /Authorize/ }).first().click();
     await page.getByLabel('auth-bearer-value').fill(token);
-    await page.getByRole('button', { name: 'Apply credentials' }).click();
-    await page.locator('.modal-ux .btn-done').click();
+    // One form per security scheme (bearer, and the download token): apply the bearer one.
+    await page.locator('.auth-container').filter({ has: page.getByLabel('auth-bearer-value') }).getByRole('button', { name: 'Apply credentials' }).click();
+    await page.locator('.modal-ux .btn-done').first().click();
 
-    const me = page.locator('#operations-auth-get_api_v1_auth_me');
+    const me = page.locator('.opblock-get').filter({ has: page.locator('[data-path="/api/v1/auth/me"]') });
     await me.locator('.opblock-summary').click();
     await me.getByRole('button', { name: 'Try it out' }).click();
     const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/me'));
