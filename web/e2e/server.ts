@@ -33,7 +33,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startServer(): Promise<RunningServer> {
+/** `env`: settings a suite needs on top of these (a local webhook receiver, say). */
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-e2e-'));
   const port = await freePort();
   const database = /^postgres/.test(process.env.DATABASE_URL ?? '') ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
@@ -52,6 +53,7 @@ export async function startServer(): Promise<RunningServer> {
     // flows get every image.
     LOCAL_PROVIDER_IMAGE_FAILURES: 'fission:1',
     ...(database ? { DATABASE_URL: database.url } : {}),
+    ...extraEnv,
   };
   let output = '';
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -35,6 +35,9 @@ import type {
   TaskDetail,
   TaskListItem,
   TextCandidate,
+  Webhook,
+  WebhookBody,
+  WebhookDelivery,
   WorkspaceItem,
 } from './types';
 
@@ -82,6 +85,12 @@ const r = {
   users: route<Page<AdminUser>>('GET', '/users'),
   createUser: route<AdminUser>('POST', '/users'),
   updateUser: route<AdminUser>('PATCH', '/users/{id}'),
+  webhooks: route<{ items: Webhook[] }>('GET', '/webhooks'),
+  createWebhook: route<Webhook>('POST', '/webhooks'),
+  updateWebhook: route<Webhook>('PATCH', '/webhooks/{id}'),
+  deleteWebhook: route<Empty>('DELETE', '/webhooks/{id}'),
+  testWebhook: route<WebhookDelivery>('POST', '/webhooks/{id}/test'),
+  webhookDeliveries: route<Page<WebhookDelivery>>('GET', '/webhooks/{id}/deliveries'),
   apiKeys: route<Page<ApiKey>>('GET', '/api-keys'),
   createApiKey: route<ApiKey>('POST', '/api-keys'),
   deleteApiKey: route<Empty>('DELETE', '/api-keys/{id}'),
@@ -167,6 +176,15 @@ export const api = {
     create: (body: { username: string; email: string; password: string; role: Role }) => r.createUser({}, { body }),
     update: (id: number, body: Partial<{ email: string; role: Role; is_active: boolean; password: string }>) =>
       r.updateUser({ id }, { body }),
+  },
+  webhooks: {
+    list: () => r.webhooks(),
+    create: (body: WebhookBody) => r.createWebhook({}, { body }),
+    /** `secret: null` removes it; absent fields stay as they are. */
+    update: (id: number, body: Partial<Omit<WebhookBody, 'secret'>> & { secret?: string | null; is_active?: boolean }) => r.updateWebhook({ id }, { body }),
+    remove: (id: number) => r.deleteWebhook({ id }),
+    test: (id: number) => r.testWebhook({ id }),
+    deliveries: (id: number, query: Paging) => r.webhookDeliveries({ id }, { query }),
   },
   apiKeys: {
     list: (query: Paging) => r.apiKeys({}, { query }),

@@ -19,6 +19,11 @@ describe('server errors in the interface language', () => {
     expect(zh(400, 40000, 'body/title must NOT have more than 20 characters')).toBe('提交的内容不符合要求，请检查后重试');
     expect(zh(502, 50200, 'provider deepseek failed after 3 attempts: timeout')).toBe('AI 服务调用失败，请稍后重试');
     expect(zh(418, 41800, 'I am a teapot')).toBe('服务器返回错误（HTTP 418）');
+    // The webhook rules, with the server's own messages.
+    expect(zh(400, 40000, 'body.url: hooks.internal resolves to a non-public address; only public http(s) addresses are allowed')).toBe(
+      'Webhook 地址无效或指向内网：只能使用可从公网访问的 http(s) 地址',
+    );
+    expect(zh(400, 40000, 'body.secret: a WeCom group robot has no signing secret; leave it empty')).toBe('企业微信群机器人没有签名密钥，请留空');
   });
 
   it('words the same codes in English when the interface is English', async () => {

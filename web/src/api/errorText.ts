@@ -37,6 +37,8 @@ const RULES: Rule[] = [
   { test: /^(?:body\.)?(\w+) must not be blank/, key: 'apiError.blank', values: (m) => ({ field: m[1]! }) },
   { test: /must be an http or https URL/, key: 'apiError.badUrl' },
   { test: /^api_key is too short/, key: 'apiError.keyTooShort' },
+  { test: /^body\.url: .*only public http\(s\) addresses/, key: 'apiError.webhookUrl' },
+  { test: /WeCom group robot has no signing secret/, key: 'apiError.wecomSecret' },
 ];
 
 /** Codes of contract-decisions §2 that have their own text (the others fall back to their HTTP class). */

@@ -32,6 +32,9 @@ import type {
   TaskCreate,
   TaskDetail,
   TaskListItem,
+  Webhook,
+  WebhookBody,
+  WebhookDelivery,
   WorkspaceItem,
 } from './types';
 
@@ -57,6 +60,10 @@ export type Checks = [
   Fits<Real<Data<'/api/v1/invitations', 'get'>>, Page<MyInvitation>>,
   Fits<Real<Data<'/api/v1/invitations/{id}/accept', 'post'>>, WorkspaceItem>,
   Fits<Real<Data<'/api/v1/api-keys', 'get'>>, Page<ApiKey>>,
+  Fits<Real<Data<'/api/v1/webhooks', 'get'>>, { items: Webhook[] }>,
+  Fits<WebhookBody, Body<'/api/v1/webhooks', 'post'>>,
+  Fits<Real<Data<'/api/v1/webhooks/{id}/test', 'post'>>, WebhookDelivery>,
+  Fits<Real<Data<'/api/v1/webhooks/{id}/deliveries', 'get'>>, Page<WebhookDelivery>>,
   Fits<Real<Data<'/api/v1/products', 'get'>>, Page<Product>>,
   Fits<Real<Data<'/api/v1/products/{id}', 'get'>>, Product>,
   Fits<ProductBody, Body<'/api/v1/products', 'post'>>,

@@ -67,6 +67,43 @@ export interface AdminUser {
   created_at: string;
 }
 
+export type WebhookKind = 'generic' | 'feishu' | 'wecom' | 'dingtalk';
+export type WebhookEvent = 'task.pending_selection' | 'task.failed' | 'task.submitted' | 'task.approved' | 'task.rejected' | 'package.ready' | 'fission.completed';
+export type WebhookErrorKind = 'timeout' | 'unreachable' | 'blocked_address' | 'http_status' | 'app_error';
+
+/** A webhook as the server shows it: URL masked, secret never (only `has_secret`). */
+export interface Webhook {
+  id: number;
+  name: string;
+  kind: WebhookKind;
+  url: string;
+  events: WebhookEvent[];
+  has_secret: boolean;
+  is_active: boolean;
+  created_at: string;
+}
+
+export interface WebhookBody {
+  name: string;
+  kind: WebhookKind;
+  url: string;
+  events: WebhookEvent[];
+  secret?: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event: WebhookEvent | 'webhook.test';
+  status: 'pending' | 'delivered' | 'failed';
+  http_status: number | null;
+  attempts: number;
+  created_at: string;
+  delivered_at: string | null;
+  next_attempt_at: string | null;
+  last_error: WebhookErrorKind | null;
+  attempt_log: Array<{ attempt: number; at: string; ok: boolean; http_status: number | null; latency_ms: number; error_kind: WebhookErrorKind | null; excerpt: string | null }>;
+}
+
 export interface ApiKey {
   id: number;
   provider: string;

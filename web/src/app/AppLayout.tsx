@@ -4,6 +4,7 @@ import {
   KeyOutlined,
   LogoutOutlined,
   MenuOutlined,
+  NotificationOutlined,
   PlusCircleOutlined,
   ShoppingOutlined,
   StopOutlined,
@@ -100,6 +101,7 @@ export default function AppLayout() {
       items: [
         { path: '/admin/users', label: t('nav.users'), icon: <TeamOutlined aria-hidden />, min: 'admin' },
         { path: '/admin/workspaces', label: t('nav.workspaces'), icon: <ApartmentOutlined aria-hidden />, min: 'admin' },
+        { path: '/admin/webhooks', label: t('nav.webhooks'), icon: <NotificationOutlined aria-hidden />, min: 'admin' },
       ],
     },
   ];

@@ -25,6 +25,7 @@ const ReviewPage = lazy(() => import('../pages/review/ReviewPage'));
 const FissionPage = lazy(() => import('../pages/fission/FissionPage'));
 const UsersPage = lazy(() => import('../pages/admin/UsersPage'));
 const WorkspacesPage = lazy(() => import('../pages/admin/WorkspacesPage'));
+const WebhooksPage = lazy(() => import('../pages/admin/WebhooksPage'));
 
 /** Toasts only: antd's <App> would also pull modal and notification into the first download. */
 function useMessageBridge() {
@@ -91,6 +92,14 @@ export function Root() {
                     element={
                       <RequireRole min="admin">
                         <WorkspacesPage />
+                      </RequireRole>
+                    }
+                  />
+                  <Route
+                    path="admin/webhooks"
+                    element={
+                      <RequireRole min="admin">
+                        <WebhooksPage />
                       </RequireRole>
                     }
                   />
