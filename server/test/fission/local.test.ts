@@ -10,6 +10,8 @@ import { download, HELPER_KEYS, keyOfUrl, keysDeep, notesOf, settledFission } fr
  * N = 1 and N = 5, the notes and progress shapes, the download and its checklist, the 409s,
  * and workspace isolation.
  */
+const ROLE_ZH: Record<string, string> = { hook: '封面', main: '主图', pain: '痛点', proof: '证明', quality: '质感', credit: '背书', convert: '转化' };
+
 describe('fission (local provider, worker)', () => {
   let server: TestServer;
   let ws: Workspace;
@@ -143,22 +145,22 @@ describe('fission (local provider, worker)', () => {
     }
 
     const checklist = byName.get('checklist.md')!.toString('utf8');
-    expect(checklist).toContain(`# Publishing checklist: fission ${five}`);
-    expect(checklist).toContain(`Source task ${sourceId} · reference level low · 5 sets · status completed`);
+    expect(checklist).toContain(`# 发布检查清单：裂变 ${five}`);
+    expect(checklist).toContain(`来源任务 ${sourceId} · 参考程度 低（换角度换结构） · 共 5 套 · 状态 已完成`);
     for (const n of notes) {
       const section = checklist.split(/^## /m).find((s) => s.startsWith(`set_0${n.seq} · `))!;
       expect(section).toContain(`set_0${n.seq} · ${n.dimension}`);
       const titleLength = [...n.note.title].length;
-      expect(section).toContain(`Title length: ${titleLength} characters (at most 20)`);
-      expect(section).toContain(`Tags: ${n.note.tags.length} (5-10)`);
-      expect(section).toContain(`Images: ${n.images.length} of ${n.images.length}: ${n.images.map((i: any) => i.role).join(', ')}`);
-      expect(section).toContain(`[x] Banned words: ${n.banned_word_status}`);
-      expect(section).toContain(`Score: ${n.score} / 100 (pass line 80)`);
+      expect(section).toContain(`标题长度：${titleLength} 字（不超过 20）`);
+      expect(section).toContain(`话题标签：${n.note.tags.length} 个（5-10）`);
+      expect(section).toContain(`图片：${n.images.length} / ${n.images.length}：${n.images.map((i: any) => ROLE_ZH[i.role]).join('、')}`);
+      expect(section).toContain(`[x] 违禁词：${n.banned_word_status === 'pass' ? '通过' : '已自动替换'}`);
+      expect(section).toContain(`评分：${n.score} / 100（达标线 80）`);
       if (n.needs_optimization) {
-        expect(section).toContain('[ ] Score');
-        expect(section).toMatch(/Optimise: .*\d+\/\d+: /);
+        expect(section).toContain('[ ] 评分');
+        expect(section).toMatch(/优化建议：.*\d+\/\d+：/);
       } else {
-        expect(section).toContain('[x] Score');
+        expect(section).toContain('[x] 评分');
       }
     }
   });

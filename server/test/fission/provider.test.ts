@@ -92,14 +92,14 @@ describe('fission with an OpenAI-compatible provider', () => {
     expect(zip.status).toBe(200);
     const checklist = (await readZip(zip.body)).find((e) => e.name === 'checklist.md')!.data.toString('utf8');
     const [, set1, set2, set3] = checklist.split(/^## /m);
-    expect(set1).toContain('[ ] Banned words: soft_warn (神器)');
-    expect(set1).toContain('Optimise: remove or replace: 神器');
-    expect(set2).toContain('[ ] Score: 43 / 100 (pass line 80): needs optimization');
-    expect(set2).toContain('title 10/25: sharpen the title');
-    expect(set2).toContain('selling 10/25');
-    expect(set2).not.toContain('compliance 5/5:');
-    expect(set3).toContain('Optimise: nothing required, ready to publish');
-    expect(checklist).toContain('· 1 ready to publish');
+    expect(set1).toContain('[ ] 违禁词：有提醒（神器）');
+    expect(set1).toContain('优化建议：删除或替换：神器');
+    expect(set2).toContain('[ ] 评分：43 / 100（达标线 80），需要优化');
+    expect(set2).toContain('标题 10/25：打磨标题');
+    expect(set2).toContain('卖点 10/25');
+    expect(set2).not.toContain('合规 5/5：');
+    expect(set3).toContain('优化建议：无需修改，可以发布');
+    expect(checklist).toContain('· 1 套可直接发布');
   }, 120_000);
 
   it('checklist.md carries no raw HTML or Markdown from the note or the provider (issue 17, finding 7)', async () => {
@@ -117,7 +117,7 @@ describe('fission with an OpenAI-compatible provider', () => {
     const checklist = (await readZip((await download(server, operator.token, created.fission_id)).body)).find((e) => e.name === 'checklist.md')!.data.toString('utf8');
     // No unescaped "<", "`" or "&" anywhere; the hostile title exactly as escaped text.
     expect(checklist).not.toMatch(/(^|[^\\])[<`&]/m);
-    expect(checklist).toContain('- Title: \\<i\\>标\\</i\\>\\`c\\`\\&amp;\\*x\\*\n');
+    expect(checklist).toContain('- 标题：\\<i\\>标\\</i\\>\\`c\\`\\&amp;\\*x\\*\n');
     expect(checklist).toContain('## set_01 · \\<script\\>维度\n');
     // Tags are words (contract-decisions §9): the markup's signs are dropped, its letters stay.
     expect(checklist).toContain(' #b粗体b ');
@@ -142,8 +142,8 @@ describe('fission with an OpenAI-compatible provider', () => {
     expect(before[2].images.every((i: any) => i.error && !i.url)).toBe(true);
     // The checklist of an incomplete set asks for the retry.
     const checklist = (await readZip((await download(server, operator.token, id)).body)).find((e) => e.name === 'checklist.md')!.data.toString('utf8');
-    expect(checklist).toContain('[ ] Images: 2 of 3: hook, ');
-    expect(checklist).toContain('retry the failed images (convert)');
+    expect(checklist).toContain('[ ] 图片：2 / 3：封面、');
+    expect(checklist).toContain('重试失败的图片（转化）');
 
     fake.behaviour = {};
     const from = fake.provider.requests.length;

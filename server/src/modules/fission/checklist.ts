@@ -23,12 +23,21 @@ export interface ChecklistSet {
 }
 
 const ADVICE: Record<ScoreDimension, string> = {
-  title: 'sharpen the title: a concrete number or result, a hook word, at most 20 characters',
-  emotion: 'add feeling: a first-person moment, a few fitting emoji, a livelier voice',
-  selling: 'carry the selling points as benefits the reader can picture, each one once',
-  keyword: 'name the theme and the product in the text and make the tags match them',
-  compliance: 'remove absolute or exaggerated claims and any flagged words',
+  title: '打磨标题：写出具体数字或结果，加一个钩子词，不超过 20 字',
+  emotion: '加强情绪：加入第一人称的真实场景、几个贴切的表情，语气更生动',
+  selling: '把卖点写成读者能想象到的好处，每个卖点只讲一次',
+  keyword: '正文里点明主题和产品，并让话题标签与之对应',
+  compliance: '删除绝对化或夸大的说法以及被标记的词',
 };
+
+const DIMENSION: Record<ScoreDimension, string> = { title: '标题', emotion: '情绪', selling: '卖点', keyword: '关键词', compliance: '合规' };
+const ROLE: Record<string, string> = { hook: '封面', main: '主图', pain: '痛点', proof: '证明', quality: '质感', credit: '背书', convert: '转化' };
+const NOTE_STATUS: Record<string, string> = { image_done: '已完成', failed: '失败', pending: '生成中' };
+const FISSION_STATUS: Record<string, string> = { generating: '生成中', completed: '已完成', failed: '失败' };
+const LEVEL: Record<string, string> = { low: '低（换角度换结构）', mid: '中（同主题换角度或结构）', high: '高（同结构换措辞和图片）' };
+const BANNED: Record<string, string> = { pass: '通过', auto_fixed: '已自动替换', soft_warn: '有提醒', hard_block: '有禁用词' };
+
+const roleName = (role: string) => ROLE[role] ?? markdownText(role);
 
 const box = (ok: boolean) => (ok ? '[x]' : '[ ]');
 
@@ -47,8 +56,8 @@ function bannedLine(note: StoredNote): { ok: boolean; text: string; words: strin
   const { status, hits } = note._block;
   const words = [...new Set(hits.filter((h) => h.level !== 'auto_fix').map((h) => h.word))];
   const ok = status === 'pass' || status === 'auto_fixed';
-  const detail = status === 'auto_fixed' ? ' (replaced automatically)' : words.length > 0 ? ` (${words.map(markdownText).join(', ')})` : '';
-  return { ok, text: `Banned words: ${status}${detail}`, words: ok ? [] : words };
+  const detail = status === 'auto_fixed' ? '' : words.length > 0 ? `（${words.map(markdownText).join('、')}）` : '';
+  return { ok, text: `违禁词：${BANNED[status] ?? status}${detail}`, words: ok ? [] : words };
 }
 
 function setSection(set: ChecklistSet): { lines: string[]; ready: boolean } {
@@ -62,34 +71,34 @@ function setSection(set: ChecklistSet): { lines: string[]; ready: boolean } {
   const imagesOk = images.length > 0 && made.length === images.length;
   const banned = bannedLine(note);
   const passed = set.score >= PASS_LINE;
-  const roles = images.map((i) => `${markdownText(i.role)}${i.file_key ? '' : i.error ? ' (failed)' : ' (pending)'}`).join(', ');
+  const roles = images.map((i) => `${roleName(i.role)}${i.file_key ? '' : i.error ? '（失败）' : '（生成中）'}`).join('、');
 
   const todo: string[] = [];
-  if (!titleOk) todo.push(titleLength === 0 ? 'write a title' : `shorten the title to at most ${TITLE_MAX} characters`);
-  if (!tagsOk) todo.push(`use ${TAGS_MIN}-${TAGS_MAX} tags (now ${note.tags.length})`);
-  if (failed.length > 0) todo.push(`retry the failed images (${failed.map((i) => markdownText(i.role)).join(', ')})`);
-  if (waiting.length > 0) todo.push(`wait for the pending images (${waiting.map((i) => markdownText(i.role)).join(', ')})`);
-  if (!banned.ok) todo.push(banned.words.length > 0 ? `remove or replace: ${banned.words.map(markdownText).join(', ')}` : 'resolve the banned-word warnings');
+  if (!titleOk) todo.push(titleLength === 0 ? '写一个标题' : `把标题缩短到 ${TITLE_MAX} 字以内`);
+  if (!tagsOk) todo.push(`话题标签用 ${TAGS_MIN}-${TAGS_MAX} 个（现在 ${note.tags.length} 个）`);
+  if (failed.length > 0) todo.push(`重试失败的图片（${failed.map((i) => roleName(i.role)).join('、')}）`);
+  if (waiting.length > 0) todo.push(`等待生成中的图片（${waiting.map((i) => roleName(i.role)).join('、')}）`);
+  if (!banned.ok) todo.push(banned.words.length > 0 ? `删除或替换：${banned.words.map(markdownText).join('、')}` : '处理违禁词提醒');
   // Weakest dimensions first, relative to their maxima; only those clearly short of full marks.
   const score = note._score;
   const weak = (Object.keys(SCORE_MAX) as ScoreDimension[])
     .map((d) => ({ d, ratio: score[d] / SCORE_MAX[d] }))
     .filter((x) => x.ratio < 0.8)
     .sort((a, b) => a.ratio - b.ratio);
-  if (!passed) for (const { d } of weak) todo.push(`${d} ${score[d]}/${SCORE_MAX[d]}: ${ADVICE[d]}`);
+  if (!passed) for (const { d } of weak) todo.push(`${DIMENSION[d]} ${score[d]}/${SCORE_MAX[d]}：${ADVICE[d]}`);
 
   const lines = [
     `## ${set.folder} · ${markdownText(set.dimension)}`,
     '',
-    `- Title: ${markdownText(note.title)}`,
-    `- Status: ${set.status}`,
-    `- ${box(titleOk)} Title length: ${titleLength} characters (at most ${TITLE_MAX})`,
-    `- ${box(tagsOk)} Tags: ${note.tags.length} (${TAGS_MIN}-${TAGS_MAX})${note.tags.length > 0 ? `: ${note.tags.map((t) => `#${markdownText(t)}`).join(' ')}` : ''}`,
-    `- ${box(imagesOk)} Images: ${made.length} of ${images.length}${roles ? `: ${roles}` : ''}`,
+    `- 标题：${markdownText(note.title)}`,
+    `- 状态：${NOTE_STATUS[set.status] ?? set.status}`,
+    `- ${box(titleOk)} 标题长度：${titleLength} 字（不超过 ${TITLE_MAX}）`,
+    `- ${box(tagsOk)} 话题标签：${note.tags.length} 个（${TAGS_MIN}-${TAGS_MAX}）${note.tags.length > 0 ? `：${note.tags.map((t) => `#${markdownText(t)}`).join(' ')}` : ''}`,
+    `- ${box(imagesOk)} 图片：${made.length} / ${images.length}${roles ? `：${roles}` : ''}`,
     `- ${box(banned.ok)} ${banned.text}`,
-    `- ${box(passed)} Score: ${set.score} / 100 (pass line ${PASS_LINE})${passed ? '' : ': needs optimization'}; title ${score.title}/${SCORE_MAX.title}, emotion ${score.emotion}/${SCORE_MAX.emotion}, selling ${score.selling}/${SCORE_MAX.selling}, keyword ${score.keyword}/${SCORE_MAX.keyword}, compliance ${score.compliance}/${SCORE_MAX.compliance}`,
-    ...(score.summary ? [`- Scorer: ${markdownText(score.summary)}`] : []),
-    `- Optimise: ${todo.length > 0 ? todo.join('; ') : 'nothing required, ready to publish'}`,
+    `- ${box(passed)} 评分：${set.score} / 100（达标线 ${PASS_LINE}）${passed ? '' : '，需要优化'}；${(Object.keys(SCORE_MAX) as ScoreDimension[]).map((d) => `${DIMENSION[d]} ${score[d]}/${SCORE_MAX[d]}`).join('，')}`,
+    ...(score.summary ? [`- 评审意见：${markdownText(score.summary)}`] : []),
+    `- 优化建议：${todo.length > 0 ? todo.join('；') : '无需修改，可以发布'}`,
     '',
   ];
   return { lines, ready: todo.length === 0 };
@@ -99,9 +108,9 @@ export function checklistMarkdown(fission: { id: number; source_task_id: number;
   const sections = sets.map(setSection);
   const ready = sections.filter((s) => s.ready).length;
   return [
-    `# Publishing checklist: fission ${fission.id}`,
+    `# 发布检查清单：裂变 ${fission.id}`,
     '',
-    `Source task ${fission.source_task_id} · reference level ${fission.reference_level} · ${sets.length} set${sets.length === 1 ? '' : 's'} · status ${fission.status} · ${ready} ready to publish`,
+    `来源任务 ${fission.source_task_id} · 参考程度 ${LEVEL[fission.reference_level] ?? fission.reference_level} · 共 ${sets.length} 套 · 状态 ${FISSION_STATUS[fission.status] ?? fission.status} · ${ready} 套可直接发布`,
     '',
     ...sections.flatMap((s) => s.lines),
   ].join('\n');

@@ -178,6 +178,50 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
   );
 
   app.post(
+    '/fission/:id/notes/:seq/edit',
+    {
+      schema: {
+        tags,
+        operationId: 'editFissionNote',
+        summary: 'Edit one note of a fission (title, body, tags, cover title)',
+        description:
+          'The note as it would be published: plain body, hashtags moved into the tags, each part within the limits of contract-decisions §9 (400 naming the limit otherwise), checked again against the banned words; the score stays the judge’s. Any member of the workspace; 409 while the fission is still generating.',
+        params: SeqParams,
+        body: Type.Object({
+          title: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+          content: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })),
+          tags: Type.Optional(Type.Array(Type.String({ maxLength: 50 }), { maxItems: 20 })),
+          cover_title: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+        }),
+        response: { 200: Ok(FissionNoteView), ...errors409 },
+      },
+    },
+    async (request) => ok(await service.editNote(ctx, currentUser(request), request.params.id, request.params.seq, request.body)),
+  );
+
+  app.get(
+    '/fission/:id/notes/:seq/download',
+    {
+      schema: {
+        tags,
+        operationId: 'downloadFissionSet',
+        summary: 'Download one set of a fission alone',
+        description: 'fission_<id>_set_<seq>.zip: checklist.md of this set and its folder (note.txt and images); the same checks and 409s as the whole download.',
+        params: SeqParams,
+        response: { 200: fileResponse('The zip file of one set (attachment)', ['application/zip']), ...errors409 },
+      },
+    },
+    async (request, reply) => {
+      const file = await service.exportFission(ctx, currentUser(request), request.params.id, request.params.seq);
+      return reply
+        .type('application/zip')
+        .header('content-disposition', contentDisposition(file.fileName, `fission_${request.params.id}_set.zip`))
+        .header('cache-control', 'private, no-store')
+        .send(file.output);
+    },
+  );
+
+  app.post(
     '/fission/:id/notes/:seq/retry-images',
     {
       schema: {

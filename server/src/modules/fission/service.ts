@@ -1,9 +1,12 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { nowIso } from '../../db/codec.js';
+import { json, nowIso } from '../../db/codec.js';
+import { checkNote } from '../../content/evaluate.js';
+import { cleanTags, distinctTags, limitProblems, publishableBody } from '../../content/limits.js';
+import { bannedWordMatcherFor } from '../banned-words/service.js';
 import { IMAGE_EXTENSION } from '../generation/service.js';
 import type { AuthUser } from '../../http/auth.js';
-import { AppError, conflict, notFound } from '../../http/errors.js';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
@@ -182,9 +185,12 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
  * (`set_01`, …) holding `note.txt` and the set's images (`<seq>_<role>.<ext>`). Everything is
  * checked before the first byte goes out, so a rejection is a clean 409 and never a cut-off zip.
  */
-export async function exportFission(ctx: AppContext, auth: AuthUser, id: number): Promise<{ fileName: string; output: Readable }> {
+export async function exportFission(ctx: AppContext, auth: AuthUser, id: number, onlySeq?: number): Promise<{ fileName: string; output: Readable }> {
   const fission = await ownFission(ctx, auth, id);
-  const [notes, allImages] = await Promise.all([repo.notesOf(ctx.db, auth.workspaceId, id), repo.imagesOf(ctx.db, auth.workspaceId, id)]);
+  const [allNotes, allImages] = await Promise.all([repo.notesOf(ctx.db, auth.workspaceId, id), repo.imagesOf(ctx.db, auth.workspaceId, id)]);
+  // One set alone (contract-decisions §8: each set downloadable on its own), with its own checklist.
+  const notes = onlySeq === undefined ? allNotes : allNotes.filter((n) => n.seq === onlySeq);
+  if (onlySeq !== undefined && notes.length === 0) throw notFound('fission note');
   if (notes.length === 0) {
     throw new AppError('fissionEmpty', fission.status === 'generating' ? 'the fission has no notes yet: it is still generating' : 'the fission has no notes: nothing to download');
   }
@@ -213,5 +219,40 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number)
   const checklist = checklistMarkdown(fission, sets);
   entries.unshift({ name: 'checklist.md', compress: true, produce: async () => Buffer.from(checklist, 'utf8') });
   const zip = lazyZip(entries, { mtime: new Date(fission.created_at) });
-  return { fileName: `fission_${fission.id}.zip`, output: zip.output };
+  return { fileName: onlySeq === undefined ? `fission_${fission.id}.zip` : `fission_${fission.id}_set_${pad2(onlySeq)}.zip`, output: zip.output };
+}
+
+export interface NoteEdit {
+  title?: string | undefined;
+  content?: string | undefined;
+  tags?: string[] | undefined;
+  cover_title?: string | undefined;
+}
+
+/**
+ * An operator's edit of one fission note: the note as it would be published (plain body,
+ * hashtags moved into the tags, every part within its limit, else 400 naming it), checked again
+ * against the banned words. The score stays the judge's: it rated the set, not the edit.
+ */
+export async function editNote(ctx: AppContext, auth: AuthUser, id: number, seq: number, edit: NoteEdit) {
+  const fission = await ownFission(ctx, auth, id);
+  if (fission.status === 'generating') throw conflict('the fission is still generating: edit its notes once it has finished');
+  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId);
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await repo.findNoteBySeq(trx, auth.workspaceId, id, seq);
+    if (!row) throw notFound('fission note');
+    await repo.lockNote(trx, ctx.dialect, auth.workspaceId, row.id);
+    const stored = row.note as unknown as StoredNote;
+    const body = publishableBody(edit.content ?? stored.content);
+    if (!body.content) throw badRequest('body.content must not be blank');
+    const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+    const tags = edit.tags ?? stored.tags;
+    const draft = { title: oneLine(edit.title ?? stored.title), content: body.content, cover_title: oneLine(edit.cover_title ?? stored.cover_title) };
+    const refused = limitProblems({ ...draft, tags: distinctTags(tags) })[0];
+    if (refused) throw badRequest(`body.${refused.field}: ${refused.message}`);
+    const checked = checkNote(matcher, { ...draft, tags: cleanTags([...tags, ...body.tags]) });
+    const note: StoredNote = { ...stored, ...checked.note, _block: { status: checked.status, hits: checked.hits } };
+    await repo.updateNote(trx, auth.workspaceId, row.id, { note: json(note), updated_at: nowIso(ctx.clock.now()) });
+  });
+  return (await listNotes(ctx, auth, id)).notes.find((n) => n.seq === seq)!;
 }

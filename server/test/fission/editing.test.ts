@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readZip } from '../delivery/zip.js';
+import { settledDetail } from '../generation/helpers.js';
+import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
+import { API, createTask, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+import { notesOf, settledFission } from './fixtures.js';
+
+/**
+ * Fissions as a team works with them (contract-decisions §8, issue 15 item 3): listed per task for
+ * every member of the workspace (not only in the browser that started them), their notes
+ * editable, each set downloadable alone with its checklist in Chinese.
+ */
+describe('fission list, note edits and one-set downloads', () => {
+  let server: TestServer;
+  let ws: Workspace;
+  let taskA: number;
+  let taskB: number;
+  let fissionA: number;
+  let operator: { token: string; id: number };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    ws = await workspaceWithProduct(server);
+    operator = await userWithRole(server, 'fission-operator', 'operator');
+    taskA = (await createTask(server, ws, { text_count: 3, image_count: 2 })).id;
+    taskB = (await createTask(server, ws, { text_count: 3, image_count: 1 })).id;
+    await settledDetail(server, ws.token, taskA);
+    await settledDetail(server, ws.token, taskB);
+    // The admin starts the fission; the operator (another member) must still see it.
+    fissionA = (await ok(server, 'POST', '/fission', ws.token, { source_task_id: taskA, fanout_count: 2 })).fission_id;
+    await ok(server, 'POST', '/fission', ws.token, { source_task_id: taskB, fanout_count: 1 });
+    await settledFission(server, ws.token, fissionA);
+  }, 120_000);
+  afterAll(async () => server?.close());
+
+  it('lists the workspace’s fissions for every member, per task, newest first, and never another workspace’s', async () => {
+    const all = await ok(server, 'GET', '/fission?page=1&page_size=10', operator.token);
+    expect(all.total).toBe(2);
+    expect(all.items.map((f: any) => f.source_task_id)).toEqual([taskB, taskA]);
+    const ofA = await ok(server, 'GET', `/fission?source_task_id=${taskA}`, operator.token);
+    expect(ofA.items).toHaveLength(1);
+    expect(ofA.items[0]).toMatchObject({
+      fission_id: fissionA,
+      source_task_id: taskA,
+      reference_level: 'mid',
+      fanout_count: 2,
+      status: 'completed',
+      progress: { total: 2 },
+      created_by: { username: 'admin' },
+    });
+    const other = await otherWorkspace(server);
+    expect((await ok(server, 'GET', '/fission', other.token)).total).toBe(0);
+    expect((await ok(server, 'GET', `/fission?source_task_id=${taskA}`, other.token)).total).toBe(0);
+    expect((await server.request('GET', `${API}/fission?source_task_id=0`, { token: operator.token })).status).toBe(400);
+    expect((await server.request('GET', `${API}/fission`)).status).toBe(401);
+  });
+
+  it('edits a note as it would be published: limits refused with 400, banned words checked again, another workspace 404', async () => {
+    const edit = (seq: number, body: unknown, token = operator.token) => server.request('POST', `${API}/fission/${fissionA}/notes/${seq}/edit`, { token, body });
+    const res = await edit(1, { title: '实测30天的变化', content: '第一周就感觉到了。\n#换季护肤', tags: ['面霜', '补水', '保湿', '敏感肌', '秋冬'], cover_title: '实测30天' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.note).toMatchObject({ title: '实测30天的变化', content: '第一周就感觉到了。', cover_title: '实测30天' });
+    // The hashtag moved out of the body into the tags.
+    expect(res.body.data.note.tags).toEqual(['面霜', '补水', '保湿', '敏感肌', '秋冬', '换季护肤']);
+    const stored = (await notesOf(server, ws.token, fissionA)).notes.find((n: any) => n.seq === 1);
+    expect(stored.note.title).toBe('实测30天的变化');
+
+    expect((await edit(1, { title: '这'.repeat(21) })).status).toBe(400);
+    expect((await edit(1, { cover_title: '一二三四五六七八九十一二三' })).status).toBe(400);
+    expect((await edit(9, { title: '标题' })).status).toBe(404);
+    const other = await otherWorkspace(server);
+    expect((await edit(1, { title: '标题' }, other.token)).status).toBe(404);
+
+    await ok(server, 'POST', '/banned-words', ws.token, { word: '神器', level: 'soft_warn' });
+    const warned = await edit(2, { content: '这是一款补水神器，用了一周。' });
+    expect(warned.status).toBe(200);
+    expect(warned.body.data.banned_word_status).toBe('soft_warn');
+  });
+
+  it('downloads one set alone, with its own checklist in Chinese', async () => {
+    const res = await server.request('GET', `${API}/fission/${fissionA}/notes/2/download`, { token: operator.token });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toContain(`fission_${fissionA}_set_02.zip`);
+    const zip = await fetch(`${server.url}${API}/fission/${fissionA}/notes/2/download`, { headers: { authorization: `Bearer ${operator.token}` } });
+    const entries = await readZip(Buffer.from(await zip.arrayBuffer()));
+    const names = entries.map((e) => e.name);
+    expect(names).toContain('checklist.md');
+    expect(names.filter((n) => n.startsWith('set_02/'))).toContain('set_02/note.txt');
+    expect(names.some((n) => n.startsWith('set_01/'))).toBe(false);
+    const checklist = entries.find((e) => e.name === 'checklist.md')!.data.toString('utf8');
+    expect(checklist).toContain(`# 发布检查清单：裂变 ${fissionA}`);
+    expect(checklist).toContain('共 1 套');
+    expect(checklist).toContain('违禁词：有提醒（神器）');
+    expect(checklist).toContain('优化建议：');
+    // No English sentence is left in the deliverable.
+    expect(checklist).not.toMatch(/\b(Title|Tags|Images|Score|Optimise|Banned|pass line|ready to publish)\b/);
+    expect((await server.request('GET', `${API}/fission/${fissionA}/notes/7/download`, { token: operator.token })).status).toBe(404);
+  });
+});
