@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 import { settledPackage } from '../delivery/fixtures.js';
 import { settledDetail } from '../generation/helpers.js';
@@ -102,6 +103,18 @@ describe('webhooks: management', () => {
       expect(res.body.message, why).toMatch(/\S/);
     }
     expect(await server.ctx.db.selectFrom('webhooks').select('id').where('name', '=', '群').execute()).toEqual([]);
+  });
+
+  it('reads its settings strictly: PUBLIC_URL must be a plain http(s) address, numbers must be numbers', () => {
+    const base = { DATA_DIR: server.dataDir };
+    expect(loadConfig({ ...base, PUBLIC_URL: 'https://content.example.com/' }).publicUrl).toBe('https://content.example.com');
+    expect(loadConfig({ ...base, PUBLIC_URL: 'https://example.com/studio/' }).publicUrl).toBe('https://example.com/studio');
+    expect(loadConfig(base).publicUrl).toBeUndefined();
+    for (const bad of ['content.example.com', 'ftp://example.com', 'https://u:p@example.com', 'https://example.com/?a=1']) {
+      expect(() => loadConfig({ ...base, PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL/);
+    }
+    expect(() => loadConfig({ ...base, WEBHOOK_TIMEOUT_MS: 'ten' })).toThrow(/WEBHOOK_TIMEOUT_MS/);
+    expect(loadConfig(base).webhooks).toEqual({ timeoutMs: 10_000, retryBaseMs: 10_000, retryMaxMs: 3_600_000, retryWindowMs: 86_400_000, pollMs: 1_000 });
   });
 
   it('is for admins of the workspace only: other roles 403, another workspace 404', async () => {
@@ -327,7 +340,7 @@ for (const mode of ['in-process', 'bullmq'] as const) {
 
       const rows = await waitUntil('both attempts to time out', async () => {
         const list = await deliveries(hang.id);
-        return list.length === 2 && list.every((d) => d.attempt_log[0]?.error_kind === 'timeout') && list;
+        return list.length === 2 && list.every((d) => d.last_error === 'timeout' && d.attempt_log[0]?.error_kind === 'timeout') && list;
       });
       for (const d of rows) {
         expect(d.status).toBe('pending');
@@ -340,3 +353,37 @@ for (const mode of ['in-process', 'bullmq'] as const) {
     });
   });
 }
+
+describe('webhooks: backoff and giving up', () => {
+  let server: TestServer;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await new Receiver().start();
+    receiver.answer = () => ({ status: 503, body: { error: 'down for maintenance' } });
+    server = await startTestServer({ env: { ...deliveryEnv, WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '1500' } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await receiver?.close();
+  });
+
+  it('waits longer after each failure and marks the delivery failed once the retry window is over', async () => {
+    const token = await server.adminToken();
+    const hook = await ok(server, 'POST', '/webhooks', token, { name: '维护中', kind: 'generic', url: `${receiver.url}/down`, events: ['task.approved'] });
+    const test = await ok(server, 'POST', `/webhooks/${hook.id}/test`, token);
+    const [row] = await waitUntil('the delivery to give up', async () => {
+      const items = (await ok(server, 'GET', `/webhooks/${hook.id}/deliveries`, token)).items;
+      return items[0]?.status === 'failed' && items;
+    });
+    expect(row).toMatchObject({ id: test.id, status: 'failed', http_status: 503, last_error: 'http_status', next_attempt_at: null, delivered_at: null });
+    const got = receiver.on('/down');
+    expect(got.length).toBe(row.attempts);
+    expect(got.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(got.map((r) => r.body.id))).toEqual(new Set([test.id]));
+    // Each wait at least doubles (base 100 ms); the last one is cut short by the window.
+    const gaps = got.slice(1).map((r, i) => r.at - got[i]!.at);
+    gaps.slice(0, -1).forEach((gap, i) => expect(gap, `wait after attempt ${i + 1}`).toBeGreaterThanOrEqual(100 * 2 ** i - 30));
+    expect(got.at(-1)!.at - Date.parse(row.created_at)).toBeGreaterThanOrEqual(1_500 - 50);
+  });
+});
