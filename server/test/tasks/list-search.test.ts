@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator } from 'kysely';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../../src/db/codec.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
@@ -149,6 +150,58 @@ describe('GET /tasks keyword search and archived tasks', () => {
     const res = await server.request('GET', `${API}/tasks?q=${'长'.repeat(101)}`, { token: ws.token });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(40000);
+  });
+});
+
+describe('GET /tasks/covers', () => {
+  let server: TestServer;
+  let ws: Workspace;
+  afterAll(async () => server?.close());
+
+  it('answers the cover of each task of the workspace: a selected set first, else the newest generation', async () => {
+    server = await startTestServer({ worker: false });
+    ws = await workspaceWithProduct(server);
+    const other = await otherWorkspace(server);
+    const operatorId = (await ok(server, 'GET', '/auth/me', ws.token)).id;
+    const { db, storage } = server.ctx;
+    const now = new Date().toISOString();
+    const files: string[] = [];
+    for (const colour of ['#ff0000', '#00ff00', '#0000ff', '#ffff00', '#00ffff']) {
+      const png = await sharp({ create: { width: 30, height: 40, channels: 3, background: colour } }).png().toBuffer();
+      files.push((await storage.put(png, { contentType: 'image/png', extension: 'png' })).key);
+    }
+    const image = (task: number, workspaceId: number, strategy: 'A' | 'B', generation: number, fileKey: string, selected: boolean, seq = 1) =>
+      db
+        .insertInto('image_candidates')
+        .values({ workspace_id: workspaceId, task_id: task, generation, strategy, role: 'hook', seq, file_key: fileKey, mime: 'image/png', prompt: 'p', is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null, created_at: now })
+        .execute();
+    const selectedSet = await insertTask(db, ws, operatorId, '一', 'pending_selection', now);
+    await image(selectedSet, ws.workspaceId, 'A', 1, files[0]!, false);
+    await image(selectedSet, ws.workspaceId, 'B', 1, files[1]!, true);
+    const regenerated = await insertTask(db, ws, operatorId, '二', 'pending_selection', now);
+    await image(regenerated, ws.workspaceId, 'A', 1, files[2]!, false);
+    await image(regenerated, ws.workspaceId, 'A', 2, files[3]!, false);
+    await image(regenerated, ws.workspaceId, 'A', 2, files[0]!, false, 2);
+    const bare = await insertTask(db, ws, operatorId, '三', 'pending', now);
+    const foreign = await insertTask(db, other, operatorId, '四', 'pending', now, other.productId);
+    await image(foreign, other.workspaceId, 'A', 1, files[4]!, false);
+
+    const res = await server.request('GET', `${API}/tasks/covers?ids=${[bare, regenerated, selectedSet, foreign, 999999].join(',')}`, { token: ws.token });
+    expect(res.status, res.text).toBe(200);
+    const items = res.body.data.items as Array<{ task_id: number; url: string }>;
+    expect(items.map((i) => i.task_id)).toEqual([regenerated, selectedSet]);
+    expect(items[0]!.url).toContain(files[3]);
+    expect(items[1]!.url).toContain(files[1]);
+    const file = await server.request('GET', items[1]!.url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/png');
+
+    for (const bad of ['', 'a', '1,,2', `${'1,'.repeat(100)}1`]) {
+      const refused = await server.request('GET', `${API}/tasks/covers?ids=${bad}`, { token: ws.token });
+      expect(refused.status, bad).toBe(400);
+      expect(refused.body.code).toBe(40000);
+    }
+    expect((await server.request('GET', `${API}/tasks/covers?ids=1`)).status).toBe(401);
   });
 });
 

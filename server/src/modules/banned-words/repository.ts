@@ -46,18 +46,26 @@ export function insertWord(db: DbOrTx, row: NewRow<'banned_words'>) {
   return db.insertInto('banned_words').values(row).returning(columns).executeTakeFirstOrThrow();
 }
 
-/** Inserts the words not present yet; returns how many were new. */
-export async function insertMissingWords(db: DbOrTx, rows: NewRow<'banned_words'>[]): Promise<number> {
-  let inserted = 0;
+/** Inserts the words not present yet; returns the words that were new. */
+export async function insertMissingWords(db: DbOrTx, rows: NewRow<'banned_words'>[]): Promise<string[]> {
+  const inserted: string[] = [];
   for (const row of rows) {
     const result = await db
       .insertInto('banned_words')
       .values(row)
       .onConflict((oc) => oc.columns(['workspace_id', 'word']).doNothing())
       .executeTakeFirst();
-    inserted += Number(result.numInsertedOrUpdatedRows ?? 0);
+    if (Number(result.numInsertedOrUpdatedRows ?? 0) > 0) inserted.push(row.word);
   }
   return inserted;
+}
+
+export function findWords(db: DbOrTx, workspaceId: number, ids: number[]) {
+  return db.selectFrom('banned_words').select(['id', 'word', 'updatable']).where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
+}
+
+export async function deleteWords(db: DbOrTx, workspaceId: number, ids: number[]) {
+  await db.deleteFrom('banned_words').where('workspace_id', '=', workspaceId).where('id', 'in', ids).execute();
 }
 
 export function updateWord(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'banned_words'>) {

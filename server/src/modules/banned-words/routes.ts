@@ -59,6 +59,40 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
     async (request) => ok(await service.createBannedWord(ctx, currentUser(request), request.body)),
   );
 
+  app.post(
+    '/banned-words/bulk',
+    {
+      config: writers,
+      schema: {
+        tags,
+        operationId: 'createBannedWords',
+        summary: 'Add many banned words at once (supervisor or admin)',
+        description:
+          'A pasted list in one transaction. Words already in the workspace and repeats within the list are skipped and named in `skipped`; pasting the same list again changes nothing.',
+        body: Type.Object({ items: Type.Array(BannedWordBody, { minItems: 1, maxItems: 1000 }) }),
+        response: { 200: Ok(Type.Object({ created: Type.Integer(), skipped: Type.Array(Type.String()) })), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.createBannedWords(ctx, currentUser(request), request.body.items)),
+  );
+
+  app.post(
+    '/banned-words/bulk-delete',
+    {
+      config: writers,
+      schema: {
+        tags,
+        operationId: 'deleteBannedWords',
+        summary: 'Delete many banned words at once (supervisor or admin)',
+        description:
+          'All or none: an id that is no word of this workspace answers 404, a locked word (updatable: false) 403 for a non-admin, and then nothing is deleted. Deleted words are removed from the products that list them.',
+        body: Type.Object({ ids: Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { minItems: 1, maxItems: 500 }) }),
+        response: { 200: Ok(Type.Object({ deleted: Type.Integer() })), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.deleteBannedWords(ctx, currentUser(request), request.body.ids)),
+  );
+
   app.get(
     '/banned-words/presets',
     { schema: { tags, operationId: 'listBannedWordPresets', summary: 'List the built-in word lists', description: 'Built-in word lists that can be imported', response: { 200: Ok(Type.Object({ items: Type.Array(PresetView) })), ...commonErrors } } },

@@ -93,7 +93,7 @@ export async function importPreset(ctx: AppContext, auth: AuthUser, name: string
   const preset = findPreset(name);
   if (!preset) throw notFound(`banned-word preset "${name}"`);
   const now = nowIso(ctx.clock.now());
-  const imported = await ctx.db.transaction().execute((trx) =>
+  const imported = (await ctx.db.transaction().execute((trx) =>
     repo.insertMissingWords(
       trx,
       preset.words.map((w) => ({
@@ -106,8 +106,52 @@ export async function importPreset(ctx: AppContext, auth: AuthUser, name: string
         updated_at: now,
       })),
     ),
-  );
+  )).length;
   return { preset: preset.name, imported, skipped: preset.words.length - imported };
+}
+
+/**
+ * Many words at once (a pasted list), in one transaction. Words already in the workspace, and
+ * repeats within the list, are skipped and named rather than refused, so pasting the same list
+ * twice changes nothing.
+ */
+export async function createBannedWords(ctx: AppContext, auth: AuthUser, items: BannedWordInput[]) {
+  const unique = new Map<string, ReturnType<typeof normalise>>();
+  items.forEach((item, i) => {
+    const values = normaliseAt(item, i);
+    if (!unique.has(values.word)) unique.set(values.word, values);
+  });
+  const now = nowIso(ctx.clock.now());
+  const created = await ctx.db.transaction().execute((trx) =>
+    repo.insertMissingWords(trx, [...unique.values()].map((v) => ({ workspace_id: auth.workspaceId, ...v, created_at: now, updated_at: now }))),
+  );
+  const fresh = new Set(created);
+  return { created: created.length, skipped: [...unique.keys()].filter((w) => !fresh.has(w)) };
+}
+
+function normaliseAt(item: BannedWordInput, index: number) {
+  try {
+    return normalise(item);
+  } catch {
+    throw badRequest(`body.items/${index}/word must not be blank`);
+  }
+}
+
+/**
+ * Deletes the given words, all or none: an id of no word of this workspace is a 404, a locked
+ * word (updatable: false) refuses the whole request for a non-admin (403) so nothing is half done.
+ */
+export async function deleteBannedWords(ctx: AppContext, auth: AuthUser, ids: number[]) {
+  const wanted = [...new Set(ids)];
+  await ctx.db.transaction().execute(async (trx) => {
+    const rows = await repo.findWords(trx, auth.workspaceId, wanted);
+    if (rows.length !== wanted.length) throw notFound('banned word');
+    for (const row of rows) assertMayChange(auth, row);
+    await repo.deleteWords(trx, auth.workspaceId, wanted);
+    const at = nowIso(ctx.clock.now());
+    for (const id of wanted) await detachBannedWord(trx, auth.workspaceId, id, at);
+  });
+  return { deleted: wanted.length };
 }
 
 const matcherCache = new Map<number, { version: string; matcher: BannedWordMatcher }>();

@@ -76,6 +76,10 @@ export async function finishAnalysis(db: DbOrTx, workspaceId: number, id: number
     .execute();
 }
 
+export async function updateBenchmark(db: DbOrTx, workspaceId: number, id: number, values: RowUpdate<'benchmarks'>) {
+  await db.updateTable('benchmarks').set(values).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+}
+
 export async function deleteBenchmark(db: DbOrTx, workspaceId: number, id: number) {
   await db.deleteFrom('benchmarks').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }

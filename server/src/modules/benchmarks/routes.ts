@@ -12,6 +12,11 @@ import { BenchmarkView } from './views.js';
 const tags = ['benchmarks'];
 const Url = Type.String({ maxLength: 2048, description: 'http or https' });
 const HIGHLIGHTS_MAX = 10_000;
+const SHARE_TEXT_MAX = 5_000;
+const ShareText = Type.String({
+  maxLength: SHARE_TEXT_MAX,
+  description: 'a pasted share text (the Xiaohongshu app shares "title … http://xhslink.com/… 复制本条信息…"): its link becomes link_url when link_url is absent, its title the highlights when they are blank; 400 when it holds no http(s) link',
+});
 
 export const benchmarkRoutes: ApiModule = async (app, ctx) => {
   app.get(
@@ -29,12 +34,13 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
         tags,
         operationId: 'createBenchmark',
         summary: 'Add a benchmark note',
-        description: 'Add a benchmark note by link and highlights (nothing is uploaded)',
+        description: 'Add a benchmark note by link and highlights (nothing is uploaded). External links go to link_url; a pasted share text may stand for the link (share_text).',
         params: IdParams,
         body: Type.Object({
           screenshot_url: Type.Optional(Nullable(Url)),
           highlights: Type.Optional(Type.String({ maxLength: HIGHLIGHTS_MAX })),
           link_url: Type.Optional(Nullable(Url)),
+          share_text: Type.Optional(ShareText),
         }),
         response: { 200: Ok(BenchmarkView), ...commonErrors },
       },
@@ -52,6 +58,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
               screenshot: Type.String({ format: 'binary', description: 'JPEG, PNG or WebP (judged by its bytes), at most 10 MB' }),
               highlights: Type.Optional(Type.String({ maxLength: HIGHLIGHTS_MAX })),
               link_url: Type.Optional(Url),
+              share_text: Type.Optional(ShareText),
             }),
           ),
         },
@@ -59,7 +66,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
           tags,
           operationId: 'uploadBenchmark',
           summary: 'Add a benchmark note with a screenshot',
-          description: 'Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url`',
+          description: 'Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url`, `share_text` (as in the JSON create)',
           consumes: ['multipart/form-data'],
           params: IdParams,
           response: { 200: Ok(BenchmarkView), 413: ErrorEnvelope, 415: ErrorEnvelope, ...commonErrors },
@@ -69,10 +76,11 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
         const auth = currentUser(request);
         const upload = await readUpload(request, 'screenshot');
         if (!upload.file) throw badRequest('multipart field "screenshot" (the file) is required');
-        const { highlights, link_url } = upload.fields;
+        const { highlights, link_url, share_text } = upload.fields;
         if (highlights && highlights.length > HIGHLIGHTS_MAX) throw badRequest(`highlights must be at most ${HIGHLIGHTS_MAX} characters`);
         if (link_url && link_url.length > 2048) throw badRequest('link_url must be at most 2048 characters');
-        return ok(await service.createBenchmark(ctx, auth, request.params.id, { highlights, link_url }, upload.file));
+        if (share_text && share_text.length > SHARE_TEXT_MAX) throw badRequest(`share_text must be at most ${SHARE_TEXT_MAX} characters`);
+        return ok(await service.createBenchmark(ctx, auth, request.params.id, { highlights, link_url, share_text }, upload.file));
       },
     );
   });
@@ -103,6 +111,29 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
     '/benchmarks/:id',
     { schema: { tags, operationId: 'getBenchmark', summary: 'Get a benchmark note', description: 'One benchmark note of the current workspace, with its analysis', params: IdParams, response: { 200: Ok(BenchmarkView), ...commonErrors } } },
     async (request) => ok(await service.getBenchmark(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.patch(
+    '/benchmarks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'updateBenchmark',
+        summary: 'Change a benchmark note\'s highlights or link',
+        description: 'Fields left out stay as they are; `link_url: null` removes the link; `share_text` as on create. The analysis written before stays until it is run again.',
+        params: IdParams,
+        body: Type.Object(
+          {
+            highlights: Type.Optional(Type.String({ maxLength: HIGHLIGHTS_MAX })),
+            link_url: Type.Optional(Nullable(Url)),
+            share_text: Type.Optional(ShareText),
+          },
+          { minProperties: 1 },
+        ),
+        response: { 200: Ok(BenchmarkView), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.updateBenchmark(ctx, currentUser(request), request.params.id, request.body)),
   );
 
   app.delete(

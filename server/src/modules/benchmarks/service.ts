@@ -9,6 +9,7 @@ import { cleanUploadedImage } from '../../images/clean.js';
 import { getProduct } from '../products/service.js';
 import { FEATURE_KEYS } from './features.js';
 import * as repo from './repository.js';
+import { parseShareText } from './share-text.js';
 
 type BenchmarkRow = NonNullable<Awaited<ReturnType<typeof repo.findBenchmark>>>;
 
@@ -69,6 +70,24 @@ export interface BenchmarkInput {
   screenshot_url?: string | null | undefined;
   highlights?: string | undefined;
   link_url?: string | null | undefined;
+  share_text?: string | undefined;
+}
+
+/**
+ * A pasted share text gives the link when `link_url` is absent and the note's title as the
+ * highlights when they are blank; a share text without a link is refused (the operator pasted
+ * the wrong thing). The link is only stored here: it is fetched at analysis, through the SSRF
+ * guard (public addresses only, every redirect checked).
+ */
+function withSharedNote<T extends BenchmarkInput>(input: T): T {
+  if (!input.share_text?.trim()) return input;
+  const shared = parseShareText(input.share_text);
+  if (!shared.link) throw badRequest('share_text holds no http or https link');
+  return {
+    ...input,
+    link_url: input.link_url?.trim() ? input.link_url : shared.link,
+    highlights: input.highlights?.trim() ? input.highlights : (shared.title ?? input.highlights),
+  };
 }
 
 export async function createBenchmark(
@@ -79,6 +98,7 @@ export async function createBenchmark(
   screenshot?: Buffer,
 ) {
   await getProduct(ctx, auth, productId);
+  input = withSharedNote(input);
   const values = {
     screenshot_url: httpUrlOrNull('screenshot_url', input.screenshot_url),
     link_url: httpUrlOrNull('link_url', input.link_url),
@@ -105,6 +125,22 @@ export async function createBenchmark(
     created_at: now,
     updated_at: now,
   });
+  return getBenchmark(ctx, auth, id);
+}
+
+/**
+ * Changes the highlights and the link (a share text gives a new link); fields left out stay. The
+ * analysis already written stays too until the operator runs it again.
+ */
+export async function updateBenchmark(ctx: AppContext, auth: AuthUser, id: number, input: Omit<BenchmarkInput, 'screenshot_url'>) {
+  const existing = await findBenchmarkOr404(ctx, auth, id);
+  // A share text's title fills the highlights only when the note has none yet.
+  const resolved = withSharedNote({ ...input, highlights: input.highlights ?? existing.highlights });
+  const changes = {
+    ...(resolved.link_url !== undefined ? { link_url: httpUrlOrNull('link_url', resolved.link_url) } : {}),
+    ...(resolved.highlights !== undefined ? { highlights: resolved.highlights.trim() } : {}),
+  };
+  await repo.updateBenchmark(ctx.db, auth.workspaceId, id, { ...changes, updated_at: nowIso(ctx.clock.now()) });
   return getBenchmark(ctx, auth, id);
 }
 

@@ -260,6 +260,20 @@ export async function taskListVersion(db: DbOrTx, workspaceId: number): Promise<
   return row?.version ?? 0;
 }
 
+/**
+ * The first image of every set of the given tasks (seq 1, every generation), with whether it is
+ * selected: the service picks each task's cover among them. Tasks of another workspace yield none.
+ */
+export function coverImages(db: DbOrTx, workspaceId: number, taskIds: number[]) {
+  return db
+    .selectFrom('image_candidates')
+    .select(['task_id', 'strategy', 'file_key', 'is_selected', 'generation', 'id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', 'in', taskIds)
+    .where('seq', '=', 1)
+    .execute();
+}
+
 export function findTaskDetail(db: DbOrTx, workspaceId: number, id: number) {
   return db
     .selectFrom('tasks')

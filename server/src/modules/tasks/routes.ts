@@ -105,6 +105,24 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   );
 
   app.get(
+    '/tasks/covers',
+    {
+      schema: {
+        tags,
+        operationId: 'listTaskCovers',
+        summary: 'Cover images of some tasks, for list thumbnails',
+        description:
+          'For each listed task id of the workspace that has images: a short-lived signed link to its cover (the first image of a set whose cover is selected, else of the newest generation). Other ids (no images, another workspace, unknown) are left out. Kept apart from `GET /tasks`, whose pages are cached, so that no cached page carries an expired link.',
+        querystring: Type.Object({
+          ids: Type.String({ pattern: '^[0-9]{1,10}(,[0-9]{1,10}){0,99}$', description: 'task ids, comma-separated, at most 100' }),
+        }),
+        response: { 200: Ok(Type.Object({ items: Type.Array(Type.Object({ task_id: Type.Integer(), url: Type.String() })) })), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.taskCovers(ctx, currentUser(request), request.query.ids.split(',').map(Number).filter((id) => id >= 1 && id <= 2147483647))),
+  );
+
+  app.get(
     '/tasks/:id',
     {
       schema: { tags, operationId: 'getTask', summary: 'Get a task', description: 'Task detail with candidates and progress', params: IdParams, response: { 200: Ok(TaskDetail), ...commonErrors } },

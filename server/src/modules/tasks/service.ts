@@ -9,6 +9,7 @@ import type { StrategyCode } from '../../content/schemas.js';
 import { imageStrategies } from '../../content/strategies.js';
 import { cleanTags, distinctTags, fitCoverTitle, limitProblems, NOTE_LIMITS, publishableBody, stripMarkdown } from '../../content/limits.js';
 import { clip, clipWords } from '../../content/text.js';
+import { fileUrl } from '../../storage/signed-url.js';
 import { imageCandidateView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
@@ -232,6 +233,27 @@ export async function listTasksSerialized(
   const body = Buffer.from(serialize(await listTasks(ctx, auth, query)));
   cache.set(key, version, body);
   return body;
+}
+
+/**
+ * The cover of each task for list thumbnails: the first image of a set whose cover is selected
+ * (set A first), else of the newest generation's first set; tasks without images (or of another
+ * workspace) are left out. Signed links are made per request, apart from the cached list pages.
+ */
+export async function taskCovers(ctx: AppContext, auth: AuthUser, taskIds: number[]) {
+  const rows = await repo.coverImages(ctx.db, auth.workspaceId, [...new Set(taskIds)]);
+  const rank = (r: (typeof rows)[number]) => [r.is_selected ? 0 : 1, -r.generation, r.strategy, -r.id] as const;
+  const before = (a: (typeof rows)[number], b: (typeof rows)[number]) => {
+    const [x, y] = [rank(a), rank(b)];
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! < y[i]!;
+    return false;
+  };
+  const best = new Map<number, (typeof rows)[number]>();
+  for (const row of rows) {
+    const current = best.get(row.task_id);
+    if (!current || before(row, current)) best.set(row.task_id, row);
+  }
+  return { items: taskIds.filter((id) => best.has(id)).map((id) => ({ task_id: id, url: fileUrl(ctx, best.get(id)!.file_key) })) };
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
