@@ -512,7 +512,7 @@ export interface paths {
         put?: never;
         /**
          * Add a benchmark note
-         * @description Add a benchmark note by link and highlights (nothing is uploaded)
+         * @description Add a benchmark note by link and highlights (nothing is uploaded). External links go to link_url; a pasted share text may stand for the link (share_text).
          */
         post: operations["createBenchmark"];
         delete?: never;
@@ -532,7 +532,7 @@ export interface paths {
         put?: never;
         /**
          * Add a benchmark note with a screenshot
-         * @description Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url`
+         * @description Add a benchmark note with a screenshot: multipart `screenshot` (JPEG/PNG/WebP by content, ≤ 10 MB), `highlights`, `link_url`, `share_text` (as in the JSON create)
          */
         post: operations["uploadBenchmark"];
         delete?: never;
@@ -582,7 +582,11 @@ export interface paths {
         delete: operations["deleteBenchmark"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a benchmark note's highlights or link
+         * @description Fields left out stay as they are; `link_url: null` removes the link; `share_text` as on create. The analysis written before stays until it is run again.
+         */
+        patch: operations["updateBenchmark"];
         trace?: never;
     };
     "/api/v1/benchmarks/{id}/analyze": {
@@ -623,6 +627,46 @@ export interface paths {
          * @description Add a banned word (supervisor or admin)
          */
         post: operations["createBannedWord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/banned-words/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add many banned words at once (supervisor or admin)
+         * @description A pasted list in one transaction. Words already in the workspace and repeats within the list are skipped and named in `skipped`; pasting the same list again changes nothing.
+         */
+        post: operations["createBannedWords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/banned-words/bulk-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete many banned words at once (supervisor or admin)
+         * @description All or none: an id that is no word of this workspace answers 404, a locked word (updatable: false) 403 for a non-admin, and then nothing is deleted. Deleted words are removed from the products that list them.
+         */
+        post: operations["deleteBannedWords"];
         delete?: never;
         options?: never;
         head?: never;
@@ -715,6 +759,26 @@ export interface paths {
          * @description Create a production task (pending; only its id is queued)
          */
         post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/covers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Cover images of some tasks, for list thumbnails
+         * @description For each listed task id of the workspace that has images: a short-lived signed link to its cover (the first image of a set whose cover is selected, else of the newest generation). Other ids (no images, another workspace, unknown) are left out. Kept apart from `GET /tasks`, whose pages are cached, so that no cached page carries an expired link.
+         */
+        get: operations["listTaskCovers"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5258,6 +5322,8 @@ export interface operations {
                     screenshot_url?: string | null;
                     highlights?: string;
                     link_url?: string | null;
+                    /** @description a pasted share text (the Xiaohongshu app shares "title … http://xhslink.com/… 复制本条信息…"): its link becomes link_url when link_url is absent, its title the highlights when they are blank; 400 when it holds no http(s) link */
+                    share_text?: string;
                 };
             };
         };
@@ -5378,6 +5444,8 @@ export interface operations {
                     highlights?: string;
                     /** @description http or https */
                     link_url?: string;
+                    /** @description a pasted share text (the Xiaohongshu app shares "title … http://xhslink.com/… 复制本条信息…"): its link becomes link_url when link_url is absent, its title the highlights when they are blank; 400 when it holds no http(s) link */
+                    share_text?: string;
                 };
             };
         };
@@ -5741,6 +5809,122 @@ export interface operations {
             };
         };
     };
+    updateBenchmark: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    highlights?: string;
+                    link_url?: string | null;
+                    /** @description a pasted share text (the Xiaohongshu app shares "title … http://xhslink.com/… 复制本条信息…"): its link becomes link_url when link_url is absent, its title the highlights when they are blank; 400 when it holds no http(s) link */
+                    share_text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: components["schemas"]["Benchmark"];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     analyzeBenchmark: {
         parameters: {
             query?: never;
@@ -6041,6 +6225,242 @@ export interface operations {
             };
             /** @description The record is not in a state that allows this */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createBannedWords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    items: {
+                        word: string;
+                        level: "auto_fix" | "soft_warn" | "hard_block";
+                        replacement?: string | null;
+                        /**
+                         * @description false: only an admin may change or delete the word
+                         * @default true
+                         */
+                        updatable?: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            created: number;
+                            skipped: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteBannedWords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            deleted: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6854,6 +7274,101 @@ export interface operations {
             };
             /** @description Understood but not processable (see the message) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTaskCovers: {
+        parameters: {
+            query: {
+                /** @description task ids, comma-separated, at most 100 */
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                task_id: number;
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
