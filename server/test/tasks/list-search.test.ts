@@ -182,6 +182,11 @@ describe('GET /tasks/covers', () => {
     await image(regenerated, ws.workspaceId, 'A', 1, files[2]!, false);
     await image(regenerated, ws.workspaceId, 'A', 2, files[3]!, false);
     await image(regenerated, ws.workspaceId, 'A', 2, files[0]!, false, 2);
+    // A later image that failed has no file: never a cover.
+    await db
+      .insertInto('image_candidates')
+      .values({ workspace_id: ws.workspaceId, task_id: regenerated, generation: 3, strategy: 'A', role: 'hook', seq: 1, file_key: null, mime: null, prompt: 'p', is_selected: true, is_regen: true, ai_visual_score: null, ai_visual_note: null, created_at: now, status: 'failed', error: 'timeout', error_kind: 'timeout' })
+      .execute();
     const bare = await insertTask(db, ws, operatorId, '三', 'pending', now);
     const foreign = await insertTask(db, other, operatorId, '四', 'pending', now, other.productId);
     await image(foreign, other.workspaceId, 'A', 1, files[4]!, false);

@@ -261,8 +261,9 @@ export async function taskListVersion(db: DbOrTx, workspaceId: number): Promise<
 }
 
 /**
- * The first image of every set of the given tasks (seq 1, every generation), with whether it is
- * selected: the service picks each task's cover among them. Tasks of another workspace yield none.
+ * The finished first image of every set of the given tasks (seq 1, every generation and variant),
+ * with whether it is selected: the service picks each task's cover among them. Tasks of another
+ * workspace yield none.
  */
 export function coverImages(db: DbOrTx, workspaceId: number, taskIds: number[]) {
   return db
@@ -271,6 +272,8 @@ export function coverImages(db: DbOrTx, workspaceId: number, taskIds: number[]) 
     .where('workspace_id', '=', workspaceId)
     .where('task_id', 'in', taskIds)
     .where('seq', '=', 1)
+    .where('status', '=', 'done')
+    .where('file_key', 'is not', null)
     .execute();
 }
 

@@ -253,7 +253,7 @@ export async function taskCovers(ctx: AppContext, auth: AuthUser, taskIds: numbe
     const current = best.get(row.task_id);
     if (!current || before(row, current)) best.set(row.task_id, row);
   }
-  return { items: taskIds.filter((id) => best.has(id)).map((id) => ({ task_id: id, url: fileUrl(ctx, best.get(id)!.file_key) })) };
+  return { items: taskIds.filter((id) => best.has(id)).map((id) => ({ task_id: id, url: fileUrl(ctx, best.get(id)!.file_key!) })) };
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
