@@ -248,7 +248,7 @@ describe('real responses match the OpenAPI document', () => {
     const task = await settledDetail(server, admin, created.id);
     expect(task.status).toBe('pending_selection');
     await data('GET', '/tasks', { token: admin, query: { status: 'pending_selection' } });
-    await data('GET', '/tasks', { token: admin, query: { q: '秋冬', hide_archived: true } });
+    await data('GET', '/tasks', { token: admin, query: { q: '秋冬', hide_archived: 'true' } });
     await data('GET', '/tasks/covers', { token: admin, query: { ids: String(task.id) } });
     const detail = await data('GET', '/tasks/{id}', { token: admin, params: { id: task.id } });
     const { ticket } = await data('POST', '/tasks/{id}/sse-ticket', { token: admin, params: { id: task.id } });
