@@ -4,7 +4,6 @@
  * Screenshots of the main pages go to e2e/screenshots/ on every run.
  */
 import axe from 'axe-core';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -12,7 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../src/api/endpoints';
-import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
+import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 import { zipEntries } from './zip';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -101,8 +100,7 @@ describe.skipIf(!available)('web console in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    // A production build (Vitest sets NODE_ENV=test, which would give React's development build).
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: path.join(ROOT, 'web'), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    ensureWebBuild();
     state.imageFile = path.join(SHOTS, 'upload-product.png');
     await sharp({ create: { width: 600, height: 800, channels: 3, background: { r: 230, g: 120, b: 90 } } })
       .png()

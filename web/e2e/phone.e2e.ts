@@ -10,12 +10,11 @@
  * Screenshots go to e2e/screenshots/pages/.
  */
 import axe from 'axe-core';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
+import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'pages');
@@ -86,7 +85,7 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: path.join(ROOT, 'web'), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    ensureWebBuild();
     server = await startServer();
 
     // Content through the API, so every page has something to show (and to get wrong).

@@ -4,8 +4,8 @@
  * fission image fails) and a known admin password. On PostgreSQL (DATABASE_URL) it gets a
  * fresh database of its own.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,32 @@ export interface RunningServer {
   dataDir: string;
   output: () => string;
   stop: () => Promise<void>;
+}
+
+/** Newest modification time of a file under `dir` (or of `dir` itself when it is a file). */
+function newest(dir: string): number {
+  const stat = statSync(dir);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(dir).reduce((max, name) => Math.max(max, newest(path.join(dir, name))), stat.mtimeMs);
+}
+
+/**
+ * A production build of the client (Vitest sets NODE_ENV=test, which would give React's
+ * development build), made only when a source is newer than the last one: the browser suites
+ * share it instead of building once each.
+ */
+export function ensureWebBuild(): void {
+  const web = path.join(ROOT, 'web');
+  const built = (() => {
+    try {
+      return statSync(path.join(web, 'dist', 'index.html')).mtimeMs;
+    } catch {
+      return 0;
+    }
+  })();
+  const sources = Math.max(newest(path.join(web, 'src')), newest(path.join(web, 'index.html')), newest(path.join(web, 'vite.config.ts')), newest(path.join(web, 'package.json')));
+  if (built > sources) return;
+  execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: web, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
 }
 
 async function freePort(): Promise<number> {
