@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { benchmarkSection, bullet, dataBlock, preferenceSection, productSection, SYSTEM } from './prompts.js';
-import { IMAGE_ROLES, NoteSchema, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode, type JsonSchemaSpec } from './schemas.js';
+import { benchmarkSection, bullet, dataBlock, NOTE_FIELDS, productSection, SYSTEM, teamSection } from './prompts.js';
+import { ImagePlanItemSchema, NoteSchema, type ImagePlanItem, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode, type JsonSchemaSpec } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { storyboardRoles } from './storyboard.js';
 
@@ -19,9 +19,9 @@ export const MAX_IMAGES_PER_SET = 9;
 
 /** How closely the new notes follow the source, told to the model word for word. */
 export const REFERENCE_GUIDANCE: Record<ReferenceLevel, string> = {
-  low: 'Reference level LOW: use the source only for product facts. Every package takes a new angle, a new opening hook, a new body structure and a new image story; no sentence, title formula or paragraph order of the source may be recognisable.',
-  mid: 'Reference level MID: keep the source\'s topic and what made it work, but each package changes the angle or the structure (one or the other, clearly) and is written in fresh words; do not reuse sentences.',
-  high: 'Reference level HIGH: keep the source\'s structure (title formula, paragraph order, selling-point order) and its image roles in the same order; write every sentence anew with fresh wording and new image scenes; never copy a sentence.',
+  low: '参考程度：低。源笔记只用来了解产品事实。每个笔记包都换新的角度、新的开头钩子、新的正文结构和新的配图故事；不能让人认出源笔记的句子、标题公式或段落顺序。',
+  mid: '参考程度：中。保留源笔记的话题和它有效的地方，但每个笔记包要明显改变角度或结构（二选一），用全新的文字；不要复用句子。',
+  high: '参考程度：高。保留源笔记的结构（标题公式、段落顺序、卖点顺序）和配图角色的顺序；每一句都重新写，配图换新的画面；不要照抄任何一句。',
 };
 
 export interface FissionSource {
@@ -56,26 +56,19 @@ export interface FissionIntentInput {
   packages: FissionPackagePlan[];
 }
 
-const ImagePlanItem = Type.Object(
-  {
-    role: Type.Enum(IMAGE_ROLES, { description: 'storyboard role, exactly as listed for this package' }),
-    brief: Type.String({ description: 'what this image shows (scene, subject, mood), without any text in the image' }),
-  },
-  { additionalProperties: false },
-);
 
 const PackageSchema = Type.Object(
   {
     dimension: Type.String({ description: 'what distinguishes this package from the source and the others, 2-12 characters, e.g. 通勤场景 or 成分解析' }),
     ...NoteSchema.properties,
-    image_plan: Type.Array(ImagePlanItem),
+    image_plan: Type.Array(ImagePlanItemSchema),
   },
   { additionalProperties: false },
 );
 
 export interface FissionPackage extends Note {
   dimension: string;
-  image_plan: Array<{ role: ImageRole; brief: string }>;
+  image_plan: ImagePlanItem[];
 }
 
 export interface FissionReply {
@@ -84,7 +77,7 @@ export interface FissionReply {
 
 /** Exactly `count` packages, each with exactly `images` planned images. */
 export function fissionReplySchema(count: number, images: number): JsonSchemaSpec {
-  const pkg = { ...PackageSchema, properties: { ...PackageSchema.properties, image_plan: Type.Array(ImagePlanItem, { minItems: images, maxItems: images }) } };
+  const pkg = { ...PackageSchema, properties: { ...PackageSchema.properties, image_plan: Type.Array(ImagePlanItemSchema, { minItems: images, maxItems: images }) } };
   return {
     name: 'fission',
     schema: Type.Object({ packages: Type.Array(pkg, { minItems: count, maxItems: count }) }, { additionalProperties: false }) as unknown as Record<string, unknown>,
@@ -110,11 +103,11 @@ export function packageImageRoles(level: ReferenceLevel, strategy: StrategyCode,
 
 function sourceSection(source: FissionSource): string {
   return [
-    `Source note (strategy ${source.strategy ?? '-'}, angle ${source.angle_label || '-'}):`,
-    `Title: ${source.title}`,
+    `源笔记（写法 ${source.strategy ?? '-'}，角度 ${source.angle_label || '-'}）：`,
+    `标题：${source.title}`,
     source.content,
-    `Tags: ${source.tags.join(' ') || '(none)'}`,
-    `Image roles: ${source.image_roles.join(', ') || '(no images)'}`,
+    `标签：${source.tags.join(' ') || '（无）'}`,
+    `配图角色：${source.image_roles.join(', ') || '（无配图）'}`,
   ].join('\n');
 }
 
@@ -123,30 +116,28 @@ export function fissionPrompt(input: FissionIntentInput): { system: string; prom
   const packages = input.packages.map((p) => {
     const guide = STRATEGY_GUIDES[p.strategy];
     return [
-      `Package ${p.seq}: strategy ${guide.code} ${guide.name}. Title formula: ${guide.titleFormula}`,
+      `笔记包 ${p.seq}：写法 ${guide.code} ${guide.name}。标题公式：${guide.titleFormula}`,
       bullet(guide.guidance),
-      `image_plan: exactly ${p.image_roles.length} images with these roles in this order: ${p.image_roles.join(', ')}`,
+      `image_plan：正好 ${p.image_roles.length} 张图，角色依次为：${p.image_roles.join(', ')}`,
     ].join('\n');
   });
+  const plural = input.count > 1;
   const prompt = [
-    `Fission: turn the source note below into ${input.count} complete, publishable note package${input.count > 1 ? 's' : ''} for the same product.`,
+    `裂变：把下面的源笔记改写成 ${input.count} 个完整、可直接发布的笔记包，产品不变。`,
     REFERENCE_GUIDANCE[input.reference_level],
-    input.count > 1 ? 'The packages must differ from each other in angle (dimension), opening and image story.' : '',
+    plural ? '各个笔记包之间的角度（dimension）、开头和配图故事也要互不相同。' : '',
     '',
-    dataBlock([`Theme of the day: ${input.theme}`, sourceSection(input.source), productSection(input), benchmarkSection(input), preferenceSection(input)]),
+    teamSection(input, null),
+    '',
+    dataBlock([`今日主题：${input.theme}`, sourceSection(input.source), productSection(input), benchmarkSection(input)]),
     '',
     ...packages,
     '',
-    input.avoid_words.length > 0 ? `Never use these words: ${input.avoid_words.join('、')}` : '',
-    `Reply as {"packages": [...]} with exactly ${input.count} package${input.count > 1 ? 's' : ''} in the order above; each package has:`,
-    '- dimension: 2-12 characters naming what distinguishes this package (its angle, scene or audience)',
-    '- angle_label: 2-8 characters naming its angle',
-    '- title: at most 20 characters, may include one emoji',
-    '- content: 200-600 characters, line breaks between short paragraphs, 3-8 emoji, ends with a question or call to comment',
-    '- tags: 5-10 topic tags without #',
-    '- cover_title: at most 12 characters, the headline drawn on the cover image',
-    '- image_brief: one or two sentences on the look of all images of this package; the photos contain no text',
-    '- image_plan: the images listed for the package, each {role, brief}; brief describes that one photo, without any text in it',
-  ].filter((line, i, all) => line !== '' || all[i - 1] !== '');
+    input.avoid_words.length > 0 ? `禁用词（任何形式都不要出现，包括拆开、加符号或繁体）：${input.avoid_words.join('、')}` : '',
+    `输出 {"packages": [...]}，按上面的顺序正好 ${input.count} 个；每个包含：`,
+    '- dimension：2-12 个字，说明这个包和源笔记及其他包的区别（角度、场景或人群）',
+    NOTE_FIELDS,
+    '- image_plan：上面列出的每张图依次一项 {role, brief, caption}：brief 描述这一张图的画面（景别、主体、动作、场景），图里不出现文字；caption 是印在这张图上的一句文案，不超过 12 个字，是给读者看的话，不是"痛点""第1张"这样的标签',
+  ].filter((line, i, all) => line !== '' || (i > 0 && all[i - 1] !== ''));
   return { system: SYSTEM, prompt: prompt.join('\n') };
 }

@@ -177,8 +177,9 @@ export function limitFlags(note: { content: string; tags: readonly string[] }): 
 }
 
 /**
- * A model's note cleaned without cutting anything: one-line title and cover, plain body,
- * hashtags moved to the tags, tags cleaned. Lengths may still break the limits: the caller asks
+ * A model's note cleaned without cutting anything: the title and cover title that fit among
+ * the model's alternatives, plain body, hashtags moved to the tags, tags cleaned. Lengths may
+ * still break the limits (no alternative fits, a long body): the caller asks
  * the model to shorten (limitProblems) before `enforceLimits` cuts as a last resort.
  */
 export function normaliseNote<T extends Note>(note: T, strategy: StrategyCode): T {
@@ -186,12 +187,20 @@ export function normaliseNote<T extends Note>(note: T, strategy: StrategyCode): 
   return {
     ...note,
     angle_label: clipWords(oneLine(note.angle_label), NOTE_LIMITS.angle_label) || STRATEGY_GUIDES[strategy].name,
-    title: oneLine(note.title),
+    title: firstFitting(note.title, note.title_options, NOTE_LIMITS.title),
+    title_options: note.title_options.map(oneLine).filter(Boolean),
     content: body.content,
     tags: cleanTags([...note.tags, ...body.tags]),
-    cover_title: oneLine(note.cover_title),
+    cover_title: firstFitting(note.cover_title, note.cover_title_options, NOTE_LIMITS.cover_title),
+    cover_title_options: note.cover_title_options.map(oneLine).filter(Boolean),
     image_brief: note.image_brief.trim(),
   };
+}
+
+/** The model's choice when it fits, else its first alternative that does (so nothing is cut), else its choice as it is. */
+function firstFitting(choice: string, options: readonly string[], max: number): string {
+  const candidates = [choice, ...options].map(oneLine).filter(Boolean);
+  return candidates.find((c) => length(c) <= max) ?? oneLine(choice);
 }
 
 /**

@@ -22,14 +22,27 @@ export type StrategyCode = (typeof STRATEGIES)[number];
 export const IMAGE_ROLES = ['hook', 'pain', 'proof', 'quality', 'credit', 'convert', 'main'] as const;
 export type ImageRole = (typeof IMAGE_ROLES)[number];
 
+/** One image of a note's plan: its role, the shot, and the line printed on it (copy, not a label). */
+export const ImagePlanItemSchema = Type.Object(
+  {
+    role: Type.Enum(IMAGE_ROLES, { description: 'storyboard role, exactly as listed' }),
+    brief: Type.String({ description: 'what this one image shows (framing, subject, action, setting), without any text in the image' }),
+    caption: Type.String({ description: 'the line printed on this image, at most 12 characters, written as copy for the reader, not a label' }),
+  },
+  { additionalProperties: false },
+);
+export type ImagePlanItem = Static<typeof ImagePlanItemSchema>;
+
 /** One note as a provider writes it. */
 export const NoteSchema = Type.Object(
   {
     angle_label: Type.String({ description: 'short label of the angle this note takes, e.g. 熬夜党救星' }),
     title: Type.String({ description: 'title, at most 20 characters, may contain emoji' }),
-    content: Type.String({ description: 'body with line breaks and emoji, 200-600 characters' }),
+    title_options: Type.Array(Type.String(), { description: 'two more titles of at most 20 characters: the service picks one that fits instead of cutting' }),
+    content: Type.String({ description: 'plain-text body with line breaks and emoji, 300-800 characters, at most 1000' }),
     tags: Type.Array(Type.String({ description: 'topic tag without #' }), { minItems: 3, maxItems: 10 }),
     cover_title: Type.String({ description: 'cover headline drawn on the first image, at most 12 characters' }),
+    cover_title_options: Type.Array(Type.String(), { description: 'two more cover headlines of at most 12 characters' }),
     image_brief: Type.String({ description: 'what the images of this note should show, without any text in the image' }),
   },
   { additionalProperties: false },
@@ -72,6 +85,8 @@ export interface NotesIntentInput {
     recent_preference: string;
     reject_reasons: string[];
     style_examples: string[];
+    preferred_angles?: string[];
+    preferred_strategy?: StrategyCode | null;
   };
   /** Words of the workspace's banned-word library the text must not contain. */
   avoid_words: string[];
@@ -94,6 +109,10 @@ export const ScoreReplySchema = Type.Object(
       Type.Object(
         {
           index: Type.Integer({ minimum: 0 }),
+          issues: Type.Array(Type.String(), { description: 'the problems found, most serious first, written before scoring (may be empty)' }),
+          unsupported_claims: Type.Array(Type.String(), {
+            description: 'numbers, durations, test results, comparisons, certifications, ingredients or effects the text states that the product facts do not back; empty when none',
+          }),
           title: dimension(25),
           emotion: dimension(25),
           selling: dimension(25),
@@ -111,9 +130,16 @@ export type ScoreReply = Static<typeof ScoreReplySchema>;
 export const scoreReplySpec: JsonSchemaSpec = { name: 'text_scores', schema: ScoreReplySchema as unknown as Record<string, unknown> };
 
 export interface ScoreIntentInput {
-  product: { name: string; selling_points: string[] };
+  product: { name: string; category?: string; selling_points: string[] };
   theme: string;
-  texts: Array<{ index: number; title: string; content: string; tags: string[] }>;
+  texts: Array<{
+    index: number;
+    title: string;
+    content: string;
+    tags: string[];
+    /** Facts the service computed, handed to the judge so it does not have to count. */
+    facts?: { title_length: number; cover_title: string; cover_title_length: number; body_length: number; tag_count: number; banned_words: string[] };
+  }>;
 }
 
 /**

@@ -32,7 +32,7 @@ export interface ScoreInput {
   sellingPoints: string[];
   theme: string;
   /** Banned-word hits still in the text after auto-fix (soft_warn and hard_block). */
-  bannedHits: Array<{ level: BannedLevel }>;
+  bannedHits: Array<{ level: BannedLevel; word?: string }>;
 }
 
 const HOOK_WORDS = ['绝了', '必看', '救命', '终于', '谁懂', '宝藏', '亲测', '避坑', '天花板', '一定要', '别再', '原来', '后悔', '私藏', '秘诀', '手把手', '真香', '建议收藏'];
@@ -84,9 +84,9 @@ function keywordScore(text: string, input: ScoreInput): number {
 }
 
 function complianceScore(text: string, hits: ScoreInput['bannedHits']): number {
-  const hard = hits.filter((h) => h.level === 'hard_block').length;
+  if (hits.some((h) => h.level === 'hard_block')) return 0;
   const soft = hits.filter((h) => h.level === 'soft_warn').length;
-  return 5 - 3 * hard - soft - countOccurrences(text, ABSOLUTE_CLAIMS);
+  return 5 - soft - countOccurrences(text, ABSOLUTE_CLAIMS);
 }
 
 const LABELS: Record<ScoreDimension, string> = { title: '标题', emotion: '情绪', selling: '卖点', keyword: '关键词', compliance: '合规' };
@@ -112,9 +112,45 @@ export function normaliseScore(raw: Partial<Record<ScoreDimension, number>>): Sc
   return { ...parts, total: DIMENSIONS.reduce((sum, d) => sum + parts[d], 0) };
 }
 
+/** What keeps a note from passing whatever its other qualities: a hard-blocked word, a claim the product profile does not back. */
+export interface ComplianceGate {
+  blockedWords: string[];
+  unsupportedClaims: string[];
+}
+
+/** Where the points come off when a gate closes: the selling points first (a claim that cannot be published sells nothing). */
+const GATE_ORDER: ScoreDimension[] = ['selling', 'emotion', 'title', 'keyword'];
+
+/**
+ * The compliance gate (contract-decisions §9): compliance 0 and the total kept below the pass
+ * line, taken off the other dimensions in GATE_ORDER, so the total stays their sum and the
+ * verdict is never 通过. A note that can be fined or taken down is not a note that passes.
+ */
+export function applyGate(scored: ScoredText, gate: ComplianceGate): ScoredText {
+  if (gate.blockedWords.length === 0 && gate.unsupportedClaims.length === 0) return scored;
+  const parts = { ...scored.score, compliance: 0 };
+  let excess = DIMENSIONS.reduce((sum, d) => sum + parts[d], 0) - (PASS_LINE - 1);
+  for (const d of GATE_ORDER) {
+    if (excess <= 0) break;
+    const cut = Math.min(parts[d], excess);
+    parts[d] -= cut;
+    excess -= cut;
+  }
+  const score = normaliseScore(parts);
+  const reasons = [
+    ...(gate.blockedWords.length > 0 ? [`含禁用词（${gate.blockedWords.join('、')}）`] : []),
+    ...(gate.unsupportedClaims.length > 0 ? [`有产品资料无法支撑的宣称（${gate.unsupportedClaims.join('；')}）`] : []),
+  ];
+  return { score, verdict: verdictFor(score.total), summary: `未通过合规：${reasons.join('，')}，修改前不能发布。${scored.summary}` };
+}
+
+/** The heuristic's summary says it is one: a reader must know no model judged the text. */
+const HEURISTIC_PREFIX = '规则评分（未经模型评审）：';
+
 /**
  * The deterministic scorer: `local` uses it, and every provider falls back to it when the judge
  * fails. It reads only the text and the task's inputs, so a re-score of the same text agrees.
+ * A hard-blocked word closes the compliance gate.
  */
 export function heuristicScore(input: ScoreInput): ScoredText {
   const text = `${input.title}\n${input.content}`;
@@ -125,14 +161,20 @@ export function heuristicScore(input: ScoreInput): ScoredText {
     keyword: keywordScore(text, input),
     compliance: complianceScore(text, input.bannedHits),
   });
-  return { score, verdict: verdictFor(score.total), summary: summaryFor(score) };
+  const scored = { score, verdict: verdictFor(score.total), summary: `${HEURISTIC_PREFIX}${summaryFor(score)}` };
+  return applyGate(scored, { blockedWords: blockedWordsOf(input.bannedHits), unsupportedClaims: [] });
+}
+
+function blockedWordsOf(hits: ScoreInput['bannedHits']): string[] {
+  return [...new Set(hits.filter((h) => h.level === 'hard_block').map((h) => h.word ?? ''))].filter(Boolean);
 }
 
 /**
- * A judge's entry, made safe: clamped to the maxima, the total recomputed, and compliance never
- * above what the deterministic check finds (the judge does not see the banned-word library).
+ * A judge's entry, made safe: clamped to the maxima, the total recomputed, compliance never
+ * above what the deterministic check finds (the judge does not see the banned-word library),
+ * and the gate closed by a hard-blocked word or a claim the judge found unsupported.
  */
-export function fromJudge(entry: ScoreReply['scores'][number], heuristic: ScoredText): ScoredText {
+export function fromJudge(entry: ScoreReply['scores'][number], heuristic: ScoredText, bannedHits: ScoreInput['bannedHits'] = []): ScoredText {
   const score = normaliseScore({
     title: entry.title,
     emotion: entry.emotion,
@@ -140,6 +182,8 @@ export function fromJudge(entry: ScoreReply['scores'][number], heuristic: Scored
     keyword: entry.keyword,
     compliance: Math.min(entry.compliance, heuristic.score.compliance),
   });
-  const summary = entry.summary.trim().slice(0, 400) || summaryFor(score);
-  return { score, verdict: verdictFor(score.total), summary };
+  const issues = entry.issues.map((i) => i.trim()).filter(Boolean);
+  const summary = entry.summary.trim().slice(0, 400) || (issues.length > 0 ? `${issues.join('；')}。` : summaryFor(score));
+  const claims = entry.unsupported_claims.map((c) => c.trim()).filter(Boolean).slice(0, 5);
+  return applyGate({ score, verdict: verdictFor(score.total), summary }, { blockedWords: blockedWordsOf(bannedHits), unsupportedClaims: claims });
 }

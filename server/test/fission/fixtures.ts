@@ -117,16 +117,18 @@ export async function startFakeOpenAI(behaviour: FakeBehaviour = {}): Promise<Fa
       const notes = Array.from({ length: count }, (_, i) => ({
         angle_label: `来源${i + 1}`,
         title: `换季护肤｜${i + 1}个补水秘诀✨`,
+        title_options: [],
         content: cleanContent(i),
         tags: ['换季护肤', '补水', '面霜', '好物推荐', '敏感肌'],
         cover_title: '换季补水',
+        cover_title_options: [],
         image_brief: '清晨窗边，女生手拿面霜，柔和自然光',
       }));
       return reply({ notes });
     }
     if (kind === 'score') {
       const indexes = [...prompt.matchAll(/^Text (\d+):/gm)].map((m) => Number(m[1]));
-      const scores = indexes.map((index) => ({ index, ...(b.judge ?? highScore)(index), summary: `评审${index}` }));
+      const scores = indexes.map((index) => ({ index, issues: [], unsupported_claims: [], ...(b.judge ?? highScore)(index), summary: `评审${index}` }));
       return reply({ scores });
     }
     if (kind === 'fission') {
@@ -134,16 +136,18 @@ export async function startFakeOpenAI(behaviour: FakeBehaviour = {}): Promise<Fa
       const count: number = schema.properties.packages.minItems;
       const perSet: number = schema.properties.packages.items.properties.image_plan.minItems;
       // The roles the prompt lists for each package, in order.
-      const roles = [...prompt.matchAll(/image_plan: exactly \d+ images with these roles in this order: (.+)$/gm)].map((m) => m[1]!.split(', '));
+      const roles = [...prompt.matchAll(/image_plan：正好 \d+ 张图，角色依次为：(.+)$/gm)].map((m) => m[1]!.split(', '));
       const packages = Array.from({ length: count }, (_, i) => ({
         dimension: `维度${i + 1}`,
         angle_label: `角度${i + 1}`,
         title: `换季护肤｜第${i + 1}套补水方案💧`,
+        title_options: [],
         content: (b.content ?? cleanContent)(i),
         tags: ['换季护肤', '补水', '面霜', '敏感肌', `第${i + 1}套`],
         cover_title: `补水方案${i + 1}`,
+        cover_title_options: [],
         image_brief: '明亮浴室，柔和晨光',
-        image_plan: Array.from({ length: perSet }, (_, j) => ({ role: roles[i]?.[j] ?? 'hook', brief: `[s${i + 1}-${roles[i]?.[j] ?? 'hook'}] 第${j + 1}张` })),
+        image_plan: Array.from({ length: perSet }, (_, j) => ({ role: roles[i]?.[j] ?? 'hook', brief: `[s${i + 1}-${roles[i]?.[j] ?? 'hook'}] 第${j + 1}张`, caption: `补水第${j + 1}步` })),
         ...b.package?.(i),
       }));
       return reply({ packages });

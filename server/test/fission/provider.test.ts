@@ -68,9 +68,9 @@ describe('fission with an OpenAI-compatible provider', () => {
     const [call] = calls.filter((r) => fake.kindOf(r) === 'fission');
     expect(call!.body.response_format.json_schema.schema.properties.packages).toMatchObject({ minItems: 3, maxItems: 3 });
     const prompt = call!.body.messages.map((m: any) => m.content).join('\n');
-    expect(prompt).toContain('Reference level HIGH: keep the source\'s structure');
-    expect(prompt).not.toContain('Reference level LOW');
-    expect(prompt).toContain('Never use these words: 神器');
+    expect(prompt).toContain('参考程度：高。保留源笔记的结构');
+    expect(prompt).not.toContain('参考程度：低');
+    expect(prompt).toContain('禁用词（任何形式都不要出现，包括拆开、加符号或繁体）：神器');
 
     const notes = (await notesOf(server, operator.token, created.fission_id)).notes;
     expect(notes.map((n: any) => [n.seq, n.score, n.passed, n.needs_optimization])).toEqual([
@@ -122,6 +122,35 @@ describe('fission with an OpenAI-compatible provider', () => {
     // Tags are words (contract-decisions §9): the markup's signs are dropped, its letters stay.
     expect(checklist).toContain(' #b粗体b ');
     expect(checklist.split('\n').filter((line) => line.startsWith('## '))).toHaveLength(2);
+  }, 120_000);
+
+  it('runs the hard-block rewrite like a task does, and a package still blocked never passes (contract-decisions §9)', async () => {
+    await ok(server, 'POST', '/banned-words', ws.token, { word: '国家级', level: 'hard_block' });
+    // Package 1 is blocked (spelled in traditional characters); the rewrite's reply is the fake's clean note.
+    fake.behaviour = { content: (i) => `第${i + 1}套：换季皮肤干到起皮😭\n${i === 0 ? '國家級配方，' : ''}48小时保湿，敏感肌可用！\n你们怎么护肤？评论区聊聊🥰` };
+    const from = fake.provider.requests.length;
+    const created = await ok(server, 'POST', '/fission', operator.token, { source_task_id: sourceId, fanout_count: 2, reference_level: 'low' });
+    expect((await settledFission(server, operator.token, created.fission_id)).status).toBe('completed');
+    const rewrites = since(from).filter((r) => fake.kindOf(r) === 'notes');
+    expect(rewrites).toHaveLength(1);
+    expect(JSON.stringify(rewrites[0]!.body.messages)).toContain('【改写任务】');
+    const notes = (await notesOf(server, operator.token, created.fission_id)).notes;
+    expect(notes[0].banned_word_status).toBe('pass');
+    expect(JSON.stringify(notes[0])).not.toMatch(/國家級|国家级/);
+
+    // When the rewrite fails, the blocked package stays as it was: compliance 0, never passed, whatever the judge says.
+    fake.behaviour = { content: (i) => `第${i + 1}套：${i === 0 ? '國家級配方，' : ''}48小时保湿，敏感肌可用！` };
+    const failing = fake.provider.requests.length;
+    // The rewrite's reply (the fake's note) carries the cover 换季补水: blocked too here.
+    await ok(server, 'POST', '/banned-words', ws.token, { word: '换季补水', level: 'hard_block' });
+    const blocked = await ok(server, 'POST', '/fission', operator.token, { source_task_id: sourceId, fanout_count: 1, reference_level: 'low' });
+    expect((await settledFission(server, operator.token, blocked.fission_id)).status).toBe('completed');
+    expect(since(failing).filter((r) => fake.kindOf(r) === 'notes')).toHaveLength(1);
+    const [still] = (await notesOf(server, operator.token, blocked.fission_id)).notes;
+    expect(still.banned_word_status).toBe('hard_block');
+    expect(still.passed).toBe(false);
+    expect(still.needs_optimization).toBe(true);
+    expect(still.score).toBeLessThan(80);
   }, 120_000);
 
   it('marks failed images, counts failed sets, then retry-images remakes exactly those with the source key', async () => {

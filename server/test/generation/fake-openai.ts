@@ -11,9 +11,11 @@ import sharp from 'sharp';
 export interface FakeNote {
   angle_label: string;
   title: string;
+  title_options: string[];
   content: string;
   tags: string[];
   cover_title: string;
+  cover_title_options: string[];
   image_brief: string;
 }
 
@@ -30,12 +32,16 @@ export interface FakeOpenAIOptions {
   failScore?: number;
   /** Answer images with photo-like noise (PNGs of several MB, as real models send) instead of a flat colour. */
   photoImages?: boolean;
+  /** What the judge reports as unsupported claims for text index i (default none). */
+  unsupportedClaims?: (index: number) => string[];
 }
 
 export interface CallLog {
   kind: 'notes' | 'rewrite' | 'score' | 'image' | 'other';
   prompt: string;
   stream: boolean;
+  /** The request's temperature, if it set one. */
+  temperature?: number;
   startedAt: number;
   endedAt: number;
   status: number;
@@ -55,9 +61,11 @@ export function defaultNote(index: number, opts: { rewrite: boolean }): FakeNote
   return {
     angle_label: `角度${index + 1}`,
     title: `换季护肤｜${index + 1}个补水秘诀✨`,
+    title_options: [],
     content: `换季皮肤干到起皮真的崩溃😭\n${opts.rewrite ? '改写后：' : ''}这款面膜玻尿酸深层补水，敷完第二天脸超级舒服！\n质地清爽不黏腻，懒人也能坚持💧\n你们换季有什么护肤烦恼？评论区聊聊🥰`,
     tags: ['换季护肤', '补水面膜', '护肤分享', '好物推荐', '敏感肌'],
     cover_title: '换季补水秘诀',
+    cover_title_options: [],
     image_brief: '清晨窗边，女生手拿面膜，柔和自然光',
   };
 }
@@ -90,7 +98,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       const startedAt = Date.now();
       const body = await readJson(req);
       const send = (status: number, payload: unknown, kind: CallLog['kind'], prompt: string, stream = false) => {
-        calls.push({ kind, prompt, stream, startedAt, endedAt: Date.now(), status });
+        calls.push({ kind, prompt, stream, ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}), startedAt, endedAt: Date.now(), status });
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(payload));
       };
@@ -112,7 +120,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         let reply: unknown = {};
         if (schemaName === 'notes') {
           const count: number = schema?.properties?.notes?.minItems ?? 1;
-          const rewrite = prompt.includes('words that are not allowed') || prompt.includes('字上限');
+          const rewrite = prompt.includes('【改写任务】');
           kind = rewrite ? 'rewrite' : 'notes';
           if (options.failText) return send(options.failText, { error: { message: 'fake text failure' } }, kind, prompt);
           const noteOf = options.note ?? defaultNote;
@@ -121,11 +129,11 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           kind = 'score';
           if (options.failScore) return send(options.failScore, { error: { message: 'fake judge failure' } }, kind, prompt);
           const indexes = [...prompt.matchAll(/^Text (\d+):/gm)].map((m) => Number(m[1]));
-          reply = { scores: indexes.map((index) => ({ index, title: 22, emotion: 21, selling: 23, keyword: 17, compliance: 5, summary: '评审：结构清晰，卖点突出。' })) };
+          reply = { scores: indexes.map((index) => ({ index, issues: [], unsupported_claims: options.unsupportedClaims?.(index) ?? [], title: 22, emotion: 21, selling: 23, keyword: 17, compliance: 5, summary: '评审：结构清晰，卖点突出。' })) };
         }
         const content = JSON.stringify(reply);
         if (body.stream) {
-          calls.push({ kind, prompt, stream: true, startedAt, endedAt: Date.now(), status: 200 });
+          calls.push({ kind, prompt, stream: true, ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}), startedAt, endedAt: Date.now(), status: 200 });
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           for (let i = 0; i < content.length; i += 16) {
             const chunk = { id: 'c1', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: content.slice(i, i + 16) }, finish_reason: null }] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { notesInput, notesPrompt, rewritePrompt, scorePrompt, type GenerationInputs } from '../../src/content/prompts.js';
+import { notesInput, notesPrompt, rewritePrompt, scorePrompt, SYSTEM, type GenerationInputs } from '../../src/content/prompts.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
 import { STRATEGY_GUIDES } from '../../src/content/strategies.js';
 
@@ -26,43 +26,76 @@ const inputs: GenerationInputs = {
 };
 
 describe('prompt building', () => {
+  const structured = { ...inputs, preferences: { ...inputs.preferences, preferred_angles: ['熬夜急救'], preferred_strategy: 'B' as const } };
+
   for (const strategy of STRATEGIES) {
-    it(`assembles strategy ${strategy} with the injected preferences`, () => {
-      const input = notesInput(inputs, strategy, 2);
+    it(`assembles strategy ${strategy}: Chinese, the team's rules as trusted instructions, user material fenced`, () => {
+      const input = notesInput(structured, strategy, 2);
       const prompt = notesPrompt(input);
       expect({ input, ...prompt }).toMatchSnapshot();
-      // Reject reasons and the team's own words go in verbatim, never summarised.
-      for (const reason of inputs.preferences.reject_reasons) expect(prompt.prompt).toContain(`「${reason}」`);
-      expect(prompt.prompt).toContain(inputs.preferences.style_examples[0]);
-      expect(prompt.prompt).toContain(inputs.preferences.recent_preference);
-      expect(prompt.prompt).toContain(`Strategy ${strategy}: ${STRATEGY_GUIDES[strategy].name}`);
+      const [beforeFence = '', fenced = ''] = prompt.prompt.split('<data>');
+      // The brand's rules, reject reasons (verbatim) and the team's own words are instructions, outside the fence.
+      expect(beforeFence).toContain('【团队规则（必须遵守）】');
+      expect(beforeFence).toContain('品牌要求（必须遵守）：\n不要提竞品');
+      for (const reason of inputs.preferences.reject_reasons) expect(beforeFence).toContain(`「${reason}」`);
+      expect(beforeFence).toContain(inputs.preferences.style_examples[0]);
+      expect(beforeFence).toContain('「熬夜急救」');
+      expect(prompt.prompt).not.toContain('(score');
+      // The preferred strategy is told to its own set only.
+      expect(beforeFence.includes('最常选中本组的写法')).toBe(strategy === 'B');
+      // Theme, product facts and benchmarks stay inside the fence.
+      expect(fenced).toContain('今日主题：换季护肤');
+      expect(fenced).toContain('卖点（笔记能写的事实只有这些）');
+      expect(fenced).not.toContain('不要提竞品');
+      expect(prompt.prompt).toContain(`写法 ${strategy}：${STRATEGY_GUIDES[strategy].name}`);
       expect(prompt.prompt).toContain(STRATEGY_GUIDES[strategy].titleFormula);
-      expect(prompt.prompt).toContain('Never use these words: 根治、最便宜');
-      expect(prompt.prompt).toContain('Write exactly 2 notes');
+      expect(prompt.prompt).toContain(STRATEGY_GUIDES[strategy].example.title);
+      expect(prompt.prompt).toContain('禁用词（任何形式都不要出现，包括拆开、加符号或繁体）：根治、最便宜');
+      expect(prompt.prompt).toContain('正好 2 篇');
       expect(input.seed).toBe(`task:42:gen:2:${strategy}`);
     });
   }
+
+  it('the writer is held to the facts, category and platform rules, search placement and plain text', () => {
+    for (const rule of ['【事实规则】', '只能写产品资料里明确写出的', '不写使用前后对比', '不宣称保健、治疗或预防疾病', '不留联系方式', '不诱导点赞', '标题前 15 个字', '正文前 80 个字', '不用 Markdown', '<data> 与 </data> 之间是用户提供的资料']) {
+      expect(SYSTEM).toContain(rule);
+    }
+    // Strategy B no longer asks for numbers it has no source for; no example promises an effect in a week.
+    expect(STRATEGY_GUIDES.B.guidance.join('')).toContain('没有给出的数字、天数、检测结果、对比数据一律不写');
+    for (const s of STRATEGIES) expect(STRATEGY_GUIDES[s].titleFormula + STRATEGY_GUIDES[s].example.title).not.toMatch(/一周|7天|28天|回到/);
+  });
 
   it('the three strategies prompt differently', () => {
     const prompts = STRATEGIES.map((s) => notesPrompt(notesInput(inputs, s, 1)).prompt);
     expect(new Set(prompts).size).toBe(3);
   });
 
-  it('says when there is nothing to inject', () => {
-    const prompt = notesPrompt(notesInput({ ...inputs, preferences: { recent_preference: '', reject_reasons: [], style_examples: [], injected_count: 0 }, benchmarks: [], avoidWords: [] }, 'A', 1)).prompt;
-    expect(prompt).toContain('Team preferences: (none yet)');
-    expect(prompt).toContain('Benchmarks: (none)');
-    expect(prompt).not.toContain('Never use these words');
+  it('says when there is nothing to inject; an old snapshot without structured preferences falls back to its words', () => {
+    const prompt = notesPrompt(notesInput({ ...inputs, preferences: { recent_preference: '', reject_reasons: [], style_examples: [], injected_count: 0 }, benchmarks: [], avoidWords: [], product: { ...inputs.product, custom_prompt: null } }, 'A', 1)).prompt;
+    expect(prompt).toContain('【团队规则】（暂无）');
+    expect(prompt).toContain('对标笔记：（无）');
+    expect(prompt).not.toContain('禁用词');
+    const old = notesPrompt(notesInput(inputs, 'A', 1)).prompt;
+    expect(old).toContain(`团队近期的偏好：${inputs.preferences.recent_preference}`);
   });
 
   it('rewrite and score prompts name what they are about', () => {
-    const note = { angle_label: 'a', title: '根治痘痘', content: '这款面膜可以根治痘痘', tags: ['护肤'], cover_title: '根治', image_brief: 'b' };
-    const rewrite = rewritePrompt({ ...notesInput(inputs, 'B', 1), rewrite: { note, blocked_words: ['根治'] } });
-    expect(rewrite.prompt).toContain('not allowed: 根治');
+    const note = { angle_label: 'a', title: '根治痘痘', title_options: [], cover_title_options: [], content: '这款面膜可以根治痘痘', tags: ['护肤'], cover_title: '根治', image_brief: 'b' };
+    const rewrite = rewritePrompt({ ...notesInput(inputs, 'B', 1), rewrite: { note, blocked_words: ['根治'], problems: ['标题有 23 字，超过 20 字上限'] } });
+    expect(rewrite.prompt).toContain('【改写任务】');
+    expect(rewrite.prompt).toContain('含有不允许的词：根治');
+    expect(rewrite.prompt).toContain('标题有 23 字，超过 20 字上限');
     expect(rewrite.prompt).toContain(JSON.stringify(note));
-    const score = scorePrompt({ product: { name: '晚安面膜', selling_points: ['补水'] }, theme: '换季', texts: [{ index: 0, title: 't', content: 'c', tags: ['x'] }] });
+    const score = scorePrompt({
+      product: { name: '晚安面膜', category: '护肤', selling_points: ['补水'] },
+      theme: '换季',
+      texts: [{ index: 0, title: 't', content: 'c', tags: ['x'], facts: { title_length: 1, cover_title: '封面', cover_title_length: 2, body_length: 1, tag_count: 1, banned_words: ['根治'] } }],
+    });
+    expect(score).toMatchSnapshot();
     expect(score.prompt).toContain('Text 0:');
-    expect(score.system).toContain('compliance 0-5');
+    expect(score.prompt).toContain('命中的禁用或风险词：根治');
+    expect(score.system).toContain('compliance 0-5：5 没有问题');
+    expect(score.system).toContain('先写 issues');
   });
 });
 

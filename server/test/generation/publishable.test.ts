@@ -107,4 +107,51 @@ describe('published note limits', () => {
     expect(text.content).not.toMatch(/^#|\n#|##/);
     expect(text.tags).toContain('换季护肤');
   });
+
+  describe('the judge and the compliance gate', () => {
+    beforeAll(async () => {
+      for (const preset of ['ad-law', 'health-claims']) await ok(server, 'POST', `/banned-words/presets/${preset}/import`, ws.token);
+    });
+
+    it('a hard-blocked note never passes, whatever the judge scores; the judge works at temperature 0 with the computed facts', async () => {
+      // Blocked words in every version, rewrite included, spelled in traditional characters once.
+      fake.options = { note: (index, opts) => ({ ...defaultNote(index, opts), content: `${defaultNote(index, opts).content}\n國家級配方，用完痘痘治愈了` }) };
+      const before = fake.calls.length;
+      const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+      await runTaskGeneration(server.ctx, taskId);
+      const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+      expect(text.banned_word_status).toBe('hard_block');
+      // The judge said 22 + 21 + 23 + 17 + 5 = 88; the gate makes compliance 0 and keeps it below 80.
+      expect(text.score.compliance).toBe(0);
+      expect(text.score.total).toBeLessThan(80);
+      expect(text.score.total).toBe(text.score.title + text.score.emotion + text.score.selling + text.score.keyword + text.score.compliance);
+      expect(text.verdict).not.toBe('通过');
+      expect(text.summary).toMatch(/^未通过合规：含禁用词（(国家级、治愈|治愈、国家级)）/);
+      const calls = fake.calls.slice(before);
+      expect(calls.filter((c) => c.kind === 'rewrite')).toHaveLength(1);
+      const judge = calls.find((c) => c.kind === 'score')!;
+      expect(judge.temperature).toBe(0);
+      expect(judge.prompt).toMatch(/命中的禁用或风险词：(国家级、治愈|治愈、国家级)/);
+      expect(judge.prompt).toContain('标题 12 字（上限 20）');
+    });
+
+    it('a claim the product profile does not back closes the gate too', async () => {
+      fake.options = { unsupportedClaims: () => ['"28天淡化细纹"不在产品资料中'] };
+      const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+      await runTaskGeneration(server.ctx, taskId);
+      const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+      expect(text.banned_word_status).toBe('pass');
+      expect(text.score.compliance).toBe(0);
+      expect(text.verdict).not.toBe('通过');
+      expect(text.summary).toContain('有产品资料无法支撑的宣称（"28天淡化细纹"不在产品资料中）');
+    });
+
+    it('scores from the fallback say no model judged them', async () => {
+      fake.options = { failScore: 500 };
+      const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+      await runTaskGeneration(server.ctx, taskId);
+      const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+      expect(text.summary).toMatch(/^规则评分（未经模型评审）：/);
+    });
+  });
 });

@@ -121,7 +121,7 @@ describe('scoring', () => {
     fc.assert(
       fc.property(scoreInput, fc.record({ title: anyNumber, emotion: anyNumber, selling: anyNumber, keyword: anyNumber, compliance: anyNumber }), (input, raw) => {
         const heuristic = heuristicScore(input);
-        const judged = fromJudge({ index: 0, summary: ' ok ', ...raw }, heuristic);
+        const judged = fromJudge({ index: 0, summary: ' ok ', issues: [], unsupported_claims: [], ...raw }, heuristic, input.bannedHits);
         expectValidScore(judged.score as unknown as Record<string, number>);
         expect(judged.score.compliance).toBeLessThanOrEqual(heuristic.score.compliance);
         expect(judged.verdict).toBe(verdictFor(judged.score.total));

@@ -134,7 +134,9 @@ describe('flywheel (local provider, real pipeline)', () => {
       await record(r);
     }
     const snapshot = await ok(server, 'GET', `/tasks/${taskId}/preference/context`, ws.token);
-    expect(snapshot).toMatchObject({ ...injected, generation: 1 });
+    // The structured preferences feed the prompts only; the API shows the contract's fields.
+    const { preferred_angles: _angles, preferred_strategy: _strategy, ...shown } = injected;
+    expect(snapshot).toMatchObject({ ...shown, generation: 1 });
     expect(snapshot.reject_reasons).toEqual(['第一条理由']);
     // A retried generation gets the same snapshot, not a fresh context.
     expect(await preferenceContextForGeneration(server.ctx, { id: taskId, workspaceId: ws.workspaceId, productId: product.id, generation: 1 })).toEqual(injected);
@@ -157,7 +159,7 @@ describe('flywheel: injection into the next generation (fake OpenAI provider)', 
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({
-      note: (i, opts) => ({ ...defaultNote(i, opts), angle_label: `${/^Strategy ([ABC]):/m.exec(opts.prompt)?.[1] ?? '?'}组角度${i + 1}` }),
+      note: (i, opts) => ({ ...defaultNote(i, opts), angle_label: `${/^写法 ([ABC])：/m.exec(opts.prompt)?.[1] ?? '?'}组角度${i + 1}` }),
     });
     server = await startTestServer({ env: { PROVIDER_OPENAI_BASE_URL: fake.url } });
     ws = await workspaceWithProduct(server, { apiKey: false });

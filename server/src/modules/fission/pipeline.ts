@@ -4,7 +4,7 @@ import type { DbOrTx } from '../../db/database.js';
 import type { NewRow, Row, ScoreJson } from '../../db/schema.js';
 import type { BannedStatus } from '../../content/banned-words.js';
 import type { StoredBannedHit } from '../../content/evaluate.js';
-import { imagePrompt } from '../../content/prompts.js';
+import { imagePrompt, preferencesInput } from '../../content/prompts.js';
 import type { ImageRole, NotesIntentInput } from '../../content/schemas.js';
 import { PASS_LINE } from '../../content/scoring.js';
 import { normaliseNote } from '../../content/limits.js';
@@ -187,11 +187,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
     product: inputs.product,
     theme: inputs.theme,
     benchmarks: inputs.benchmarks,
-    preferences: {
-      recent_preference: inputs.preferences.recent_preference,
-      reject_reasons: inputs.preferences.reject_reasons,
-      style_examples: inputs.preferences.style_examples,
-    },
+    preferences: preferencesInput(inputs.preferences),
     avoid_words: inputs.avoidWords,
     source: from,
     packages,
@@ -236,7 +232,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       return { plan, pkg, note, checked };
     }),
   );
-  const subject = { productName: product.name, sellingPoints: product.selling_points, theme: source.theme };
+  const subject = { productName: product.name, category: product.category, sellingPoints: product.selling_points, theme: source.theme };
   const scored = await scoreNotes(provider, {
     matcher,
     subject,

@@ -15,6 +15,7 @@ import {
 } from '../../content/schemas.js';
 import { fromJudge, type ScoredText } from '../../content/scoring.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
+import { length } from '../../content/text.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { overlayText } from '../../images/overlay.js';
@@ -161,6 +162,7 @@ export async function publishableNote(
 
 export interface ScoreSubject {
   productName: string;
+  category?: string;
   sellingPoints: string[];
   theme: string;
 }
@@ -182,21 +184,36 @@ export async function scoreNotes(
   },
 ): Promise<ScoredText[]> {
   const { matcher, subject, notes } = opts;
-  const heuristic = notes.map((note) => evaluateNote(matcher, note, subject).scored);
+  const evaluated = notes.map((note) => evaluateNote(matcher, note, subject));
+  const heuristic = evaluated.map((e) => e.scored);
   if (provider.label === 'local') return heuristic;
   const input: ScoreIntentInput = {
-    product: { name: subject.productName, selling_points: subject.sellingPoints },
+    product: { name: subject.productName, category: subject.category, selling_points: subject.sellingPoints },
     theme: subject.theme,
-    texts: notes.map((note, index) => ({ index, title: note.title, content: note.content, tags: note.tags })),
+    texts: notes.map((note, index) => ({
+      index,
+      title: note.title,
+      content: note.content,
+      tags: note.tags,
+      facts: {
+        title_length: length(note.title),
+        cover_title: note.cover_title,
+        cover_title_length: length(note.cover_title),
+        body_length: length(note.content),
+        tag_count: note.tags.length,
+        banned_words: [...new Set(evaluated[index]!.hits.map((h) => h.word))],
+      },
+    })),
   };
   try {
     const reply = await opts.ledger(async () => {
-      const result = await provider.generateText({ ...scorePrompt(input), intent: { kind: 'score', input }, schema: scoreReplySpec, signal: opts.signal });
+      // Temperature 0: the same note scored twice should get the same score.
+      const result = await provider.generateText({ ...scorePrompt(input), intent: { kind: 'score', input }, schema: scoreReplySpec, temperature: 0, signal: opts.signal });
       return result.json as ScoreReply;
     });
     return heuristic.map((h, index) => {
       const entry = reply.scores.find((s) => s.index === index);
-      return entry ? fromJudge(entry, h) : h;
+      return entry ? fromJudge(entry, h, evaluated[index]!.hits) : h;
     });
   } catch (err) {
     if (opts.signal?.aborted) throw err;

@@ -109,6 +109,9 @@ export async function buildPreferenceContext(ctx: AppContext, workspaceId: numbe
     reject_reasons: rejectReasons,
     style_examples: styleExamples,
     injected_count: angles.length + (strategy ? 1 : 0) + rejectReasons.length + styleExamples.length,
+    // The same, structured, for the prompts: the angles by name, the strategy for its own set only.
+    preferred_angles: angles.map((a) => a.angle_label),
+    preferred_strategy: strategy && strategy.strategy in STRATEGY_GUIDES ? (strategy.strategy as StrategyCode) : null,
   };
 }
 

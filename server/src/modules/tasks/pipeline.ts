@@ -300,7 +300,7 @@ class GenerationRun {
     const { inputs, matcher } = this.loaded;
     return scoreNotes(this.provider, {
       matcher,
-      subject: { productName: inputs.product.name, sellingPoints: inputs.product.selling_points, theme: inputs.theme },
+      subject: { productName: inputs.product.name, category: inputs.product.category, sellingPoints: inputs.product.selling_points, theme: inputs.theme },
       notes: checked.map((c) => c.note),
       ledger: (call) => this.ledger(`${this.prefix}:score:${strategy}`, call),
       signal: this.signal,

@@ -56,7 +56,7 @@ function scoreReply(input: Partial<ScoreIntentInput>): ScoreReply {
         theme: input.theme ?? '',
         bannedHits: [],
       });
-      return { index: text.index, title: score.title, emotion: score.emotion, selling: score.selling, keyword: score.keyword, compliance: score.compliance, summary };
+      return { index: text.index, issues: [], unsupported_claims: [], title: score.title, emotion: score.emotion, selling: score.selling, keyword: score.keyword, compliance: score.compliance, summary };
     }),
   };
 }

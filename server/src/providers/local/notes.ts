@@ -152,11 +152,10 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
   const e = () => rng.pick(voice.emoji);
   const say = (template: string, extra: Record<string, string> = {}) => fill(template, { ...vars, e: e(), ...extra });
 
-  const title = fitting(
-    [...voice.titles.slice(index % voice.titles.length), ...voice.titles.slice(0, index % voice.titles.length)].map((t) => say(t)),
-    20,
-  );
-  const cover = fitting(voice.covers.map((t) => say(t)), 12);
+  const titles = [...voice.titles.slice(index % voice.titles.length), ...voice.titles.slice(0, index % voice.titles.length)].map((t) => say(t));
+  const title = fitting(titles, 20);
+  const covers = voice.covers.map((t) => say(t));
+  const cover = fitting(covers, 12);
 
   // Rejected before: a calmer, evidence-first voice and an explicit note against overclaiming.
   const cautious = input.preferences.reject_reasons.length > 0;
@@ -188,9 +187,11 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
     {
       angle_label: angle,
       title,
+      title_options: titles.filter((t) => t !== title && cp(t) <= 20).slice(0, 2),
       content: body.join('\n'),
       tags: tags.slice(0, 8),
       cover_title: cover,
+      cover_title_options: covers.filter((c) => c !== cover && cp(c) <= 12).slice(0, 2),
       image_brief: `${name}的产品展示与使用场景，${voice.brief}，画面中不出现任何文字或水印`,
     },
     input.avoid_words,
@@ -206,9 +207,11 @@ function scrubNote(note: Note, words: string[], standIn: string): Note {
   return {
     angle_label: scrub(note.angle_label, avoid) || standIn,
     title: scrub(note.title, avoid) || standIn,
+    title_options: note.title_options.map((t) => scrub(t, avoid)).filter(Boolean),
     content: scrub(note.content, avoid),
     tags: tags.length >= 3 ? tags : [...tags, '日常分享', '生活记录', '种草'].filter((t) => !avoid.some((w) => t.includes(w))),
     cover_title: scrub(note.cover_title, avoid) || standIn,
+    cover_title_options: note.cover_title_options.map((t) => scrub(t, avoid)).filter(Boolean),
     image_brief: scrub(note.image_brief, avoid),
   };
 }
