@@ -8,19 +8,25 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-const parts = ['server', 'web'];
+// The browser tests drive the whole stack; CI runs them once, in the SQLite pass
+// (TEST_BROWSER=0 leaves them out of the PostgreSQL pass, which repeats the API suite).
+const parts = [
+  { name: 'server', workspace: 'server', script: 'test' },
+  { name: 'web', workspace: 'web', script: 'test:unit' },
+  ...(process.env.TEST_BROWSER === '0' ? [] : [{ name: 'web browser', workspace: 'web', script: 'test:e2e' }]),
+];
 const filters = process.argv.slice(2);
 const db = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'PostgreSQL' : 'SQLite';
 const reportDir = mkdtempSync(path.join(tmpdir(), 'cps-test-report-'));
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const broken = [];
 
-for (const name of parts) {
+for (const { name, workspace, script } of parts) {
   process.stdout.write(`\n=== ${name} tests (database: ${db}) ===\n`);
-  const report = path.join(reportDir, `${name}.json`);
+  const report = path.join(reportDir, `${name.replace(/\W/g, '-')}.json`);
   const result = spawnSync(
     'npm',
-    ['run', 'test', '-w', name, '--', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...filters],
+    ['run', script, '-w', workspace, '--', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...filters, ...(filters.length ? ['--passWithNoTests'] : [])],
     { stdio: 'inherit', env: process.env },
   );
   if (!existsSync(report)) {

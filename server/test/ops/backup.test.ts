@@ -78,7 +78,9 @@ describe('cli backup', () => {
       rmSync(restoredDir, { recursive: true, force: true });
       rmSync(out, { force: true });
     }
-  });
+    // Two CLI processes and a server start and stop in turn: on a loaded machine that alone can
+    // take most of the default 30 s.
+  }, 90_000);
 
   it('refuses a missing --out', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-backup-'));
