@@ -229,6 +229,22 @@ for (const mode of ['in-process', 'bullmq'] as const) {
       expect(byEvent('fission.completed')[0]).toMatchObject({ fission_id: fission.fission_id, source_task_id: task.id, url: `${PUBLIC_URL}/fission/${fission.fission_id}` });
     });
 
+    it('notifies only active webhooks of the workspace where the change happened, and only of the events they chose', async () => {
+      const listening = await hook({ url: `${receiver.url}/listening`, events: ['task.submitted'] });
+      const paused = await hook({ url: `${receiver.url}/paused`, events: ['task.submitted'], is_active: false });
+      const otherEvents = await hook({ url: `${receiver.url}/other-events`, events: ['task.approved'] });
+      const other = await otherWorkspace(server);
+      const foreign = await ok(server, 'POST', '/webhooks', other.token, { name: '别的空间', kind: 'generic', url: `${receiver.url}/foreign`, events: ['task.submitted'] });
+      const task = await readyTask();
+      await ok(server, 'POST', `/tasks/${task.id}/submit-review`, ws.token);
+      await waitUntil('the listening webhook', async () => (await deliveries(listening.id))[0]?.status === 'delivered');
+      expect(await deliveries(paused.id)).toEqual([]);
+      expect(await deliveries(otherEvents.id)).toEqual([]);
+      expect((await ok(server, 'GET', `/webhooks/${foreign.id}/deliveries`, other.token)).items).toEqual([]);
+      expect(receiver.on('/paused').length + receiver.on('/other-events').length + receiver.on('/foreign').length).toBe(0);
+      for (const h of [listening, paused, otherEvents]) await ok(server, 'DELETE', `/webhooks/${h.id}`, ws.token);
+    });
+
     it('sends each bot its own documented shape and signing, in Chinese, with user text neutralised', async () => {
       const answers: Record<string, unknown> = { '/feishu': { code: 0, msg: 'success', data: {} }, '/wecom': { errcode: 0, errmsg: 'ok' }, '/dingtalk': { errcode: 0, errmsg: 'ok' } };
       receiver.answer = (r) => ({ status: 200, body: answers[r.path] ?? { ok: true } });
