@@ -5,13 +5,12 @@
  * axe-core are checked on the page with content. Screenshots: e2e/screenshots/webhooks-*.png.
  */
 import axe from 'axe-core';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
+import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots');
@@ -39,7 +38,7 @@ describe.skipIf(!available)('通知 Webhook page', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/open-apis/bot/v2/hook/e2e-feishu-hook-0001`;
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: path.join(ROOT, 'web'), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+    ensureWebBuild();
     server = await startServer({ ALLOW_PRIVATE_PROVIDER_URLS: '1', PUBLIC_URL: 'https://console.example.com', WEBHOOK_POLL_MS: '200' });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' });
