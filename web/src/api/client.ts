@@ -4,8 +4,10 @@
  * `errorMessage(error)`, worded by code in the interface language, never a stack, an English
  * server sentence or `[object Object]`.
  */
+import createClient from 'openapi-fetch';
 import i18n from '../i18n';
 import { wordServerError } from './errorText';
+import type { paths } from './schema';
 
 export class ApiError extends Error {
   constructor(
@@ -30,6 +32,7 @@ const TOKEN_KEY = 'cps.token';
 let apiBase = (import.meta.env.VITE_API_BASE as string | undefined) ?? '';
 export function setApiBase(base: string) {
   apiBase = base;
+  http = createHttp();
 }
 export function apiUrl(path: string): string {
   return `${apiBase}/api/v1${path}`;
@@ -48,43 +51,47 @@ export const tokenStore = {
   clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
-export type Query = Record<string, string | number | boolean | undefined | null>;
-
-export function withQuery(path: string, query?: Query): string {
-  if (!query) return path;
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
-  }
-  const qs = params.toString();
-  return qs ? `${path}?${qs}` : path;
-}
-
-export interface RequestOptions {
-  query?: Query;
-  body?: unknown;
-  form?: FormData;
-}
-
-/** Sends a request with the session's bearer token; returns the raw Response (for files). */
-export async function send(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = {};
+/** The request with the session's bearer token; a failure becomes an ApiError (network, or the envelope). */
+async function authorizedFetch(request: Request): Promise<Response> {
   const token = tokenStore.get();
-  if (token) headers.authorization = `Bearer ${token}`;
-  let body: BodyInit | undefined;
-  if (opts.form) body = opts.form;
-  else if (opts.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(opts.body);
-  }
+  if (token) request.headers.set('authorization', `Bearer ${token}`);
   let res: Response;
   try {
-    res = await fetch(apiUrl(withQuery(path, opts.query)), { method, headers, body });
+    res = await fetch(request);
   } catch {
     throw new ApiError(0, 0, i18n.t('error.network'));
   }
   if (!res.ok) throw await toApiError(res, Boolean(token));
   return res;
+}
+
+function createHttp() {
+  // A Request needs an absolute URL outside the browser too (tests); same origin by default.
+  return createClient<paths>({ baseUrl: apiBase || globalThis.location?.origin || '', fetch: authorizedFetch });
+}
+
+/**
+ * The typed client (openapi-fetch over the generated schema.d.ts): paths, parameters, bodies and
+ * answers are the server's OpenAPI document's, checked by `npm run typecheck`.
+ */
+export let http = createHttp();
+
+/** `data` of a `{code: 0, data}` answer (failures were thrown as ApiError by authorizedFetch). */
+export async function dataOf<T>(call: Promise<{ data?: { code: 0; data: T }; response: Response }>): Promise<T> {
+  const { data, response } = await call;
+  if (!data || data.code !== 0) throw new ApiError(response.status, 50000, i18n.t('error.unexpected'));
+  return data.data;
+}
+
+/** A multipart form from a typed body: text fields first, then the files (the server reads them in that order). */
+export function formData(body: unknown): FormData {
+  const form = new FormData();
+  const entries = Object.entries(body as Record<string, string | Blob | undefined>).filter(
+    (entry): entry is [string, string | Blob] => entry[1] !== undefined,
+  );
+  for (const [name, value] of entries) if (!(value instanceof Blob)) form.append(name, value);
+  for (const [name, value] of entries) if (value instanceof Blob) form.append(name, value);
+  return form;
 }
 
 async function toApiError(res: Response, hadToken: boolean): Promise<ApiError> {
@@ -100,13 +107,4 @@ async function toApiError(res: Response, hadToken: boolean): Promise<ApiError> {
   if (res.status === 401 && hadToken) sessionListener?.('expired');
   if (code === 40301) sessionListener?.('password-change');
   return new ApiError(res.status, code, message);
-}
-
-export async function request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-  const res = await send(method, path, opts);
-  const envelope = (await res.json().catch(() => undefined)) as { code: number; data: T; message?: string } | undefined;
-  if (!envelope || envelope.code !== 0) {
-    throw new ApiError(res.status, envelope?.code ?? 50000, envelope?.message ?? i18n.t('error.unexpected'));
-  }
-  return envelope.data;
 }

@@ -2,7 +2,8 @@ import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import '../i18n';
 import type { Score } from '../api/types';
-import { PASS_LINE, SCORE_MAX, ScoreBreakdown } from './ScoreBreakdown';
+import { PASS_LINE, SCORE_MAX } from '../api/constants';
+import { ScoreBreakdown } from './ScoreBreakdown';
 
 const score = (over: Partial<Score>): Score => ({ title: 20, emotion: 22, selling: 18, keyword: 15, compliance: 5, total: 80, ...over });
 

@@ -1,18 +1,18 @@
 import { Progress, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { PASS_LINE, SCORE_MAX } from '../api/constants';
 import type { Score } from '../api/types';
 import { tone } from './tags';
 
-export const SCORE_MAX = { title: 25, emotion: 25, selling: 25, keyword: 20, compliance: 5 } as const;
 export const SCORE_DIMENSIONS = Object.keys(SCORE_MAX) as (keyof typeof SCORE_MAX)[];
-export const PASS_LINE = 80;
-const TOTAL_MAX = 100;
+/** The total is the sum of the dimensions' maxima. */
+const TOTAL_MAX = SCORE_DIMENSIONS.reduce((sum, dim) => sum + SCORE_MAX[dim], 0);
 
 function percent(value: number, max: number): number {
   return Math.max(0, Math.min(100, (value / max) * 100));
 }
 
-/** The five dimensions against their maxima, and the total against the pass line 80. */
+/** The five dimensions against their maxima, and the total against the pass line. */
 export function ScoreBreakdown({ score, compact = false }: { score: Score; compact?: boolean }) {
   const { t } = useTranslation();
   const passed = score.total >= PASS_LINE;

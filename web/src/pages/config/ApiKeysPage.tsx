@@ -8,7 +8,7 @@ import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 // One list of provider labels for server and client; `local` is the offline provider.
-import { PROVIDER_LABELS } from '../../../../server/src/providers/labels';
+import { PROVIDER_LABELS } from '../../api/constants';
 import { PageTitle } from '../../components/PageTitle';
 
 interface Values {

@@ -23,6 +23,7 @@ function benchmark(over: Partial<Benchmark>): Benchmark {
     id: 1,
     product_id: 3,
     screenshot_url: null,
+    has_uploaded_screenshot: false,
     highlights: '亮点',
     link_url: null,
     features: null,
@@ -31,6 +32,7 @@ function benchmark(over: Partial<Benchmark>): Benchmark {
     analysis_warning: null,
     analysis_warning_codes: [],
     created_at: '2026-11-22T10:00:00.000Z',
+    updated_at: '2026-11-22T10:00:00.000Z',
     ...over,
   };
 }

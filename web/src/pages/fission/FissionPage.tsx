@@ -9,7 +9,7 @@ import type { FissionNote } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryError } from '../../components/QueryError';
-import { PASS_LINE } from '../../components/ScoreBreakdown';
+import { PASS_LINE } from '../../api/constants';
 import { BannedStatusTag, tone } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
 import { PageTitle } from '../../components/PageTitle';

@@ -20,13 +20,16 @@ vi.mock('../../api/endpoints', () => ({
 function pkg(id: number, over: Partial<DeliveryPackage>): DeliveryPackage {
   return {
     id,
+    task_id: 7,
     status: 'ready',
     download_url: `/api/v1/delivery-packages/${id}/download`,
     expires_at: '2026-11-29T10:00:00.000Z',
     file_name: `task-${id}.zip`,
     size_bytes: 1024,
+    note_ids: [],
     error: null,
     created_at: '2026-11-22T10:00:00.000Z',
+    ready_at: '2026-11-22T10:00:00.000Z',
     ...over,
   };
 }
