@@ -320,6 +320,9 @@ describe('real responses match the OpenAPI document', () => {
     await data('GET', '/fission', { token: admin, query: { source_task_id: task.id } });
     const notes = await data('GET', '/fission/{id}/notes', { token: admin, params: { id: fissionId } });
     expect((await call('GET', '/fission/{id}/download', { token: admin, params: { id: fissionId } })).status).toBe(200);
+    const seq = notes.notes[0].seq;
+    await data('POST', '/fission/{id}/notes/{seq}/edit', { token: admin, params: { id: fissionId, seq }, json: { title: '换季保湿这样做' } });
+    expect((await call('GET', '/fission/{id}/notes/{seq}/download', { token: admin, params: { id: fissionId, seq } })).status).toBe(200);
     const retried = await call('POST', '/fission/{id}/notes/{seq}/retry-images', { token: admin, params: { id: fissionId, seq: notes.notes[0].seq } });
     expect([200, 409]).toContain(retried.status);
 
