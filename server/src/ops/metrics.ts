@@ -51,6 +51,13 @@ export const providerErrors = new Counter({
   registers: [metricsRegistry],
 });
 
+export const webhookAttempts = new Counter({
+  name: 'cps_webhook_attempts_total',
+  help: 'Webhook delivery attempts by receiver kind and outcome (ok or the error kind)',
+  labelNames: ['kind', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
 export const sseConnections = new Gauge({
   name: 'cps_sse_connections',
   help: 'Task event streams open in this process',

@@ -321,6 +321,9 @@ for (const mode of ['in-process', 'bullmq'] as const) {
       expect(got.map((r) => r.body.id)).toEqual([test.id, test.id]);
       expect(got[0]!.raw).toBe(got[1]!.raw);
       expect(got.every((r) => verifyGeneric(r, SECRET))).toBe(true);
+      const metrics = (await server.request('GET', '/metrics')).text;
+      expect(metrics).toMatch(/^cps_webhook_attempts_total\{kind="generic",outcome="http_status"\} [1-9]/m);
+      expect(metrics).toMatch(/^cps_webhook_attempts_total\{kind="generic",outcome="ok"\} [1-9]/m);
       receiver.answer = () => ({ status: 200, body: { ok: true } });
     });
 

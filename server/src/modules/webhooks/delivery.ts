@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { WebhookErrorKind } from '../../db/schema.js';
 import type { WorkerChore } from '../../jobs/index.js';
 import type { JobDefinition } from '../../jobs/types.js';
+import { webhookAttempts } from '../../ops/metrics.js';
 import { fetchFailureKind, postPublic } from '../../security/ssrf.js';
 import { buildRequest, judgeAnswer, type Notification } from './formats.js';
 import * as repo from './repository.js';
@@ -76,6 +77,7 @@ export async function deliverOnce(ctx: AppContext, deliveryId: number): Promise<
   }
   const finished = new Date();
   const finishedIso = finished.toISOString();
+  webhookAttempts.inc({ kind: webhook.kind, outcome: errorKind ?? 'ok' });
   const attempt = {
     workspace_id: claimed.workspace_id,
     delivery_id: claimed.id,
