@@ -67,7 +67,8 @@ function sharedErrors(route: RouteOptions): number[] {
 
 /**
  * The onRoute hook: refuses at startup an API route without operationId, summary, description and
- * a declared tag, and gives every route the shared error responses, all in the ErrorEnvelope.
+ * a declared tag, or a multipart route without its documented form, and gives every route the
+ * shared error responses, all in the ErrorEnvelope.
  */
 export function documentEveryRoute(app: FastifyInstance) {
   app.addSchema(ErrorEnvelope);
@@ -79,6 +80,9 @@ export function documentEveryRoute(app: FastifyInstance) {
     if (missing.length > 0) throw new Error(`route ${where} lacks ${missing.join(', ')} in its schema (see server/src/http/openapi.ts)`);
     if (!schema.tags?.length || !schema.tags.every((tag) => declaredTags.has(tag))) {
       throw new Error(`route ${where} needs tags from API_TAGS (server/src/http/openapi.ts), has ${JSON.stringify(schema.tags ?? [])}`);
+    }
+    if (schema.consumes?.includes('multipart/form-data') && !route.config?.swaggerTransform) {
+      throw new Error(`route ${where} reads a multipart form: document it with config.swaggerTransform = multipartBody(form)`);
     }
     const response: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) };
     const statuses = new Set([...Object.keys(response).map(Number).filter((status) => status >= 400), ...sharedErrors(route)]);

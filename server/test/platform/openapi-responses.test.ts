@@ -34,6 +34,10 @@ describe('every API route is documented', () => {
     await expect(register({ ...documented, tags: ['undeclared'] })).rejects.toThrow(/needs tags from API_TAGS/);
   });
 
+  it('refuses a multipart route whose form is not documented', async () => {
+    await expect(register({ ...documented, consumes: ['multipart/form-data'] })).rejects.toThrow(/reads a multipart form/);
+  });
+
   it('leaves hidden routes and routes outside the API alone', async () => {
     await expect(register({ hide: true })).resolves.toBeUndefined();
     await expect(register({}, '/healthz')).resolves.toBeUndefined();

@@ -1546,6 +1546,36 @@ export interface components {
             code: number;
             message: string;
         };
+        Product: {
+            id: number;
+            workspace_id: number;
+            name: string;
+            category: string;
+            source: "preset" | "custom";
+            selling_points: string[];
+            style_tone: string | null;
+            text_angles: string[];
+            custom_prompt: string | null;
+            banned_word_ids: number[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ProductImage: {
+            id: number;
+            product_id: number;
+            /** @description signed link, valid at least one hour */
+            url: string;
+            thumb_url: string | null;
+            scene: string;
+            is_primary: boolean;
+            mime: string;
+            width: number;
+            height: number;
+            /** Format: date-time */
+            created_at: string;
+        };
         Benchmark: {
             id: number;
             product_id: number;
@@ -1561,6 +1591,132 @@ export interface components {
             analysis_warning: string | null;
             /** @description the same reasons as codes from a fixed set (link_unreachable, link_timeout, screenshot_too_large, provider_timeout, fallback_used, …; docs/decisions.md) */
             analysis_warning_codes: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TaskListItem: {
+            id: number;
+            product_id: number;
+            product_name: string;
+            theme: string;
+            /** @enum {unknown} */
+            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+            /** Format: date-time */
+            created_at: string;
+            text_count: number;
+            image_count: number;
+            /** @enum {unknown} */
+            track: "ai" | "import";
+            need_product_image: boolean;
+            review_status: string | null;
+            reject_reason: string | null;
+            reviewed_at: string | null;
+        };
+        TaskDetail: {
+            id: number;
+            product_id: number;
+            product_name: string;
+            theme: string;
+            /** @enum {unknown} */
+            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
+            /** Format: date-time */
+            created_at: string;
+            text_count: number;
+            image_count: number;
+            /** @enum {unknown} */
+            track: "ai" | "import";
+            need_product_image: boolean;
+            review_status: string | null;
+            reject_reason: string | null;
+            reviewed_at: string | null;
+            benchmark_ids: number[];
+            /** @description of the running or last generation; null before the first progress report */
+            progress: {
+                stage: string;
+                done: number;
+                total: number;
+            } | null;
+            /** @description number of generation runs started (regenerate adds one) */
+            generation: number;
+            failure_reason: string | null;
+            /** @description what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these */
+            allowed_actions: ("select" | "edit" | "import_text" | "regenerate" | "regenerate_image" | "upload_image" | "retry_images" | "submit_review" | "approve" | "reject" | "package" | "archive" | "fission")[];
+            text_candidates: {
+                candidate_id: number;
+                angle_label: string;
+                strategy: ("A" | "B" | "C") | null;
+                title: string;
+                content: string;
+                tags: string[];
+                cover_title: string;
+                image_brief: string;
+                source: "ai" | "import";
+                score: {
+                    title: number;
+                    emotion: number;
+                    selling: number;
+                    keyword: number;
+                    compliance: number;
+                    total: number;
+                };
+                banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
+                is_selected: boolean;
+                verdict: string;
+                summary: string;
+                edited: boolean;
+            }[];
+            image_candidates: {
+                candidate_id: number;
+                strategy: "A" | "B" | "C";
+                url: string | null;
+                /** @enum {unknown} */
+                role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                seq: number;
+                is_selected: boolean;
+                is_regen: boolean;
+                ai_visual_score: number | null;
+                ai_visual_note: string | null;
+                /**
+                 * @description made by the provider, or uploaded by the team (contract-decisions §8)
+                 * @enum {unknown}
+                 */
+                source: "ai" | "upload";
+                /**
+                 * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
+                 * @enum {unknown}
+                 */
+                status: "pending" | "done" | "failed";
+                error_kind: string | null;
+                instruction: string | null;
+            }[];
+        };
+        DeliveryPackage: {
+            id: number;
+            task_id: number;
+            /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
+            status: "pending" | "ready" | "downloaded" | "failed";
+            download_url: string | null;
+            expires_at: string | null;
+            file_name: string | null;
+            size_bytes: number | null;
+            /** @description the text candidates packed, in folder order */
+            note_ids: number[];
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            ready_at: string | null;
+        };
+        Webhook: {
+            id: number;
+            name: string;
+            kind: "generic" | "feishu" | "wecom" | "dingtalk";
+            /** @description the receiver URL with its credentials masked; never the full URL */
+            url: string;
+            events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
+            has_secret: boolean;
+            is_active: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3946,22 +4102,7 @@ export interface operations {
                         /** @enum {number} */
                         code: 0;
                         data: {
-                            items: {
-                                id: number;
-                                workspace_id: number;
-                                name: string;
-                                category: string;
-                                source: "preset" | "custom";
-                                selling_points: string[];
-                                style_tone: string | null;
-                                text_angles: string[];
-                                custom_prompt: string | null;
-                                banned_word_ids: number[];
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
+                            items: components["schemas"]["Product"][];
                             total: number;
                             page: number;
                             page_size: number;
@@ -4067,22 +4208,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            workspace_id: number;
-                            name: string;
-                            category: string;
-                            source: "preset" | "custom";
-                            selling_points: string[];
-                            style_tone: string | null;
-                            text_angles: string[];
-                            custom_prompt: string | null;
-                            banned_word_ids: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Product"];
                     };
                 };
             };
@@ -4325,22 +4451,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            workspace_id: number;
-                            name: string;
-                            category: string;
-                            source: "preset" | "custom";
-                            selling_points: string[];
-                            style_tone: string | null;
-                            text_angles: string[];
-                            custom_prompt: string | null;
-                            banned_word_ids: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Product"];
                     };
                 };
             };
@@ -4444,22 +4555,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            workspace_id: number;
-                            name: string;
-                            category: string;
-                            source: "preset" | "custom";
-                            selling_points: string[];
-                            style_tone: string | null;
-                            text_angles: string[];
-                            custom_prompt: string | null;
-                            banned_word_ids: number[];
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Product"];
                     };
                 };
             };
@@ -4665,20 +4761,7 @@ export interface operations {
                         /** @enum {number} */
                         code: 0;
                         data: {
-                            items: {
-                                id: number;
-                                product_id: number;
-                                /** @description signed link, valid at least one hour */
-                                url: string;
-                                thumb_url: string | null;
-                                scene: string;
-                                is_primary: boolean;
-                                mime: string;
-                                width: number;
-                                height: number;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
+                            items: components["schemas"]["ProductImage"][];
                         };
                     };
                 };
@@ -4780,20 +4863,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            product_id: number;
-                            /** @description signed link, valid at least one hour */
-                            url: string;
-                            thumb_url: string | null;
-                            scene: string;
-                            is_primary: boolean;
-                            mime: string;
-                            width: number;
-                            height: number;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
+                        data: components["schemas"]["ProductImage"];
                     };
                 };
             };
@@ -5007,20 +5077,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            product_id: number;
-                            /** @description signed link, valid at least one hour */
-                            url: string;
-                            thumb_url: string | null;
-                            scene: string;
-                            is_primary: boolean;
-                            mime: string;
-                            width: number;
-                            height: number;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
+                        data: components["schemas"]["ProductImage"];
                     };
                 };
             };
@@ -5128,20 +5185,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            product_id: number;
-                            /** @description signed link, valid at least one hour */
-                            url: string;
-                            thumb_url: string | null;
-                            scene: string;
-                            is_primary: boolean;
-                            mime: string;
-                            width: number;
-                            height: number;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
+                        data: components["schemas"]["ProductImage"];
                     };
                 };
             };
@@ -7070,24 +7114,7 @@ export interface operations {
                         /** @enum {number} */
                         code: 0;
                         data: {
-                            items: {
-                                id: number;
-                                product_id: number;
-                                product_name: string;
-                                theme: string;
-                                /** @enum {unknown} */
-                                status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                                /** Format: date-time */
-                                created_at: string;
-                                text_count: number;
-                                image_count: number;
-                                /** @enum {unknown} */
-                                track: "ai" | "import";
-                                need_product_image: boolean;
-                                review_status: string | null;
-                                reject_reason: string | null;
-                                reviewed_at: string | null;
-                            }[];
+                            items: components["schemas"]["TaskListItem"][];
                             total: number;
                             page: number;
                             page_size: number;
@@ -7197,24 +7224,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            product_id: number;
-                            product_name: string;
-                            theme: string;
-                            /** @enum {unknown} */
-                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                            /** Format: date-time */
-                            created_at: string;
-                            text_count: number;
-                            image_count: number;
-                            /** @enum {unknown} */
-                            track: "ai" | "import";
-                            need_product_image: boolean;
-                            review_status: string | null;
-                            reject_reason: string | null;
-                            reviewed_at: string | null;
-                        };
+                        data: components["schemas"]["TaskListItem"];
                     };
                 };
             };
@@ -7425,84 +7435,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            product_id: number;
-                            product_name: string;
-                            theme: string;
-                            /** @enum {unknown} */
-                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                            /** Format: date-time */
-                            created_at: string;
-                            text_count: number;
-                            image_count: number;
-                            /** @enum {unknown} */
-                            track: "ai" | "import";
-                            need_product_image: boolean;
-                            review_status: string | null;
-                            reject_reason: string | null;
-                            reviewed_at: string | null;
-                            benchmark_ids: number[];
-                            /** @description of the running or last generation; null before the first progress report */
-                            progress: {
-                                stage: string;
-                                done: number;
-                                total: number;
-                            } | null;
-                            /** @description number of generation runs started (regenerate adds one) */
-                            generation: number;
-                            failure_reason: string | null;
-                            /** @description what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these */
-                            allowed_actions: ("select" | "edit" | "import_text" | "regenerate" | "regenerate_image" | "upload_image" | "retry_images" | "submit_review" | "approve" | "reject" | "package" | "archive" | "fission")[];
-                            text_candidates: {
-                                candidate_id: number;
-                                angle_label: string;
-                                strategy: ("A" | "B" | "C") | null;
-                                title: string;
-                                content: string;
-                                tags: string[];
-                                cover_title: string;
-                                image_brief: string;
-                                source: "ai" | "import";
-                                score: {
-                                    title: number;
-                                    emotion: number;
-                                    selling: number;
-                                    keyword: number;
-                                    compliance: number;
-                                    total: number;
-                                };
-                                banned_word_status: "pass" | "auto_fixed" | "soft_warn" | "hard_block";
-                                is_selected: boolean;
-                                verdict: string;
-                                summary: string;
-                                edited: boolean;
-                            }[];
-                            image_candidates: {
-                                candidate_id: number;
-                                strategy: "A" | "B" | "C";
-                                url: string | null;
-                                /** @enum {unknown} */
-                                role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
-                                seq: number;
-                                is_selected: boolean;
-                                is_regen: boolean;
-                                ai_visual_score: number | null;
-                                ai_visual_note: string | null;
-                                /**
-                                 * @description made by the provider, or uploaded by the team (contract-decisions §8)
-                                 * @enum {unknown}
-                                 */
-                                source: "ai" | "upload";
-                                /**
-                                 * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
-                                 * @enum {unknown}
-                                 */
-                                status: "pending" | "done" | "failed";
-                                error_kind: string | null;
-                                instruction: string | null;
-                            }[];
-                        };
+                        data: components["schemas"]["TaskDetail"];
                     };
                 };
             };
@@ -8760,24 +8693,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            product_id: number;
-                            product_name: string;
-                            theme: string;
-                            /** @enum {unknown} */
-                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                            /** Format: date-time */
-                            created_at: string;
-                            text_count: number;
-                            image_count: number;
-                            /** @enum {unknown} */
-                            track: "ai" | "import";
-                            need_product_image: boolean;
-                            review_status: string | null;
-                            reject_reason: string | null;
-                            reviewed_at: string | null;
-                        };
+                        data: components["schemas"]["TaskListItem"];
                     };
                 };
             };
@@ -8875,24 +8791,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            product_id: number;
-                            product_name: string;
-                            theme: string;
-                            /** @enum {unknown} */
-                            status: "pending" | "generating" | "pending_selection" | "pending_review" | "approved" | "rejected" | "archived" | "failed";
-                            /** Format: date-time */
-                            created_at: string;
-                            text_count: number;
-                            image_count: number;
-                            /** @enum {unknown} */
-                            track: "ai" | "import";
-                            need_product_image: boolean;
-                            review_status: string | null;
-                            reject_reason: string | null;
-                            reviewed_at: string | null;
-                        };
+                        data: components["schemas"]["TaskListItem"];
                     };
                 };
             };
@@ -10095,22 +9994,7 @@ export interface operations {
                         /** @enum {number} */
                         code: 0;
                         data: {
-                            items: {
-                                id: number;
-                                task_id: number;
-                                /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
-                                status: "pending" | "ready" | "downloaded" | "failed";
-                                download_url: string | null;
-                                expires_at: string | null;
-                                file_name: string | null;
-                                size_bytes: number | null;
-                                /** @description the text candidates packed, in folder order */
-                                note_ids: number[];
-                                error: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                                ready_at: string | null;
-                            }[];
+                            items: components["schemas"]["DeliveryPackage"][];
                             total: number;
                             page: number;
                             page_size: number;
@@ -10203,22 +10087,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            task_id: number;
-                            /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
-                            status: "pending" | "ready" | "downloaded" | "failed";
-                            download_url: string | null;
-                            expires_at: string | null;
-                            file_name: string | null;
-                            size_bytes: number | null;
-                            /** @description the text candidates packed, in folder order */
-                            note_ids: number[];
-                            error: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            ready_at: string | null;
-                        };
+                        data: components["schemas"]["DeliveryPackage"];
                     };
                 };
             };
@@ -10307,22 +10176,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            task_id: number;
-                            /** @description failed (with error) is added to the contract's pending/ready/downloaded: a build that cannot finish says so */
-                            status: "pending" | "ready" | "downloaded" | "failed";
-                            download_url: string | null;
-                            expires_at: string | null;
-                            file_name: string | null;
-                            size_bytes: number | null;
-                            /** @description the text candidates packed, in folder order */
-                            note_ids: number[];
-                            error: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            ready_at: string | null;
-                        };
+                        data: components["schemas"]["DeliveryPackage"];
                     };
                 };
             };
@@ -11612,20 +11466,7 @@ export interface operations {
                         /** @enum {number} */
                         code: 0;
                         data: {
-                            items: {
-                                id: number;
-                                name: string;
-                                kind: "generic" | "feishu" | "wecom" | "dingtalk";
-                                /** @description the receiver URL with its credentials masked; never the full URL */
-                                url: string;
-                                events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
-                                has_secret: boolean;
-                                is_active: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date-time */
-                                updated_at: string;
-                            }[];
+                            items: components["schemas"]["Webhook"][];
                         };
                     };
                 };
@@ -11726,20 +11567,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            name: string;
-                            kind: "generic" | "feishu" | "wecom" | "dingtalk";
-                            /** @description the receiver URL with its credentials masked; never the full URL */
-                            url: string;
-                            events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
-                            has_secret: boolean;
-                            is_active: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Webhook"];
                     };
                 };
             };
@@ -11947,20 +11775,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {number} */
                         code: 0;
-                        data: {
-                            id: number;
-                            name: string;
-                            kind: "generic" | "feishu" | "wecom" | "dingtalk";
-                            /** @description the receiver URL with its credentials masked; never the full URL */
-                            url: string;
-                            events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
-                            has_secret: boolean;
-                            is_active: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                            /** Format: date-time */
-                            updated_at: string;
-                        };
+                        data: components["schemas"]["Webhook"];
                     };
                 };
             };

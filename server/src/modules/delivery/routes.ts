@@ -26,7 +26,7 @@ const PackageView = Type.Object({
   error: Nullable(Type.String()),
   created_at: DateTime,
   ready_at: Nullable(DateTime),
-});
+}, { $id: 'DeliveryPackage' });
 
 const errors409 = { ...commonErrors, 409: ErrorEnvelope };
 

@@ -24,7 +24,7 @@ const ProductView = Type.Object({
   banned_word_ids: Type.Array(Type.Integer()),
   created_at: DateTime,
   updated_at: DateTime,
-});
+}, { $id: 'Product' });
 const ProductBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   category: Type.String({ minLength: 1, maxLength: 50, description: 'free text, not an enumeration' }),
@@ -46,7 +46,7 @@ const ImageView = Type.Object({
   width: Type.Integer(),
   height: Type.Integer(),
   created_at: DateTime,
-});
+}, { $id: 'ProductImage' });
 const ProductsExport = Type.Object({
   format: Type.Literal('cps-products-export/1'),
   exported_at: DateTime,

@@ -113,7 +113,7 @@ export const TaskListItem = Type.Object({
   review_status: Nullable(Type.String()),
   reject_reason: Nullable(Type.String()),
   reviewed_at: Nullable(DateTime),
-});
+}, { $id: 'TaskListItem' });
 export type TaskListItem = Static<typeof TaskListItem>;
 
 export const TaskDetail = Type.Object({
@@ -129,4 +129,4 @@ export const TaskDetail = Type.Object({
   }),
   text_candidates: Type.Array(TextCandidateSchema),
   image_candidates: Type.Array(ImageCandidateSchema),
-});
+}, { $id: 'TaskDetail' });

@@ -25,7 +25,7 @@ export const WebhookView = Type.Object({
   is_active: Type.Boolean(),
   created_at: DateTime,
   updated_at: DateTime,
-});
+}, { $id: 'Webhook' });
 
 export const AttemptView = Type.Object({
   attempt: Type.Integer(),
