@@ -64,6 +64,8 @@ export const api = {
     create: (body: ProductBody) => dataOf(http.POST('/api/v1/products', { body })),
     update: (id: number, body: ProductBody) => dataOf(http.PUT('/api/v1/products/{id}', { ...path({ id }), body })),
     remove: (id: number) => dataOf(http.DELETE('/api/v1/products/{id}', path({ id }))),
+    /** Every product with its benchmarks and image metadata: the JSON file as a Response, for saving. */
+    exportAll: async () => (await http.GET('/api/v1/products/export', { parseAs: 'stream' })).response,
     images: (id: number) => dataOf(http.GET('/api/v1/products/{id}/images', path({ id }))),
     uploadImage: (id: number, image: Blob, scene: string) =>
       dataOf(http.POST('/api/v1/products/{id}/images', { ...path({ id }), body: { scene, image }, ...multipart })),
@@ -77,20 +79,28 @@ export const api = {
   benchmarks: {
     list: (productId: number, query: Paging) =>
       dataOf(http.GET('/api/v1/products/{id}/benchmarks', { params: { path: { id: productId }, query } })),
-    create: (productId: number, body: { highlights: string; link_url: string | null }) =>
+    /** `share_text`: a link or a pasted share text; the server reads the link (and a title for blank highlights) from it. */
+    create: (productId: number, body: { highlights: string; share_text?: string }) =>
       dataOf(http.POST('/api/v1/products/{id}/benchmarks', { ...path({ id: productId }), body: { ...body, screenshot_url: null } })),
-    upload: (productId: number, screenshot: Blob, highlights: string, linkUrl: string) =>
+    upload: (productId: number, screenshot: Blob, highlights: string, shareText: string) =>
       dataOf(
         http.POST('/api/v1/products/{id}/benchmarks/upload', {
           ...path({ id: productId }),
-          body: { screenshot, highlights: highlights || undefined, link_url: linkUrl || undefined },
+          body: { screenshot, highlights: highlights || undefined, share_text: shareText || undefined },
           ...multipart,
         }),
       ),
+    update: (id: number, body: Body<'/api/v1/benchmarks/{id}', 'patch'>) => dataOf(http.PATCH('/api/v1/benchmarks/{id}', { ...path({ id }), body })),
+    remove: (id: number) => dataOf(http.DELETE('/api/v1/benchmarks/{id}', path({ id }))),
+    /** The CSV (UTF-8 with BOM) of one product's benchmarks, or of all, as a Response for saving. */
+    exportCsv: async (productId?: number) =>
+      (await http.GET('/api/v1/benchmarks/export.csv', { params: { query: { product_id: productId } }, parseAs: 'stream' })).response,
     analyze: (id: number) => dataOf(http.POST('/api/v1/benchmarks/{id}/analyze', path({ id }))),
   },
   bannedWords: {
-    list: (query: Paging) => dataOf(http.GET('/api/v1/banned-words', { params: { query } })),
+    list: (query: Query<'/api/v1/banned-words', 'get'>) => dataOf(http.GET('/api/v1/banned-words', { params: { query } })),
+    createMany: (items: Body<'/api/v1/banned-words/bulk', 'post'>['items']) => dataOf(http.POST('/api/v1/banned-words/bulk', { body: { items } })),
+    removeMany: (ids: number[]) => dataOf(http.POST('/api/v1/banned-words/bulk-delete', { body: { ids } })),
     create: (body: Body<'/api/v1/banned-words', 'post'>) => dataOf(http.POST('/api/v1/banned-words', { body })),
     update: (id: number, body: Body<'/api/v1/banned-words/{id}', 'put'>) =>
       dataOf(http.PUT('/api/v1/banned-words/{id}', { ...path({ id }), body })),
@@ -101,6 +111,7 @@ export const api = {
   tasks: {
     list: (query: Query<'/api/v1/tasks', 'get'>) =>
       dataOf(http.GET('/api/v1/tasks', { params: { query } })),
+    covers: (ids: number[]) => dataOf(http.GET('/api/v1/tasks/covers', { params: { query: { ids: ids.join(',') } } })),
     create: (body: TaskCreate) => dataOf(http.POST('/api/v1/tasks', { body })),
     get: (id: number) => dataOf(http.GET('/api/v1/tasks/{id}', path({ id }))),
     sseTicket: (id: number) => dataOf(http.POST('/api/v1/tasks/{id}/sse-ticket', path({ id }))),

@@ -11,6 +11,7 @@ import { useMe } from '../../app/session';
 import { QueryError } from '../../components/QueryError';
 import { BannedLevelTag } from '../../components/tags';
 import { usePaging } from '../../components/usePaging';
+import { BannedWordsPaste } from './BannedWordsPaste';
 import { PresetImport } from './PresetImport';
 import { PageTitle } from '../../components/PageTitle';
 
@@ -26,8 +27,20 @@ export default function BannedWordsPage() {
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<BannedWord | 'new'>();
   const [form] = Form.useForm<BannedWordBody>();
-  const words = useQuery({ queryKey: ['banned-words', paging.query], queryFn: () => api.bannedWords.list(paging.query), placeholderData: keepPreviousData });
+  const [q, setQ] = useState('');
+  const [level, setLevel] = useState<BannedLevel>();
+  const [selected, setSelected] = useState<number[]>([]);
+  const listQuery = { ...paging.query, q: q || undefined, level };
+  const words = useQuery({ queryKey: ['banned-words', listQuery], queryFn: () => api.bannedWords.list(listQuery), placeholderData: keepPreviousData });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['banned-words'] });
+  const removeSelected = useMutation({
+    meta: { inlineError: true },
+    mutationFn: () => api.bannedWords.removeMany(selected),
+    onSuccess: () => {
+      setSelected([]);
+      void refresh();
+    },
+  });
   const save = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: BannedWordBody) => {
@@ -54,8 +67,9 @@ export default function BannedWordsPage() {
           {t('banned.title')}
         </PageTitle>
         {canWrite && (
-          <Space>
+          <Space wrap>
             <PresetImport onDone={refresh} />
+            <BannedWordsPaste onDone={refresh} />
             <Button type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => open('new')}>
               {t('banned.add')}
             </Button>
@@ -63,9 +77,60 @@ export default function BannedWordsPage() {
         )}
       </Space>
       {!canWrite && <Alert type="info" showIcon title={t('banned.readOnly')} style={{ marginBottom: 16 }} />}
+      <Space wrap style={{ marginBottom: 16 }}>
+        <Input.Search
+          aria-label={t('banned.search')}
+          placeholder={t('banned.search')}
+          allowClear
+          maxLength={100}
+          style={{ width: 220 }}
+          onSearch={(v) => {
+            setQ(v.trim());
+            setSelected([]);
+            paging.reset();
+          }}
+        />
+        <Select
+          aria-label={t('banned.filterLevel')}
+          placeholder={t('banned.filterLevel')}
+          allowClear
+          style={{ width: 160 }}
+          value={level}
+          onChange={(v: BannedLevel | undefined) => {
+            setLevel(v);
+            setSelected([]);
+            paging.reset();
+          }}
+          options={LEVELS.map((l) => ({ value: l, label: t(`bannedLevel.${l}`) }))}
+        />
+        {canWrite && (
+          <Popconfirm
+            title={t('banned.deleteSelectedConfirm', { count: selected.length })}
+            okText={t('form.ok')}
+            cancelText={t('form.cancel')}
+            onConfirm={() => removeSelected.mutate()}
+            disabled={selected.length === 0}
+          >
+            <Button danger disabled={selected.length === 0} loading={removeSelected.isPending}>
+              {t('banned.deleteSelected', { count: selected.length })}
+            </Button>
+          </Popconfirm>
+        )}
+      </Space>
+      {removeSelected.error && <Alert type="error" showIcon role="alert" title={errorMessage(removeSelected.error)} style={{ marginBottom: 12 }} />}
       <QueryError error={words.error} />
       <Table<BannedWord>
         rowKey="id"
+        rowSelection={
+          canWrite
+            ? {
+                selectedRowKeys: selected,
+                onChange: (keys) => setSelected(keys.map(Number)),
+                // Locked words change by admins only: others cannot pick them for deletion.
+                getCheckboxProps: (row) => ({ disabled: lockedFor(row), 'aria-label': t('banned.selectWord', { word: row.word }) }),
+              }
+            : undefined
+        }
         loading={words.isFetching}
         dataSource={words.data?.items}
         pagination={paging.pagination(words.data?.total)}

@@ -1,4 +1,4 @@
-import { PlusOutlined } from '@ant-design/icons';
+import { DownloadOutlined, PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Button, Input, Popconfirm, Space, Table, Tag } from 'antd';
 import { useState } from 'react';
@@ -7,6 +7,7 @@ import { Link } from 'react-router-dom';
 import { api } from '../../api/endpoints';
 import type { Product } from '../../api/types';
 import { formatTime } from '../../components/format';
+import { saveFile } from '../../components/saveFile';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 import { PageTitle } from '../../components/PageTitle';
@@ -22,6 +23,8 @@ export default function ProductsPage() {
     placeholderData: keepPreviousData,
   });
   const remove = useMutation({ mutationFn: api.products.remove, onSuccess: () => queryClient.invalidateQueries({ queryKey: ['products'] }) });
+  const exportAll = useMutation({ mutationFn: async () => saveFile(await api.products.exportAll(), 'products.json') });
+  const exportBenchmarks = useMutation({ mutationFn: async () => saveFile(await api.benchmarks.exportCsv(), 'benchmarks.csv') });
 
   return (
     <>
@@ -40,6 +43,12 @@ export default function ProductsPage() {
             }}
             style={{ width: 240 }}
           />
+          <Button icon={<DownloadOutlined aria-hidden />} onClick={() => exportAll.mutate()} loading={exportAll.isPending}>
+            {t('products.exportJson')}
+          </Button>
+          <Button icon={<DownloadOutlined aria-hidden />} onClick={() => exportBenchmarks.mutate()} loading={exportBenchmarks.isPending}>
+            {t('products.exportBenchmarks')}
+          </Button>
           <Link to="/products/new">
             <Button type="primary" icon={<PlusOutlined aria-hidden />}>
               {t('products.new')}
@@ -47,7 +56,7 @@ export default function ProductsPage() {
           </Link>
         </Space>
       </Space>
-      <QueryError error={products.error} />
+      <QueryError error={products.error ?? exportAll.error ?? exportBenchmarks.error} />
       <Table<Product>
         rowKey="id"
         loading={products.isFetching}

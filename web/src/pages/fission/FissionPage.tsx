@@ -13,19 +13,7 @@ import { PASS_LINE } from '../../api/constants';
 import { BannedStatusTag, tone } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
 import { PageTitle } from '../../components/PageTitle';
-
-async function saveFile(res: Response, fallbackName: string) {
-  const disposition = res.headers.get('content-disposition') ?? '';
-  const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? fallbackName;
-  const url = URL.createObjectURL(await res.blob());
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
+import { saveFile } from '../../components/saveFile';
 
 function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: FissionNote; onRetried: () => void }) {
   const { t } = useTranslation();

@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Button, DatePicker, Select, Space, Table } from 'antd';
+import { Button, Checkbox, DatePicker, Input, Select, Space, Table } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +13,7 @@ import { TaskStatusTag } from '../../components/tags';
 import { usePaging } from '../../components/usePaging';
 import { useAllProducts } from '../config/queries';
 import { PageTitle } from '../../components/PageTitle';
+import { DemoHint } from '../../app/DemoHint';
 
 /**
  * GET /tasks pages by number only this deep (page × page_size, the server's PAGE_WINDOW); older
@@ -20,22 +21,46 @@ import { PageTitle } from '../../components/PageTitle';
  */
 const PAGED_TASKS = 10_000;
 
+/** A 3:4 cover thumbnail of the task (the image itself, loaded when scrolled to), or an empty frame. */
+function TaskCover({ url, theme }: { url: string | undefined; theme: string }) {
+  const { t } = useTranslation();
+  return (
+    <div style={{ width: 42, aspectRatio: '3 / 4', borderRadius: 4, overflow: 'hidden', background: 'var(--ant-color-fill-tertiary, #f0f0f0)' }}>
+      {url && <img src={url} alt={t('tasks.coverOf', { theme })} loading="lazy" style={{ width: '100%', height: '100%', objectFit: 'cover', display: 'block' }} data-testid="task-cover" />}
+    </div>
+  );
+}
+
 export default function TaskListPage() {
   const { t } = useTranslation();
   const paging = usePaging();
   const [status, setStatus] = useState<TaskStatus>();
   const [productId, setProductId] = useState<number>();
   const [range, setRange] = useState<[Dayjs | null, Dayjs | null] | null>(null);
+  const [keyword, setKeyword] = useState('');
+  // Archived tasks are finished business: out of the daily list unless asked for (or their status is chosen).
+  const [showArchived, setShowArchived] = useState(false);
   const filters = {
     status,
     product_id: productId,
     date_from: range?.[0]?.format('YYYY-MM-DD'),
     date_to: range?.[1]?.format('YYYY-MM-DD'),
+    q: keyword || undefined,
+    hide_archived: showArchived ? undefined : true,
   };
   const tasks = useQuery({
     queryKey: ['tasks', filters, paging.query],
     queryFn: () => api.tasks.list({ ...filters, ...paging.query }),
     placeholderData: keepPreviousData,
+  });
+  const pageIds = (tasks.data?.items ?? []).map((task) => task.id);
+  // Signed links expire, so covers are their own request beside the (cached) list page.
+  const covers = useQuery({
+    queryKey: ['task-covers', pageIds],
+    queryFn: () => api.tasks.covers(pageIds),
+    enabled: pageIds.length > 0,
+    staleTime: 5 * 60_000,
+    select: (data) => new Map(data.items.map((c) => [c.task_id, c.url])),
   });
   const products = useAllProducts();
 
@@ -52,6 +77,17 @@ export default function TaskListPage() {
         </Link>
       </Space>
       <Space wrap style={{ marginBottom: 16 }}>
+        <Input.Search
+          aria-label={t('tasks.search')}
+          placeholder={t('tasks.search')}
+          allowClear
+          maxLength={100}
+          style={{ width: 240 }}
+          onSearch={(v) => {
+            setKeyword(v.trim());
+            paging.reset();
+          }}
+        />
         <Select
           aria-label={t('tasks.filterStatus')}
           placeholder={t('tasks.filterStatus')}
@@ -85,7 +121,18 @@ export default function TaskListPage() {
             paging.reset();
           }}
         />
+        <Checkbox
+          checked={showArchived || status === 'archived'}
+          disabled={status === 'archived'}
+          onChange={(e) => {
+            setShowArchived(e.target.checked);
+            paging.reset();
+          }}
+        >
+          {t('tasks.showArchived')}
+        </Checkbox>
       </Space>
+      <DemoHint emptyHere={tasks.data?.total === 0 && !keyword && !status && !productId && !range && !showArchived} />
       <QueryError error={tasks.error} />
       <Table<TaskListItem>
         rowKey="id"
@@ -94,6 +141,12 @@ export default function TaskListPage() {
         pagination={paging.pagination(tasks.data && Math.min(tasks.data.total, PAGED_TASKS))}
         locale={{ emptyText: t('tasks.empty') }}
         columns={[
+          {
+            title: t('tasks.cover'),
+            key: 'cover',
+            width: 64,
+            render: (_, row) => <TaskCover url={covers.data?.get(row.id)} theme={row.theme} />,
+          },
           { title: 'ID', dataIndex: 'id', width: 70 },
           { title: t('tasks.theme'), dataIndex: 'theme', render: (v: string, row) => <Link to={`/tasks/${row.id}`}>{v}</Link> },
           { title: t('tasks.product'), dataIndex: 'product_name' },
