@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { benchmarkSection, bullet, dataBlock, NOTE_FIELDS, productSection, SYSTEM, teamSection } from './prompts.js';
+import { benchmarkSection, bullet, dataBlock, IMAGE_PLAN_ITEM, NOTE_FIELDS, productSection, SYSTEM, teamSection } from './prompts.js';
 import { ImagePlanItemSchema, NoteSchema, type ImagePlanItem, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode, type JsonSchemaSpec } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { storyboardRoles } from './storyboard.js';
@@ -137,7 +137,7 @@ export function fissionPrompt(input: FissionIntentInput): { system: string; prom
     `输出 {"packages": [...]}，按上面的顺序正好 ${input.count} 个；每个包含：`,
     '- dimension：2-12 个字，说明这个包和源笔记及其他包的区别（角度、场景或人群）',
     NOTE_FIELDS,
-    '- image_plan：上面列出的每张图依次一项 {role, brief, caption}：brief 描述这一张图的画面（景别、主体、动作、场景），图里不出现文字；caption 是印在这张图上的一句文案，不超过 12 个字，是给读者看的话，不是"痛点""第1张"这样的标签',
+    `- image_plan：上面列出的每张图依次一项 ${IMAGE_PLAN_ITEM}`,
   ].filter((line, i, all) => line !== '' || (i > 0 && all[i - 1] !== ''));
   return { system: SYSTEM, prompt: prompt.join('\n') };
 }

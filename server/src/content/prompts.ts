@@ -1,4 +1,4 @@
-import type { NotesIntentInput, ScoreIntentInput, StrategyCode } from './schemas.js';
+import type { ImageRole, NotesIntentInput, ScoreIntentInput, StrategyCode } from './schemas.js';
 import type { StoryboardFrame } from './storyboard.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { clip } from './text.js';
@@ -41,7 +41,7 @@ export function preferencesInput(pref: PreferenceContext): NotesIntentInput['pre
 }
 
 /** The assembled input of one set's `notes` call: what the prompt says, as data. */
-export function notesInput(inputs: GenerationInputs, strategy: StrategyCode, count: number): NotesIntentInput {
+export function notesInput(inputs: GenerationInputs, strategy: StrategyCode, count: number, imageRoles: ImageRole[] = []): NotesIntentInput {
   return {
     strategy,
     strategy_name: STRATEGY_GUIDES[strategy].name,
@@ -52,6 +52,7 @@ export function notesInput(inputs: GenerationInputs, strategy: StrategyCode, cou
     benchmarks: inputs.benchmarks,
     preferences: preferencesInput(inputs.preferences),
     avoid_words: inputs.avoidWords,
+    image_roles: imageRoles,
   };
 }
 
@@ -154,11 +155,16 @@ export const NOTE_FIELDS = [
   '- image_brief：一两句话说明这篇配图的整体风格（场景、人物、光线），图片里不出现任何文字',
 ].join('\n');
 
-function outputSection(count: number): string {
-  return [
-    `输出 {"notes": [...]}，正好 ${count} 篇${count > 1 ? '，每篇换一个不同的角度' : ''}；每篇包含：`,
-    NOTE_FIELDS,
-  ].join('\n');
+/** How an image plan item is written, for notes and fission packages alike. */
+export const IMAGE_PLAN_ITEM =
+  '{role, brief, caption}：brief 描述这一张图的画面（景别、主体、动作、场景），和其他几张的景别要不同，人物和场景在整组里保持一致，图里不出现文字；proof 展示产品本身的证据（质地、规格、真实使用），不做使用前后对比；caption 是印在这张图上的一句文案，不超过 12 个字，是写给读者看的话，不是"痛点""第1张"这样的标签';
+
+function outputSection(count: number, imageRoles: readonly ImageRole[]): string {
+  const plan =
+    imageRoles.length > 0
+      ? `- image_plan：第 1 篇依次给出 ${imageRoles.length} 张配图，角色为 ${imageRoles.join(', ')}，每项 ${IMAGE_PLAN_ITEM}${count > 1 ? '；其余各篇给空数组' : ''}`
+      : '- image_plan：空数组';
+  return [`输出 {"notes": [...]}，正好 ${count} 篇${count > 1 ? '，每篇换一个不同的角度' : ''}；每篇包含：`, NOTE_FIELDS, plan].join('\n');
 }
 
 function avoidSection(words: string[]): string {
@@ -175,7 +181,7 @@ export function notesPrompt(input: NotesIntentInput): { system: string; prompt: 
     dataBlock([`今日主题：${input.theme}`, productSection(input), benchmarkSection(input)]),
     '',
     avoidSection(input.avoid_words),
-    outputSection(input.count),
+    outputSection(input.count, input.image_roles ?? []),
   ].filter((line, i, all) => line !== '' || (i > 0 && all[i - 1] !== ''));
   return { system: SYSTEM, prompt: prompt.join('\n') };
 }
@@ -200,7 +206,7 @@ export function rewritePrompt(input: NotesIntentInput): { system: string; prompt
     dataBlock([JSON.stringify(rewrite.note)]),
     '',
     avoidSection(input.avoid_words),
-    outputSection(1),
+    outputSection(1, []),
   ].filter((line, i, all) => line !== '' || (i > 0 && all[i - 1] !== ''));
   return { system: SYSTEM, prompt: prompt.join('\n') };
 }
@@ -250,11 +256,9 @@ export function scorePrompt(input: ScoreIntentInput): { system: string; prompt: 
  */
 export function imagePrompt(frame: StoryboardFrame, productName: string, withReference: boolean): string {
   return [
-    `Vertical 3:4 photo for a Xiaohongshu note about ${productName}.`,
+    `Vertical 3:4 photo for a Xiaohongshu note about ${productName}, native to the platform: natural, real-life, not an advertisement.`,
     frame.brief,
-    withReference ? 'Keep the product exactly as in the reference image (shape, colour, packaging).' : '',
+    withReference ? 'Keep the product exactly as in the reference image (shape, colour, packaging).' : 'Show the product as described; do not invent a different kind of object.',
     'No text, letters, numbers, logos, watermarks or captions anywhere in the image.',
-  ]
-    .filter(Boolean)
-    .join(' ');
+  ].join(' ');
 }

@@ -43,7 +43,8 @@ export const NoteSchema = Type.Object(
     tags: Type.Array(Type.String({ description: 'topic tag without #' }), { minItems: 3, maxItems: 10 }),
     cover_title: Type.String({ description: 'cover headline drawn on the first image, at most 12 characters' }),
     cover_title_options: Type.Array(Type.String(), { description: 'two more cover headlines of at most 12 characters' }),
-    image_brief: Type.String({ description: 'what the images of this note should show, without any text in the image' }),
+    image_brief: Type.String({ description: 'the look shared by all images of this note (people, place, light), without any text in the image' }),
+    image_plan: Type.Array(ImagePlanItemSchema, { description: 'one item per image role listed in the prompt, in order (first note of a set only; the others leave it empty)' }),
   },
   { additionalProperties: false },
 );
@@ -90,6 +91,8 @@ export interface NotesIntentInput {
   };
   /** Words of the workspace's banned-word library the text must not contain. */
   avoid_words: string[];
+  /** The storyboard roles of the set's images, planned by its first note (empty: no images). */
+  image_roles?: ImageRole[];
   /**
    * Present for the one automatic rewrite of a note that hit hard_block words or broke a length
    * limit (problems: what to fix, as the model is told).

@@ -1,6 +1,7 @@
-import type { ImageRole, Note, StrategyCode } from './schemas.js';
+import { fitCoverTitle } from './limits.js';
+import type { ImagePlanItem, ImageRole, Note, StrategyCode } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
-import { clipWords } from './text.js';
+import { length } from './text.js';
 
 type MiddleRole = 'pain' | 'proof' | 'quality' | 'credit';
 /** The order a board tells its story in: attention, problem, evidence, detail, trust, action. */
@@ -21,63 +22,91 @@ export function storyboardRoles(strategy: StrategyCode, imageCount: number): Ima
   return ['hook', ...chosen, 'convert'];
 }
 
+/**
+ * What each role's picture is, with its framing, so a carousel is a sequence of different
+ * shots rather than near-identical slides. `proof` is product-side evidence (texture, spec,
+ * real use), never a before/after of skin or body: that would be fabricated efficacy evidence.
+ */
 const ROLE_DIRECTION: Record<ImageRole, string> = {
-  main: 'cover image: a striking hero shot of the product with one clear focal point; keep the upper third calm for a headline',
-  hook: 'cover image: a striking hero shot with one clear focal point that stops the scroll; keep the upper third calm for a headline',
-  pain: 'the everyday frustration this note is about, shown as a relatable mood scene; the product is not the focus yet',
-  proof: 'evidence: a close-up of the effect or result, or a split before/after composition',
-  quality: 'detail: a macro shot of material, texture or craftsmanship of the product',
-  credit: 'trust: real hands holding the product, its packaging shot neatly, an authentic reviewer setting',
-  convert: 'closing image: the product in an inviting, tidy composition that makes the reader want to buy',
+  main: 'cover image, medium shot: the product as the hero with one clear focal point; keep the upper third calm for a large headline',
+  hook: 'cover image, medium or wide shot that stops the scroll: the product in its scene with one clear focal point; keep the upper third calm for a large headline',
+  pain: 'wide or medium shot of the everyday situation this note is about, a relatable real moment; the product is not the focus yet',
+  proof: 'close-up evidence on the product side: its texture or swatch, a specification detail, or hands using it for real; never a before/after comparison of skin or body, never a split screen',
+  quality: 'macro close-up of the material, texture or craftsmanship of the product',
+  credit: 'medium close-up of real hands holding the product or its packaging, an authentic, honest setting',
+  convert: 'tidy closing composition of the product (and what comes in the box), inviting, with breathing room',
 };
 
+/** Every image of a set: what stays the same across the carousel, and what no image may show. */
+const SET_RULES = 'Keep the same people, places and light across the whole set. No before/after comparisons, no medical or clinical imagery.';
+
 /**
- * Longest overlay line: image text must stay legible on a phone screen. Lines are cut between
- * words (clipWords): half a word drawn on an image reads as a typo.
+ * Longest line drawn on an image: legible on a phone. A line that does not fit is not drawn
+ * rather than cut (half a sentence on an image reads as a typo).
  */
-const COVER_MAX = 14;
-const CAPTION_MAX = 14;
+const CAPTION_MAX = 12;
+/** Internal labels a model sometimes returns as a caption: never printed on an image. */
+const LABEL = /^(第\s*\d+\s*张|图\s*\d+|(hook|pain|proof|quality|credit|convert|main)\b|(痛点|卖点|证明|质感|背书|转化|封面|主图)\s*[·:：|｜-]?\s*$)|[·:：]\s*$/iu;
 
 export interface StoryboardFrame {
   seq: number;
   role: ImageRole;
-  /** What this image shows (role direction, the note's image brief, the strategy's look). */
+  /** What this image shows (role direction and framing, the note's shot for it, the set's look). */
   brief: string;
   /** The line the service draws on the image when the task overlays text. */
   overlay: { kind: 'cover' | 'caption'; text: string } | null;
 }
 
+/** A caption the model wrote for a frame, if it is copy that fits: trimmed, one line, not a label. */
+export function usableCaption(caption: string | undefined): string | null {
+  const line = (caption ?? '').replace(/\s+/g, ' ').trim();
+  if (!line || length(line) > CAPTION_MAX || LABEL.test(line)) return null;
+  return line;
+}
+
 /**
  * The board of one set, derived from the set's leading note (or, on the import track before any
- * text exists, from the theme alone). Pure: the same inputs always give the same board.
+ * text exists, from the theme alone). Each frame gets the note's plan for its role when there is
+ * one (the shot and a caption written as copy), the role's framing, and the set's look; the cover
+ * carries the note's cover title (already fitted whole: limits.ts fitCoverTitle). Frames without
+ * a usable caption carry none. Pure: the same inputs always give the same board.
  */
 export function buildStoryboard(opts: {
   strategy: StrategyCode;
   imageCount: number;
-  note: Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'> | null;
+  note: (Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'> & { image_plan?: readonly ImagePlanItem[] }) | null;
   productName: string;
+  /** The product in words (category), so the picture shows the right kind of object. */
+  productCategory?: string;
   sellingPoints: string[];
   theme: string;
   /** The roles in order, when the caller fixes them (fission at reference level high keeps the source's); else storyboardRoles. */
   roles?: readonly ImageRole[];
 }): StoryboardFrame[] {
   const guide = STRATEGY_GUIDES[opts.strategy];
-  const scene = opts.note?.image_brief.trim() || `${opts.productName}, theme: ${opts.theme}`;
-  const cover = opts.note?.cover_title.trim() || opts.note?.title.trim() || opts.theme;
-  let sellingIndex = 0;
+  const setLook = opts.note?.image_brief.trim() || `a real everyday scene for ${opts.theme}`;
+  const cover = fitCoverTitle(opts.note?.cover_title.trim() ?? '', opts.note?.title.trim() || opts.theme);
+  const plan = opts.note?.image_plan ?? [];
+  const used = new Set<number>();
+  const product = opts.productCategory?.trim() ? `${opts.productName} (${opts.productCategory.trim()})` : opts.productName;
   return (opts.roles ?? storyboardRoles(opts.strategy, opts.imageCount)).map((role, i) => {
+    // The plan's item for this frame: the same position when its role agrees, else the first unused one of the role.
+    const k = plan[i]?.role === role && !used.has(i) ? i : plan.findIndex((p, j) => p.role === role && !used.has(j));
+    if (k >= 0) used.add(k);
+    const item = k >= 0 ? plan[k] : undefined;
+    const shot = item?.brief.replace(/\s+/g, ' ').trim();
     let overlay: StoryboardFrame['overlay'] = null;
-    if (role === 'hook' || role === 'main') overlay = { kind: 'cover', text: clipWords(cover, COVER_MAX) };
-    else if (role === 'pain' && opts.note?.angle_label.trim()) overlay = { kind: 'caption', text: clipWords(opts.note.angle_label, CAPTION_MAX) };
-    else if (role === 'convert') overlay = { kind: 'caption', text: clipWords(opts.productName, CAPTION_MAX) };
-    else if (role !== 'pain' && opts.sellingPoints.length > 0) {
-      overlay = { kind: 'caption', text: clipWords(opts.sellingPoints[sellingIndex % opts.sellingPoints.length]!, CAPTION_MAX) };
-      sellingIndex += 1;
+    if (role === 'hook' || role === 'main') overlay = cover ? { kind: 'cover', text: cover } : null;
+    else {
+      const caption = usableCaption(item?.caption);
+      overlay = caption ? { kind: 'caption', text: caption } : null;
     }
     return {
       seq: i + 1,
       role,
-      brief: `${ROLE_DIRECTION[role]}. Scene: ${scene}. Look: ${guide.visualStyle}.`,
+      brief: [`${ROLE_DIRECTION[role]}.`, shot ? `Shot: ${shot}.` : '', `Product: ${product}.`, `Set look: ${setLook}; ${guide.visualStyle}.`, SET_RULES]
+        .filter(Boolean)
+        .join(' '),
       overlay,
     };
   });

@@ -123,6 +123,7 @@ export async function startFakeOpenAI(behaviour: FakeBehaviour = {}): Promise<Fa
         cover_title: '换季补水',
         cover_title_options: [],
         image_brief: '清晨窗边，女生手拿面霜，柔和自然光',
+        image_plan: [],
       }));
       return reply({ notes });
     }

@@ -1,3 +1,4 @@
+import { noteText } from '../../src/content/note-text.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settledDetail } from '../generation/helpers.js';
 import { readZip } from '../delivery/zip.js';
@@ -136,7 +137,8 @@ describe('fission (local provider, worker)', () => {
     const byName = new Map(entries.map((e) => [e.name, e.data]));
     for (const n of notes) {
       const text = byName.get(`set_0${n.seq}/note.txt`)!.toString('utf8');
-      expect(text).toBe(`${n.note.title}\n\n${n.note.content}\n\n${n.note.tags.map((t: string) => `#${t}`).join(' ')}\n`);
+      expect(text).toBe(noteText(n.note));
+      expect(text.startsWith(`${n.note.title}\n\n${n.note.content}\n\n${n.note.tags.map((t: string) => `#${t}`).join(' ')}\n\n—— 发布提醒`)).toBe(true);
       for (const image of n.images) {
         const bytes = byName.get(`set_0${n.seq}/0${image.seq}_${image.role}.jpg`)!;
         const original = Buffer.from(await (await fetch(`${server.url}${image.url}`)).arrayBuffer());
@@ -146,6 +148,9 @@ describe('fission (local provider, worker)', () => {
 
     const checklist = byName.get('checklist.md')!.toString('utf8');
     expect(checklist).toContain(`# 发布检查清单：裂变 ${five}`);
+    // The publisher is reminded to declare AI-generated content and paid partnership.
+    expect(checklist).toContain('- [ ] 本笔记由 AI 辅助生成：发布时请在小红书勾选"内容含 AI 生成"的声明');
+    expect(checklist).toContain('标明"广告"（《互联网广告管理办法》第九条）');
     expect(checklist).toContain(`来源任务 ${sourceId} · 参考程度 低（换角度换结构） · 共 5 套 · 状态 已完成`);
     for (const n of notes) {
       const section = checklist.split(/^## /m).find((s) => s.startsWith(`set_0${n.seq} · `))!;

@@ -17,6 +17,7 @@ export interface FakeNote {
   cover_title: string;
   cover_title_options: string[];
   image_brief: string;
+  image_plan: Array<{ role: string; brief: string; caption: string }>;
 }
 
 export interface FakeOpenAIOptions {
@@ -67,6 +68,7 @@ export function defaultNote(index: number, opts: { rewrite: boolean }): FakeNote
     cover_title: '换季补水秘诀',
     cover_title_options: [],
     image_brief: '清晨窗边，女生手拿面膜，柔和自然光',
+    image_plan: [],
   };
 }
 

@@ -34,12 +34,12 @@ describe('generation with an OpenAI-compatible provider', () => {
   };
 
   it('one failed image does not fail the task; the events say how many failed', async () => {
-    fake.options = { failImage: (prompt) => (prompt.includes('macro shot') ? 400 : undefined) };
+    fake.options = { failImage: (prompt) => (prompt.includes('macro close-up') ? 400 : undefined) };
     const taskId = await newTask({ text_count: 3, image_count: 6 });
     await runTaskGeneration(server.ctx, taskId);
     const detail = await taskDetail(server, ws.token, taskId);
     expect(detail.status).toBe('pending_selection');
-    // The quality frame (a macro shot) of each of the 3 sets failed: 15 of 18 made it, the 3
+    // The quality frame (a macro close-up) of each of the 3 sets failed: 15 of 18 made it, the 3
     // failed slots are stored as such (so retry-images can make them again).
     expect((detail.image_candidates as any[]).filter((i) => i.status === 'done')).toHaveLength(15);
     const failed = (detail.image_candidates as any[]).filter((i) => i.status === 'failed');

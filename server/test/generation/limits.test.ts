@@ -107,6 +107,7 @@ describe('plain text and tags', () => {
         title: '换季护肤必看｜熬夜党的秘密武器大公开真的绝了姐妹们',
         title_options: [],
         cover_title_options: [],
+        image_plan: [],
         content: '**重点**：补水\n\n#护肤 #面膜',
         tags: ['#换季'],
         cover_title: '熬夜党的秘密武器大公开啦姐妹',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { notesInput, notesPrompt, rewritePrompt, scorePrompt, SYSTEM, type GenerationInputs } from '../../src/content/prompts.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
 import { STRATEGY_GUIDES } from '../../src/content/strategies.js';
+import { storyboardRoles } from '../../src/content/storyboard.js';
 
 const inputs: GenerationInputs = {
   taskId: 42,
@@ -30,8 +31,11 @@ describe('prompt building', () => {
 
   for (const strategy of STRATEGIES) {
     it(`assembles strategy ${strategy}: Chinese, the team's rules as trusted instructions, user material fenced`, () => {
-      const input = notesInput(structured, strategy, 2);
+      const input = notesInput(structured, strategy, 2, storyboardRoles(strategy, 4));
       const prompt = notesPrompt(input);
+      // The first note plans the set's images, one item per role, captions written as copy.
+      expect(prompt.prompt).toContain(`第 1 篇依次给出 4 张配图，角色为 ${storyboardRoles(strategy, 4).join(', ')}`);
+      expect(prompt.prompt).toContain('不是"痛点""第1张"这样的标签');
       expect({ input, ...prompt }).toMatchSnapshot();
       const [beforeFence = '', fenced = ''] = prompt.prompt.split('<data>');
       // The brand's rules, reject reasons (verbatim) and the team's own words are instructions, outside the fence.
@@ -80,7 +84,7 @@ describe('prompt building', () => {
   });
 
   it('rewrite and score prompts name what they are about', () => {
-    const note = { angle_label: 'a', title: '根治痘痘', title_options: [], cover_title_options: [], content: '这款面膜可以根治痘痘', tags: ['护肤'], cover_title: '根治', image_brief: 'b' };
+    const note = { angle_label: 'a', title: '根治痘痘', title_options: [], cover_title_options: [], image_plan: [], content: '这款面膜可以根治痘痘', tags: ['护肤'], cover_title: '根治', image_brief: 'b' };
     const rewrite = rewritePrompt({ ...notesInput(inputs, 'B', 1), rewrite: { note, blocked_words: ['根治'], problems: ['标题有 23 字，超过 20 字上限'] } });
     expect(rewrite.prompt).toContain('【改写任务】');
     expect(rewrite.prompt).toContain('含有不允许的词：根治');

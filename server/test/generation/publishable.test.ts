@@ -108,6 +108,35 @@ describe('published note limits', () => {
     expect(text.tags).toContain('换季护肤');
   });
 
+  it('the first note plans each image: its own shot per frame, the product in words, no before/after', async () => {
+    fake.options = {
+      note: (index, opts) => ({
+        ...defaultNote(index, opts),
+        image_plan:
+          index === 0
+            ? [
+                { role: 'hook', brief: '[shot-hook] 台灯下的女生拿着面膜', caption: '熬夜党的睡前一步' },
+                { role: 'pain', brief: '[shot-pain] 凌晨一点揉眼睛', caption: '熬到凌晨脸发干？' },
+                { role: 'convert', brief: '[shot-convert] 面膜摆在床头', caption: '睡前最后一步' },
+              ]
+            : [],
+      }),
+    };
+    const before = fake.calls.length;
+    const taskId = (await createTask(server, ws, { text_count: 1, image_count: 3 })).id as number;
+    await runTaskGeneration(server.ctx, taskId);
+    const calls = fake.calls.slice(before);
+    expect(calls.find((c) => c.kind === 'notes')!.prompt).toContain('第 1 篇依次给出 3 张配图，角色为 hook, pain, convert');
+    const images = calls.filter((c) => c.kind === 'image').map((c) => c.prompt);
+    expect(images).toHaveLength(3);
+    for (const role of ['hook', 'pain', 'convert']) expect(images.filter((p) => p.includes(`[shot-${role}]`))).toHaveLength(1);
+    for (const p of images) {
+      expect(p).toContain('Product: 晚安面膜 (护肤).');
+      expect(p).toContain('No before/after comparisons');
+      expect(p).toContain('No text, letters');
+    }
+  });
+
   describe('the judge and the compliance gate', () => {
     beforeAll(async () => {
       for (const preset of ['ad-law', 'health-claims']) await ok(server, 'POST', `/banned-words/presets/${preset}/import`, ws.token);

@@ -65,22 +65,56 @@ describe('storyboard roles for image_count 0..9', () => {
     expect(storyboardRoles('B', 6)).toEqual(['hook', 'pain', 'proof', 'quality', 'credit', 'convert']);
   });
 
-  it('frames carry seq from 1, the cover title on hook and captions elsewhere', () => {
+  it('frames carry seq from 1, the cover title on the cover, the plan\'s shot and its caption written as copy', () => {
     const frames = buildStoryboard({
       strategy: 'A',
       imageCount: 4,
-      note: { title: '熬夜党的救星', cover_title: '熬夜脸救星', image_brief: '深夜书桌前的女生', angle_label: '熬夜急救' },
+      note: {
+        title: '熬夜党的救星',
+        cover_title: '熬夜脸救星',
+        image_brief: '同一个女生，深夜书桌前',
+        angle_label: '熬夜急救',
+        image_plan: [
+          { role: 'hook', brief: '台灯下的女生拿着面膜', caption: '随便' },
+          { role: 'pain', brief: '凌晨一点揉眼睛', caption: '熬到凌晨脸发干？' },
+          { role: 'proof', brief: '啫喱质地挑在指尖', caption: '痛点 ·' },
+          { role: 'convert', brief: '面膜摆在床头', caption: '睡前最后一步就它' },
+        ],
+      },
       productName: '晚安面膜',
+      productCategory: '护肤',
       sellingPoints: ['玻尿酸深层补水'],
       theme: '换季护肤',
     });
     expect(frames.map((f) => [f.seq, f.role])).toEqual([[1, 'hook'], [2, 'pain'], [3, 'proof'], [4, 'convert']]);
-    expect(frames[0]!.overlay).toEqual({ kind: 'cover', text: '熬夜脸救星' });
-    expect(frames[1]!.overlay).toEqual({ kind: 'caption', text: '熬夜急救' });
-    expect(frames[2]!.overlay).toEqual({ kind: 'caption', text: '玻尿酸深层补水' });
-    expect(frames[3]!.overlay).toEqual({ kind: 'caption', text: '晚安面膜' });
-    for (const f of frames) expect(f.brief).toContain('深夜书桌前的女生');
+    expect(frames.map((f) => f.overlay)).toEqual([
+      { kind: 'cover', text: '熬夜脸救星' },
+      { kind: 'caption', text: '熬到凌晨脸发干？' },
+      // An internal label is never printed.
+      null,
+      { kind: 'caption', text: '睡前最后一步就它' },
+    ]);
+    // Each frame its own shot and framing; the set's look and the product in words on every one.
+    expect(new Set(frames.map((f) => f.brief)).size).toBe(4);
+    expect(frames[1]!.brief).toContain('Shot: 凌晨一点揉眼睛.');
+    for (const f of frames) {
+      expect(f.brief).toContain('同一个女生，深夜书桌前');
+      expect(f.brief).toContain('Product: 晚安面膜 (护肤).');
+    }
+    expect(frames[2]!.brief).toContain('never a before/after comparison');
     expect(buildStoryboard({ strategy: 'C', imageCount: 1, note: null, productName: 'P', sellingPoints: [], theme: '露营' })[0]).toMatchObject({ seq: 1, role: 'main', overlay: { kind: 'cover', text: '露营' } });
+  });
+
+  it('without a plan there are no captions: no selling point, product name or angle label is printed', () => {
+    const frames = buildStoryboard({
+      strategy: 'B',
+      imageCount: 4,
+      note: { title: '晚安面膜真实用后感', cover_title: '真实用后感', image_brief: '浴室', angle_label: '熬夜急救' },
+      productName: '晚安面膜',
+      sellingPoints: ['玻尿酸深层补水'],
+      theme: '换季护肤',
+    });
+    expect(frames.map((f) => f.overlay)).toEqual([{ kind: 'cover', text: '真实用后感' }, null, null, null]);
   });
 });
 

@@ -59,19 +59,29 @@ describe('clipWords: labels cut between words', () => {
 });
 
 describe('storyboard overlays', () => {
-  it('cut long captions and cover lines between words', () => {
+  it('never draw a cut line: a long cover title becomes a whole phrase, a long caption is left out', () => {
     const frames = buildStoryboard({
       strategy: 'B',
       imageCount: 3,
-      note: null,
+      note: {
+        title: '油皮夏天｜轻薄防晒霜推荐',
+        cover_title: '油皮夏天也能用的轻薄防晒霜推荐',
+        image_brief: '海边',
+        angle_label: '油皮',
+        image_plan: [
+          { role: 'hook', brief: '海边', caption: '' },
+          { role: 'proof', brief: '质地', caption: '全家出门旅行必备的好物清单推荐' },
+          { role: 'convert', brief: '收尾', caption: '出门前抹一层' },
+        ],
+      },
       productName: '氨基酸温和洁面乳敏感肌专用大容量装',
       sellingPoints: ['全家出门旅行必备的好物清单推荐'],
       theme: '油皮夏天也能用的轻薄防晒霜推荐',
     });
-    expect(frames.map((f) => [f.role, f.overlay?.text])).toEqual([
-      ['hook', '油皮夏天也能用的轻薄防晒霜'],
-      ['proof', '全家出门旅行必备的好物清单'],
-      ['convert', '氨基酸温和洁面乳敏感肌专用'],
+    expect(frames.map((f) => [f.role, f.overlay?.text ?? null])).toEqual([
+      ['hook', '油皮夏天｜轻薄防晒霜推荐'],
+      ['proof', null],
+      ['convert', '出门前抹一层'],
     ]);
   });
 });

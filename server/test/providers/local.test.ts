@@ -154,7 +154,7 @@ describe('local provider: every intent kind answers exactly the schema it is ask
   };
   const cases: Array<[string, ProviderIntent, JsonSchemaSpec]> = [
     ['notes', { kind: 'notes', input: notesInput({ count: 4 }) }, notesReplySchema(4)],
-    ['notes (rewrite)', { kind: 'notes', input: notesInput({ count: 1, rewrite: { note: { angle_label: '睡醒脖子酸', title: '最好的枕头', title_options: [], cover_title_options: [], content: '最好的枕头，没有之一', tags: ['枕头', '睡眠', '好物'], cover_title: '最好', image_brief: '枕头' }, blocked_words: ['最好'] } }) }, notesReplySchema(1)],
+    ['notes (rewrite)', { kind: 'notes', input: notesInput({ count: 1, rewrite: { note: { angle_label: '睡醒脖子酸', title: '最好的枕头', title_options: [], cover_title_options: [], image_plan: [], content: '最好的枕头，没有之一', tags: ['枕头', '睡眠', '好物'], cover_title: '最好', image_brief: '枕头' }, blocked_words: ['最好'] } }) }, notesReplySchema(1)],
     ['score', { kind: 'score', input: scoreInput }, scoreReplySpec],
     ['benchmark-analysis', { kind: 'benchmark-analysis', input: { highlights: '标题带数字', link_url: null, page_title: null, has_image: false } }, { name: 'benchmark_features', schema: FEATURES_JSON_SCHEMA }],
     ['fission', { kind: 'fission', input: fissionInput }, fissionReplySchema(2, 3)],

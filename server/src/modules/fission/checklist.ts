@@ -1,4 +1,5 @@
 import { PASS_LINE, SCORE_MAX, type ScoreDimension } from '../../content/scoring.js';
+import { PUBLISH_REMINDERS } from '../../content/note-text.js';
 import { length } from '../../content/text.js';
 import type { SetImage, StoredNote } from './pipeline.js';
 
@@ -111,6 +112,9 @@ export function checklistMarkdown(fission: { id: number; source_task_id: number;
     `# 发布检查清单：裂变 ${fission.id}`,
     '',
     `来源任务 ${fission.source_task_id} · 参考程度 ${LEVEL[fission.reference_level] ?? fission.reference_level} · 共 ${sets.length} 套 · 状态 ${FISSION_STATUS[fission.status] ?? fission.status} · ${ready} 套可直接发布`,
+    '',
+    '发布前声明：',
+    ...PUBLISH_REMINDERS.map((r) => `- [ ] ${r}`),
     '',
     ...sections.flatMap((s) => s.lines),
   ].join('\n');

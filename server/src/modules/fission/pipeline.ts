@@ -250,17 +250,18 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       roles: plan.image_roles,
       note: { ...note, title: checked.note.title, cover_title: checked.note.cover_title },
       productName: product.name,
+      productCategory: product.category,
       sellingPoints: product.selling_points,
       theme: source.theme,
     });
     const shot = (j: number) => clip((pkg.image_plan[j]?.brief ?? '').replace(/\s+/g, ' '), 300);
-    const images = frames.map((frame, j) => ({
+    const images = frames.map((frame) => ({
       workspace_id: ws,
       fission_id: fission.id,
       seq: frame.seq,
       role: frame.role,
       strategy: plan.strategy,
-      brief: shot(j) ? `${frame.brief} Shot: ${shot(j)}` : frame.brief,
+      brief: frame.brief,
       overlay: json(frame.overlay),
       status: 'pending' as const,
       file_key: null,

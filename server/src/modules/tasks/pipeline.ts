@@ -6,7 +6,7 @@ import { pickProductImage } from '../../content/pick-image.js';
 import { imagePrompt, notesInput, notesPrompt } from '../../content/prompts.js';
 import { notesReplySchema, type Note, type NotesIntentInput, type NotesReply, type StrategyCode } from '../../content/schemas.js';
 import type { ScoredText } from '../../content/scoring.js';
-import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
+import { buildStoryboard, storyboardRoles, type StoryboardFrame } from '../../content/storyboard.js';
 import { imageStrategies, slotsByStrategy } from '../../content/strategies.js';
 import { clip } from '../../content/text.js';
 import type { AppContext } from '../../context.js';
@@ -48,7 +48,7 @@ const MAX_REASON = 500;
 
 type TextRow = Row<'text_candidates'>;
 /** The note a set's storyboard is built from. */
-type Lead = Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'>;
+type Lead = Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'> & { image_plan?: Note['image_plan'] };
 
 
 function describe(err: unknown): string {
@@ -206,7 +206,7 @@ class GenerationRun {
     const done = { lead: existing[0] ?? null, stored: Promise.resolve() };
     if (existing.length >= slots.length) return done;
     const count = slots.length;
-    const input = notesInput(this.loaded.inputs, strategy, count);
+    const input = notesInput(this.loaded.inputs, strategy, count, storyboardRoles(strategy, this.task.image_count));
     let notes: Note[];
     try {
       const reply = await this.ledger(`${this.prefix}:text:${strategy}`, () => this.callNotes(input, notesPrompt(input), strategy));
@@ -225,7 +225,7 @@ class GenerationRun {
     });
     const checked: CheckedNote[] = [];
     for (const [k, note] of notes.entries()) checked.push(await this.checkOrRewrite(input, note, slots[k]!));
-    const lead = { ...checked[0]!.note, angle_label: notes[0]!.angle_label, image_brief: notes[0]!.image_brief };
+    const lead = { ...checked[0]!.note, angle_label: notes[0]!.angle_label, image_brief: notes[0]!.image_brief, image_plan: notes[0]!.image_plan };
     return { lead, stored: textProgress.then(() => this.storeTexts(strategy, slots, notes, checked)) };
   }
 
@@ -324,6 +324,7 @@ class GenerationRun {
       imageCount: this.task.image_count,
       note: lead,
       productName: inputs.product.name,
+      productCategory: inputs.product.category,
       sellingPoints: inputs.product.selling_points,
       theme: inputs.theme,
     });

@@ -1,5 +1,6 @@
 import type { Note, NotesIntentInput, StrategyCode } from '../../content/schemas.js';
 import { clipWords } from '../../content/text.js';
+import { imagePlan } from './plan.js';
 import { Random } from './random.js';
 
 /**
@@ -62,7 +63,7 @@ const VOICES: Record<StrategyCode, Voice> = {
     titles: ['{angle}？{short}救了我{e}', '{theme}｜{short}是我的救星', '被{angle}困扰？试试{short}', '终于不再{angle}了{e}', '{short}｜告别{angle}'],
     covers: ['{angle}救星', '{short}救了我', '告别{angle}'],
     tags: ['痛点解决', '真实分享', '亲测有效'],
-    brief: '情绪化的前后对比氛围，柔和自然光，真实生活中的人物瞬间',
+    brief: '真实生活中的人物情绪瞬间，柔和自然光',
   },
   B: {
     emoji: ['📝', '🔍', '📊', '🧪', '✍️'],
@@ -192,6 +193,8 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
       tags: tags.slice(0, 8),
       cover_title: cover,
       cover_title_options: covers.filter((c) => c !== cover && cp(c) <= 12).slice(0, 2),
+      // The first note of a set plans the set's images.
+      image_plan: index === 0 ? imagePlan(input.image_roles ?? [], { angle_label: angle, cover_title: cover }) : [],
       image_brief: `${name}的产品展示与使用场景，${voice.brief}，画面中不出现任何文字或水印`,
     },
     input.avoid_words,
@@ -213,6 +216,7 @@ function scrubNote(note: Note, words: string[], standIn: string): Note {
     cover_title: scrub(note.cover_title, avoid) || standIn,
     cover_title_options: note.cover_title_options.map((t) => scrub(t, avoid)).filter(Boolean),
     image_brief: scrub(note.image_brief, avoid),
+    image_plan: note.image_plan.map((item) => ({ ...item, brief: scrub(item.brief, avoid), caption: scrub(item.caption, avoid) })),
   };
 }
 
