@@ -16,6 +16,7 @@ import { createLogger } from './logging.js';
 import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
 import { closeImageReplyPool } from './providers/image-reply.js';
+import { rememberStructuredMode } from './modules/api-keys/service.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
 import { createFileStorage } from './storage/index.js';
@@ -46,8 +47,14 @@ export async function createRuntime(
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
   const log = createLogger(config.logLevel, opts.logDestination);
-  const providers = createProviderFactory(config.env, log, { imageFailures: config.localImageFailures, observeAttempt: observeProviderAttempt });
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const providers = createProviderFactory(config.env, log, {
+    imageFailures: config.localImageFailures,
+    observeAttempt: observeProviderAttempt,
+    rememberStructuredMode: (keyId, mode) => {
+      rememberStructuredMode(database, keyId, mode).catch((err: unknown) => log.warn({ err, keyId }, 'structured-output downgrade not stored'));
+    },
+  });
   if (opts.migrate !== false) await migrateToLatest(database.db);
   const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log) : undefined);
   await events.start().catch(async (err: unknown) => {

@@ -15,6 +15,8 @@ export type { BannedLevel, PreferenceContext, ScoreJson };
 type Timestamp = string;
 type Bool = ColumnType<boolean, boolean, boolean>;
 type Json<T> = ColumnType<T, string, string>;
+/** A nullable JSON column that may be left out of an insert. */
+type OptionalJson<T> = ColumnType<T | null, string | undefined, string>;
 type Id = Generated<number>;
 
 export type Role = 'admin' | 'supervisor' | 'operator';
@@ -88,6 +90,44 @@ export interface ApiKeysTable {
   key_last4: string;
   created_by: number;
   created_at: Timestamp;
+  /** Connection settings (contract-decisions §7): null = the preset's; a model "" = lacks the capability. */
+  name: string | null;
+  base_url: string | null;
+  text_model: string | null;
+  vision_model: string | null;
+  image_model: string | null;
+  image_size: string | null;
+  concurrency: number | null;
+  /** json_object or prompt after a provider refused the stronger response_format; null = the preset's. */
+  structured_mode: string | null;
+  last_test: OptionalJson<ConnectionTest>;
+}
+
+export interface ConnectionTest {
+  ok: boolean;
+  at: string;
+  results: Array<{ capability: 'text' | 'vision' | 'image'; ok: boolean; model: string; latency_ms: number; error_kind: string | null; message: string | null }>;
+}
+
+/** Which connection writes, sees and draws for a workspace; null = automatic. */
+export interface GenerationRoutingTable {
+  workspace_id: number;
+  text_key_id: number | null;
+  vision_key_id: number | null;
+  image_key_id: number | null;
+}
+
+/** A task's connections as its detail shows them. */
+export interface UsedConnection {
+  key_id: number;
+  provider: string;
+  name: string;
+  model: string;
+}
+export interface TaskProviders {
+  text: UsedConnection | null;
+  vision: UsedConnection | null;
+  image: UsedConnection | null;
 }
 
 export interface ProductsTable {
@@ -181,6 +221,9 @@ export interface TasksTable {
   submitted_by: number | null;
   api_key_id: number | null;
   provider: string | null;
+  /** The image connection the task used (api_key_id is the text one); kept for regenerations while it exists. */
+  image_key_id: number | null;
+  providers: OptionalJson<TaskProviders>;
   /** Incremented per generation run (first run and every regenerate); candidates carry it. */
   generation: number;
   progress: Json<{ stage: string; done: number; total: number } | null>;
@@ -369,6 +412,8 @@ export interface FissionTasksTable {
   fanout_count: number;
   status: 'generating' | 'completed' | 'failed';
   api_key_id: number | null;
+  /** The image connection the fission used (api_key_id is the text one). */
+  image_key_id: number | null;
   provider: string | null;
   error: string | null;
   lease_until: Timestamp | null;
@@ -534,6 +579,7 @@ export interface DB {
   memberships: MembershipsTable;
   login_throttle: LoginThrottleTable;
   api_keys: ApiKeysTable;
+  generation_routing: GenerationRoutingTable;
   products: ProductsTable;
   product_images: ProductImagesTable;
   invitations: InvitationsTable;
@@ -599,7 +645,8 @@ export const COLUMN_CODECS: TableCodecs = {
   product_images: { is_primary: 'bool' },
   benchmarks: { features: 'json', analysis_warning_codes: 'json' },
   banned_words: { updatable: 'bool' },
-  tasks: { benchmark_ids: 'json', need_product_image: 'bool', overlay_text: 'bool', progress: 'json' },
+  api_keys: { last_test: 'json' },
+  tasks: { benchmark_ids: 'json', need_product_image: 'bool', overlay_text: 'bool', progress: 'json', providers: 'json' },
   text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool' },
   image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json' },
   task_events: { data: 'json' },

@@ -21,6 +21,7 @@ export const ErrorKinds = {
   unsupportedMediaType: { status: 415, code: 41500 },
   noApiKey: { status: 422, code: 42201 },
   bannedWordBlock: { status: 422, code: 42202 },
+  noImageConnection: { status: 422, code: 42203 },
   rateLimited: { status: 429, code: 42900 },
   internal: { status: 500, code: 50000 },
   providerFailed: { status: 502, code: 50200 },

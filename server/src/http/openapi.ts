@@ -20,7 +20,7 @@ export const API_TAGS = [
   { name: 'workspaces', description: 'Workspaces, switching between them, members' },
   { name: 'invitations', description: 'Membership by consent: invite, accept, decline' },
   { name: 'users', description: 'User administration within the current workspace' },
-  { name: 'api-keys', description: 'Provider keys of the workspace (stored encrypted, never returned)' },
+  { name: 'connections', description: 'Provider connections of the workspace (key stored encrypted, never returned; endpoint, models, test) and which connection writes, sees and draws' },
   { name: 'files', description: 'Stored files behind signed, short-lived links' },
   { name: 'products', description: 'Products and their images' },
   { name: 'benchmarks', description: 'Benchmark notes of a product and their analysis' },

@@ -1,12 +1,12 @@
 import { downloadImage } from './download.js';
+import { readFailure } from './errors.js';
 import type { AdapterDeps } from './openai-compatible.js';
-import type { Preset } from './presets.js';
 import { HttpStatusError, reliably, sleep } from './reliability.js';
-import { ProviderError } from './types.js';
+import { ProviderError, type ImageInput } from './types.js';
 
 /**
  * DashScope's native API root for a compatible-mode base URL: `…/compatible-mode/v1` →
- * `…/api/v1` (so a PROVIDER_QWEN_BASE_URL override moves both).
+ * `…/api/v1` (so a regional endpoint such as dashscope-intl moves both).
  */
 export function dashscopeNativeBase(compatibleBase: string): string {
   const url = new URL(compatibleBase);
@@ -14,76 +14,124 @@ export function dashscopeNativeBase(compatibleBase: string): string {
   return `${url.origin}${prefix === url.pathname ? '' : prefix}/api/v1`;
 }
 
+export interface DashscopeEndpoint {
+  baseUrl: string;
+  label: string;
+  noWatermark: Record<string, unknown>;
+}
+
 interface TaskReply {
-  output?: { task_id?: string; task_status?: string; results?: Array<{ url?: string; code?: string; message?: string }>; code?: string; message?: string };
+  output?: {
+    task_id?: string;
+    task_status?: string;
+    results?: Array<{ url?: string; code?: string; message?: string }>;
+    choices?: Array<{ message?: { content?: Array<{ image?: string }> } }>;
+    code?: string;
+    message?: string;
+  };
   code?: string;
   message?: string;
 }
 
-async function jsonCall(url: string, init: RequestInit & { signal: AbortSignal }): Promise<TaskReply> {
-  const res = await fetch(url, init);
+async function jsonCall(fetchImpl: AdapterDeps['fetch'], url: string, init: RequestInit & { signal: AbortSignal }): Promise<TaskReply> {
+  const res = await fetchImpl(url, init);
   const text = await res.text();
   if (!res.ok) {
     let detail = text.slice(0, 300);
+    let body: unknown;
     try {
-      const parsed = JSON.parse(text) as TaskReply;
+      body = JSON.parse(text) as TaskReply;
+      const parsed = body as TaskReply;
       detail = [parsed.code, parsed.message].filter(Boolean).join(': ') || detail;
     } catch {
       // keep the raw text
     }
-    throw new HttpStatusError(res.status, res.headers, detail);
+    throw new HttpStatusError(res.status, res.headers, detail, body);
   }
   return JSON.parse(text) as TaskReply;
 }
 
+function failedTask(endpoint: DashscopeEndpoint, what: string, code: string | undefined, message: string | undefined): ProviderError {
+  // A settled task's code is read like an HTTP error body (DataInspectionFailed, Arrearage, ...).
+  const reading = readFailure(400, { code, message });
+  const why = [code, message].filter(Boolean).join(': ') || 'no reason given';
+  return new ProviderError(reading.kind, `${endpoint.label} ${what} failed: ${why}`, endpoint.label);
+}
+
 /**
- * Qwen images (Wanx): the compatible mode has no image endpoint, so the task is submitted to
+ * Wan text-to-image: the compatible mode has no image endpoint, so the task is submitted to
  * DashScope's asynchronous API and polled until it settles, within one overall deadline. Every
- * HTTP call has the usual retries; a FAILED task (moderation, bad parameter) is not retried.
+ * HTTP call has the usual retries; a FAILED task (moderation, arrears) is not retried.
  */
 export async function submitAndPollDashscopeImage(
-  preset: Preset,
+  endpoint: DashscopeEndpoint,
   deps: AdapterDeps,
   req: { model: string; prompt: string; size: string; signal?: AbortSignal },
 ): Promise<Buffer> {
-  const native = dashscopeNativeBase(preset.baseUrl);
+  const native = dashscopeNativeBase(endpoint.baseUrl);
   const headers = { authorization: `Bearer ${deps.apiKey}`, 'content-type': 'application/json' };
-  const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) =>
-    reliably({ ...deps, provider: preset.label, what, signal: req.signal }, attempt);
+  const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal }, attempt);
 
   const submitted = await call('image generation', (signal) =>
-    jsonCall(`${native}/services/aigc/text2image/image-synthesis`, {
+    jsonCall(deps.fetch, `${native}/services/aigc/text2image/image-synthesis`, {
       method: 'POST',
       headers: { ...headers, 'x-dashscope-async': 'enable' },
-      body: JSON.stringify({
-        model: req.model,
-        input: { prompt: req.prompt },
-        parameters: { size: req.size, n: 1, ...preset.features.noWatermark },
-      }),
+      body: JSON.stringify({ model: req.model, input: { prompt: req.prompt }, parameters: { size: req.size, n: 1, ...endpoint.noWatermark } }),
       signal,
     }),
   );
   const taskId = submitted.output?.task_id;
-  if (!taskId) throw new ProviderError('invalid_output', `${preset.label} image generation answered without a task id`, preset.label);
+  if (!taskId) throw new ProviderError('bad_output', `${endpoint.label} image generation answered without a task id`, endpoint.label);
 
   const deadline = Date.now() + deps.options.timeoutMs;
   for (;;) {
     const polled = await call('image task status', (signal) =>
-      jsonCall(`${native}/tasks/${encodeURIComponent(taskId)}`, { method: 'GET', headers: { authorization: headers.authorization }, signal }),
+      jsonCall(deps.fetch, `${native}/tasks/${encodeURIComponent(taskId)}`, { method: 'GET', headers: { authorization: headers.authorization }, signal }),
     );
     const status = polled.output?.task_status;
     if (status === 'SUCCEEDED') {
-      const link = polled.output?.results?.find((r) => r.url)?.url;
-      if (!link) throw new ProviderError('invalid_output', `${preset.label} image task ${taskId} succeeded without an image link`, preset.label);
-      return call('image download', (signal) => downloadImage(link, { provider: preset.label, providerBaseUrl: native, signal, timeoutMs: deps.options.timeoutMs }));
+      const result = polled.output?.results?.[0];
+      const link = result?.url;
+      if (!link) throw result?.code ? failedTask(endpoint, `image task ${taskId}`, result.code, result.message) : new ProviderError('bad_output', `${endpoint.label} image task ${taskId} succeeded without an image link`, endpoint.label);
+      return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, signal, timeoutMs: deps.options.timeoutMs }));
     }
     if (status === 'FAILED' || status === 'CANCELED' || status === 'UNKNOWN') {
-      const why = [polled.output?.code, polled.output?.message].filter(Boolean).join(': ') || status;
-      throw new ProviderError('bad_request', `${preset.label} image task ${taskId} ${status.toLowerCase()}: ${why}`, preset.label);
+      throw failedTask(endpoint, `image task ${taskId} (${status.toLowerCase()})`, polled.output?.code, polled.output?.message);
     }
     if (Date.now() + deps.pollIntervalMs > deadline) {
-      throw new ProviderError('timeout', `${preset.label} image task ${taskId} did not finish in time: try again, or raise PROVIDER_TIMEOUT_MS`, preset.label);
+      throw new ProviderError('timeout', `${endpoint.label} image task ${taskId} did not finish in time`, endpoint.label);
     }
     await sleep(deps.pollIntervalMs, req.signal);
   }
+}
+
+/**
+ * Qwen image editing (qwen-image-edit): the product photo and the prompt in one synchronous
+ * multimodal-generation call, which answers with the edited image's link.
+ */
+export async function dashscopeEditImage(
+  endpoint: DashscopeEndpoint,
+  deps: AdapterDeps,
+  req: { model: string; prompt: string; reference: ImageInput; signal?: AbortSignal },
+): Promise<Buffer> {
+  const native = dashscopeNativeBase(endpoint.baseUrl);
+  const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal }, attempt);
+  const reply = await call('image generation', (signal) =>
+    jsonCall(deps.fetch, `${native}/services/aigc/multimodal-generation/generation`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${deps.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: req.model,
+        input: { messages: [{ role: 'user', content: [{ image: `data:${req.reference.mime};base64,${req.reference.data.toString('base64')}` }, { text: req.prompt }] }] },
+        parameters: { n: 1, ...endpoint.noWatermark },
+      }),
+      signal,
+    }),
+  );
+  const link = reply.output?.choices?.[0]?.message?.content?.find((c) => c.image)?.image;
+  if (!link) {
+    if (reply.code) throw failedTask(endpoint, 'image editing', reply.code, reply.message);
+    throw new ProviderError('bad_output', `${endpoint.label} image editing answered without an image`, endpoint.label);
+  }
+  return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, signal, timeoutMs: deps.options.timeoutMs }));
 }

@@ -13,7 +13,7 @@ export const MAX_IMAGE_DOWNLOAD_BYTES = 25 * 1024 * 1024;
  * addresses only, so a malicious or compromised provider cannot make us read internal services.
  */
 export async function downloadImage(link: string, opts: { provider: string; providerBaseUrl: string; signal: AbortSignal; timeoutMs: number }): Promise<Buffer> {
-  const refuse = (why: string) => new ProviderError('invalid_output', `${opts.provider} image download refused: ${why}`, opts.provider);
+  const refuse = (why: string) => new ProviderError('bad_output', `${opts.provider} image download refused: ${why}`, opts.provider);
   const tooLarge = () => refuse(`the image is larger than ${MAX_IMAGE_DOWNLOAD_BYTES} bytes`);
   let url: URL;
   try {

@@ -1,44 +1,125 @@
 import type { Logger } from 'pino';
 import type { LocalImageFailures } from '../config.js';
 import { LocalProvider } from './local/index.js';
+import { providerFetch } from './http.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
-import { envPrefix, resolvePreset } from './presets.js';
-import { reliabilityFromEnv, Semaphore, type AttemptObserver } from './reliability.js';
-import type { Provider, ProviderCredentials } from './types.js';
+import { envPrefix, resolvePreset, type PresetLabel, type ResolvedPreset } from './presets.js';
+import { reliabilityFromEnv, Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
+import type { Provider, ProviderCredentials, StructuredMode } from './types.js';
 
-/** ctx.providers: the one way code gets a Provider, from the credentials of a key. */
+/** ctx.providers: the one way code gets a Provider, from a connection's credentials. */
 export interface ProviderFactory {
-  forCredentials(creds: ProviderCredentials): Provider;
+  /** `maxRetries` overrides the configured retries (a connection test answers at once). */
+  forCredentials(creds: ProviderCredentials, overrides?: { maxRetries?: number }): Provider;
+  /** The effective models and limits of a connection (its own values over the preset's). */
+  effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency'>): EffectiveConnection;
+}
+
+export interface EffectiveConnection {
+  baseUrl: string;
+  textModel: string;
+  visionModel: string;
+  imageModel: string;
+  imageSize: string | null;
+  concurrency: number;
+}
+
+interface LabelSettings {
+  preset: ResolvedPreset;
+  options: ReliabilityOptions;
+  pollIntervalMs: number;
+  /** PROVIDER_<LABEL>_CONCURRENCY / PROVIDER_CONCURRENCY; 0: the preset's. */
+  concurrency: number;
 }
 
 /**
  * Builds providers from the environment's presets and limits (PROVIDER_<LABEL>_* overrides,
- * PROVIDER_CONCURRENCY / _TIMEOUT_MS / _MAX_RETRIES / _RETRY_BASE_MS / _RETRY_MAX_WAIT_MS /
- * _POLL_INTERVAL_MS, each also per label). The concurrency limit is per provider label and
- * process, shared by every key and task, because rate limits are per account and endpoint.
+ * PROVIDER_TIMEOUT_MS / _MAX_RETRIES / _RETRY_BASE_MS / _RETRY_MAX_WAIT_MS / _RATE_LIMIT_BASE_MS /
+ * _POLL_INTERVAL_MS / _CONCURRENCY, each also per label). Concurrency is per connection and
+ * process: a key's account limits are its own, not shared with other tenants of the same
+ * provider. `rememberStructuredMode` persists a connection's structured-output downgrade.
  */
 export function createProviderFactory(
   env: NodeJS.ProcessEnv,
   log?: Logger,
-  opts: { imageFailures?: LocalImageFailures; observeAttempt?: AttemptObserver } = {},
+  opts: {
+    imageFailures?: LocalImageFailures;
+    observeAttempt?: AttemptObserver;
+    rememberStructuredMode?: (keyId: number, mode: StructuredMode) => void;
+  } = {},
 ): ProviderFactory {
   // Read every label's settings now, so a bad value stops the process at start, not a task later.
-  const settings = new Map(
+  const settings = new Map<PresetLabel, LabelSettings>(
     PRESET_PROVIDERS.map((label) => {
       const prefix = envPrefix(label);
       const { concurrency, ...options } = reliabilityFromEnv(env, prefix);
       const pollIntervalMs = Number(env[`${prefix}POLL_INTERVAL_MS`] || env.PROVIDER_POLL_INTERVAL_MS || 2000);
       if (!Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0) throw new Error(`${prefix}POLL_INTERVAL_MS / PROVIDER_POLL_INTERVAL_MS must be a positive number`);
-      return [label, { preset: resolvePreset(label, env), options: { ...options, observe: opts.observeAttempt }, pollIntervalMs, semaphore: new Semaphore(concurrency) }] as const;
+      return [label, { preset: resolvePreset(label, env), options: { ...options, observe: opts.observeAttempt }, pollIntervalMs, concurrency }];
     }),
   );
+  // The deployment's own endpoints (presets, PROVIDER_<LABEL>_BASE_URL) are trusted; a base URL a
+  // user typed into a connection must lead to public addresses unless the deployment allows private ones.
+  const trustedFetch = providerFetch(true);
+  const allowPrivate = env.ALLOW_PRIVATE_PROVIDER_URLS === '1';
+  const userFetch = providerFetch(allowPrivate);
   const offline = new LocalProvider({ imageFailures: opts.imageFailures });
+  // One semaphore per connection and limit; a changed limit gets a fresh one.
+  const semaphores = new Map<string, Semaphore>();
+  // Downgrades seen in this process, ahead of the stored value the next read brings.
+  // Keyed by what the mode depends on, so an edited endpoint or model starts from the preset's again.
+  const modes = new Map<string, StructuredMode>();
+
+  const effective: ProviderFactory['effective'] = (creds) => {
+    if (creds.provider === 'local') {
+      return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8 };
+    }
+    const { preset, concurrency } = settings.get(creds.provider)!;
+    const pick = (own: string | null | undefined, fallback: string) => (own === null || own === undefined ? fallback : own.trim());
+    return {
+      baseUrl: (creds.baseUrl?.trim() || preset.baseUrl).replace(/\/+$/, ''),
+      textModel: pick(creds.textModel, preset.textModel),
+      visionModel: pick(creds.visionModel, preset.visionModel),
+      imageModel: preset.image ? pick(creds.imageModel, preset.imageModel) : '',
+      imageSize: creds.imageSize?.trim() || preset.imageSizeOverride || null,
+      concurrency: creds.concurrency || concurrency || preset.concurrency,
+    };
+  };
+
   return {
-    forCredentials(creds) {
+    effective,
+    forCredentials(creds, overrides = {}) {
       if (creds.provider === 'local') return offline;
-      const { preset, options, pollIntervalMs, semaphore } = settings.get(creds.provider)!;
-      return new OpenAICompatibleProvider(preset, { apiKey: creds.apiKey, options, semaphore, pollIntervalMs, log });
+      const { preset, pollIntervalMs, options: configured } = settings.get(creds.provider)!;
+      const options = overrides.maxRetries === undefined ? configured : { ...configured, maxRetries: overrides.maxRetries };
+      const conn = effective(creds);
+      const slotKey = `${creds.keyId}:${conn.concurrency}`;
+      let semaphore = semaphores.get(slotKey);
+      if (!semaphore) semaphores.set(slotKey, (semaphore = new Semaphore(conn.concurrency)));
+      const stored = creds.structuredMode ?? preset.structured;
+      const modeKey = `${creds.keyId}:${conn.baseUrl}:${conn.textModel}:${conn.visionModel}`;
+      const trusted = !creds.baseUrl?.trim() || allowPrivate;
+      return new OpenAICompatibleProvider(
+        preset,
+        { baseUrl: conn.baseUrl, text: conn.textModel, vision: conn.visionModel, image: conn.imageModel, imageSize: conn.imageSize ?? undefined },
+        {
+          apiKey: creds.apiKey,
+          options,
+          semaphore,
+          fetch: trusted ? trustedFetch : userFetch,
+          trustedEndpoint: trusted,
+          pollIntervalMs,
+          log,
+          structured: {
+            current: () => modes.get(modeKey) ?? stored,
+            downgrade: (to) => {
+              modes.set(modeKey, to);
+              opts.rememberStructuredMode?.(creds.keyId, to);
+            },
+          },
+        },
+      );
     },
   };
 }

@@ -52,7 +52,9 @@ export async function fetchImageReply(request: { url: string; apiKey: string; bo
     } catch {
       json = undefined;
     }
-    throw APIError.generate(reply.status, json, json ? undefined : reply.text, new Headers(reply.headers));
+    // Bodies without an `error` object (SiliconFlow's {code, message}) are wrapped so their code reaches errors.ts.
+    const body = json && !('error' in json && typeof (json as { error: unknown }).error === 'object') ? { error: json } : json;
+    throw APIError.generate(reply.status, body, json ? undefined : reply.text, new Headers(reply.headers));
   }
   return reply;
 }

@@ -1,18 +1,21 @@
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import type { Logger } from 'pino';
-import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, normalizeImage, type NormalizedImage } from '../images/normalize.js';
-import { submitAndPollDashscopeImage } from './dashscope.js';
+import { dashscopeEditImage, submitAndPollDashscopeImage } from './dashscope.js';
 import { downloadImage } from './download.js';
 import { fetchImageReply } from './image-reply.js';
-import { requestSize, type Preset } from './presets.js';
+import { withErrorEnvelope, type FetchLike } from './http.js';
+import { requestSize, type ResolvedPreset } from './presets.js';
 import { reliably, type ReliabilityOptions, type Semaphore } from './reliability.js';
-import { readStructured, schemaInstruction } from './structured.js';
+import { readStructured, schemaInstruction, strictSchema } from './structured.js';
 import {
   ProviderError,
+  STRUCTURED_MODES,
   type ImageRequest,
   type ImageResult,
   type Provider,
+  type StructuredMode,
   type TextRequest,
   type TextResult,
   type VisionRequest,
@@ -21,13 +24,29 @@ import {
 export interface AdapterDeps {
   apiKey: string;
   options: ReliabilityOptions;
+  /** The connection's own slots: its account's limits are not shared with other tenants' keys. */
   semaphore: Semaphore;
+  fetch: FetchLike;
+  /** The endpoint is the deployment's own (or private ones are allowed): image replies may be read off the main thread without the address check. */
+  trustedEndpoint: boolean;
   log?: Logger;
   /** DashScope task polling interval. */
   pollIntervalMs: number;
+  /** The connection's structured-output mode now, and where a downgrade is remembered. */
+  structured: { current(): StructuredMode; downgrade(to: StructuredMode): void };
 }
 
-type ResolvedPreset = Preset & { imageSizeOverride?: string };
+/** The models and size one connection uses (the preset's where the connection names none). */
+export interface ConnectionModels {
+  baseUrl: string;
+  text: string;
+  vision: string;
+  image: string;
+  imageSize?: string;
+}
+
+/** Output budget of a call that names none. */
+const DEFAULT_MAX_TOKENS = 2048;
 
 /**
  * Every remote provider: OpenAI-compatible chat and image endpoints through the official SDK,
@@ -39,14 +58,16 @@ export class OpenAICompatibleProvider implements Provider {
 
   constructor(
     private readonly preset: ResolvedPreset,
+    private readonly connection: ConnectionModels,
     private readonly deps: AdapterDeps,
   ) {
     this.client = new OpenAI({
       apiKey: deps.apiKey,
-      baseURL: preset.baseUrl,
+      baseURL: connection.baseUrl,
       maxRetries: 0,
       // reliably() enforces the deadline; the SDK's is only a backstop.
       timeout: deps.options.timeoutMs + 5_000,
+      fetch: withErrorEnvelope(deps.fetch),
     });
   }
 
@@ -54,166 +75,210 @@ export class OpenAICompatibleProvider implements Provider {
     return this.preset.label;
   }
 
+  get models() {
+    return { text: this.connection.text, vision: this.connection.vision, image: this.preset.image ? this.connection.image : '' };
+  }
+
+  get referenceImages() {
+    return Boolean(this.preset.image?.reference);
+  }
+
   async generateText(request: TextRequest): Promise<TextResult> {
-    const messages: ChatCompletionMessageParam[] = [
+    const model = this.connection.text;
+    if (!model) throw new ProviderError('unsupported', `${this.label}: this connection has no text model`, this.label);
+    return this.structuredChat(request, model, (mode) => [
       { role: 'system', content: request.system },
-      { role: 'user', content: this.userPrompt(request) },
-    ];
-    return this.structuredChat(request, this.preset.textModel, messages, 'text generation');
+      { role: 'user', content: this.userPrompt(request, mode) },
+    ], 'text generation');
   }
 
   async analyzeImage(request: VisionRequest): Promise<TextResult> {
-    const model = this.preset.visionModel;
-    if (!model) {
-      throw new ProviderError(
-        'bad_request',
-        `${this.label} has no vision model: set PROVIDER_${this.label.toUpperCase()}_VISION_MODEL or add a key of a provider with vision`,
-        this.label,
-      );
-    }
-    const messages: ChatCompletionMessageParam[] = [
+    const model = this.connection.vision;
+    if (!model) throw new ProviderError('unsupported', `${this.label}: this connection has no vision model`, this.label);
+    return this.structuredChat({ ...request, onDelta: undefined }, model, (mode) => [
       { role: 'system', content: request.system },
       {
         role: 'user',
         content: [
-          { type: 'text', text: this.userPrompt(request) },
+          { type: 'text', text: this.userPrompt(request, mode) },
           ...request.images.map((image) => ({
             type: 'image_url' as const,
             image_url: { url: `data:${image.mime};base64,${image.data.toString('base64')}` },
           })),
         ],
       },
-    ];
-    return this.structuredChat({ ...request, onDelta: undefined }, model, messages, 'image analysis');
+    ], 'image analysis');
   }
 
   async generateImage(request: ImageRequest): Promise<ImageResult> {
-    const model = this.preset.imageModel;
-    if (!model) {
-      throw new ProviderError(
-        'bad_request',
-        `${this.label} has no image model: set PROVIDER_${this.label.toUpperCase()}_IMAGE_MODEL or add a key of a provider that generates images`,
-        this.label,
-      );
-    }
+    const features = this.preset.image;
+    const model = this.models.image;
+    if (!features || !model) throw new ProviderError('unsupported', `${this.label}: this connection has no image model`, this.label);
     const width = request.width ?? DEFAULT_WIDTH;
     const height = request.height ?? DEFAULT_HEIGHT;
-    const size = this.preset.imageSizeOverride ?? requestSize(this.preset.features.imageSize, width, height).value;
+    const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(features.size, width, height).value;
+    const reference = features.reference ? request.referenceImage : undefined;
     const inSlot = request.slot ?? ((work) => work());
-    const raw = await inSlot(() =>
-      this.preset.features.imageApi === 'dashscope'
-        ? submitAndPollDashscopeImage(this.preset, this.deps, { model, prompt: request.prompt, size, signal: request.signal })
-        : this.openaiImage(model, size, request),
-    );
-    // The provider's size rarely is exactly 3:4 (OpenAI has none): crop and resize here, in the
-    // same decode that proves the bytes are an image.
+    const raw = await inSlot(() => {
+      if (features.api === 'dashscope') {
+        const dashscope = { baseUrl: this.connection.baseUrl, label: this.label, noWatermark: features.noWatermark };
+        return reference && features.referenceModel
+          ? dashscopeEditImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, reference, signal: request.signal })
+          : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, size, signal: request.signal });
+      }
+      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference);
+    });
+    // The provider's size rarely is exactly 3:4: crop and resize here, in the same decode that
+    // proves the bytes are an image.
     let normalized: NormalizedImage;
     try {
       normalized = await normalizeImage(raw, { width, height });
     } catch (err) {
-      if (err instanceof InvalidImageError) throw new ProviderError('invalid_output', `${this.label} image generation returned data that is not a JPEG, PNG or WebP image`, this.label);
+      if (err instanceof InvalidImageError) throw new ProviderError('bad_output', `${this.label} image generation returned data that is not a JPEG, PNG or WebP image`, this.label);
       throw err;
     }
-    return { ...normalized, model };
+    return { ...normalized, model: reference && features.referenceModel ? features.referenceModel : model };
   }
 
-  private async openaiImage(model: string, size: string, request: ImageRequest): Promise<Buffer> {
-    const { features } = this.preset;
-    const body: Record<string, unknown> = {
-      model,
-      prompt: request.prompt,
-      n: 1,
-      [features.imageSizeField]: size,
-      ...features.noWatermark,
-    };
+  private async openaiImage(model: string, size: string, request: ImageRequest, reference: ImageRequest['referenceImage']): Promise<Buffer> {
+    const features = this.preset.image!;
+    const body: Record<string, unknown> = { model, prompt: request.prompt, n: 1, [features.sizeField]: size, ...features.noWatermark };
     if (features.requestB64) body.response_format = 'b64_json';
-    if (request.referenceImage && features.referenceImageField) {
-      body[features.referenceImageField] = `data:${request.referenceImage.mime};base64,${request.referenceImage.data.toString('base64')}`;
+    if (reference && features.reference === 'image-field') body.image = `data:${reference.mime};base64,${reference.data.toString('base64')}`;
+    if (!this.deps.trustedEndpoint) {
+      // A user's endpoint goes through the address-checked fetch of the main thread (http.ts).
+      const reply = await this.call('image generation', request.signal, (signal) => this.client.post<ImageReplyBody>('/images/generations', { body, signal }));
+      return this.imageOf(reply, request.signal);
     }
     // Sent and read in a worker thread: the reply is megabytes of base64 (see image-reply.ts).
     const url = `${this.client.baseURL.replace(/\/+$/, '')}/images/generations`;
     const reply = await this.call('image generation', request.signal, (signal) => fetchImageReply({ url, apiKey: this.deps.apiKey, body, signal }));
-    if ('invalid' in reply) throw new ProviderError('invalid_output', `${this.label} image generation answered without an image (${reply.invalid})`, this.label);
+    if ('invalid' in reply) throw new ProviderError('bad_output', `${this.label} image generation answered without an image (${reply.invalid})`, this.label);
     if ('image' in reply) return reply.image;
-    const link = reply.url;
-    return this.call('image download', request.signal, (signal) => this.download(link, signal));
+    return this.imageOf({ data: [{ url: reply.url }] }, request.signal);
   }
 
-  private download(link: string, signal: AbortSignal): Promise<Buffer> {
-    return downloadImage(link, { provider: this.label, providerBaseUrl: this.preset.baseUrl, signal, timeoutMs: this.deps.options.timeoutMs });
+  /** OpenAI: the product photo goes to `/images/edits` as a multipart file. */
+  private async openaiEdit(model: string, size: string, request: ImageRequest, reference: NonNullable<ImageRequest['referenceImage']>): Promise<Buffer> {
+    const extension = reference.mime === 'image/jpeg' ? 'jpg' : reference.mime === 'image/webp' ? 'webp' : 'png';
+    const reply = await this.call('image generation', request.signal, async (signal) =>
+      this.client.images.edit(
+        { model, prompt: request.prompt, n: 1, size: size as never, image: await toFile(reference.data, `product.${extension}`, { type: reference.mime }) },
+        { signal },
+      ),
+    );
+    return this.imageOf(reply as ImageReplyBody, request.signal);
   }
 
-  private userPrompt(request: TextRequest | VisionRequest): string {
+  private async imageOf(reply: ImageReplyBody, signal: AbortSignal | undefined): Promise<Buffer> {
+    const first: { b64_json?: string; url?: string } | undefined = reply?.data?.[0] ?? reply?.images?.[0];
+    if (first?.b64_json) return Buffer.from(first.b64_json, 'base64');
+    if (first?.url) {
+      const link = first.url;
+      return this.call('image download', signal, (s) =>
+        downloadImage(link, { provider: this.label, providerBaseUrl: this.connection.baseUrl, signal: s, timeoutMs: this.deps.options.timeoutMs }),
+      );
+    }
+    throw new ProviderError('bad_output', `${this.label} image generation answered without an image (no b64_json or url)`, this.label);
+  }
+
+  private userPrompt(request: TextRequest | VisionRequest, mode: StructuredMode): string {
     const { schema } = request;
-    // Without json_schema support the schema has to travel in the prompt.
-    return schema && !this.preset.features.jsonSchema ? request.prompt + schemaInstruction(schema) : request.prompt;
+    // Without json_schema the schema has to travel in the prompt.
+    return schema && mode !== 'json_schema' ? request.prompt + schemaInstruction(schema) : request.prompt;
   }
 
   /**
-   * One chat completion, validated against the schema when there is one. An invalid reply is
-   * asked for once more (with what was wrong); a second invalid one is ProviderError
-   * 'invalid_output', on which callers use their fallback.
+   * One chat completion, validated against the schema when there is one. A refused
+   * `response_format` steps the connection's mode down (remembered) and asks again; an invalid
+   * reply is asked for once more (with what was wrong); a second invalid one is 'bad_output',
+   * on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
+   * caller splits the work, asking the same again would be cut the same way.
    */
-  private async structuredChat(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string): Promise<TextResult> {
+  private async structuredChat(request: TextRequest, model: string, messages: (mode: StructuredMode) => ChatCompletionMessageParam[], what: string): Promise<TextResult> {
     const { schema } = request;
-    let conversation = messages;
     let reason = '';
-    for (let round = 0; round < 2; round++) {
-      const text = await this.chat(request, model, conversation, what);
+    let retryNote: ChatCompletionMessageParam[] = [];
+    for (let round = 0; round < 2; ) {
+      let text: string;
+      const mode = this.deps.structured.current();
+      try {
+        text = await this.chat(request, model, [...messages(mode), ...retryNote], what, mode);
+      } catch (err) {
+        if (schema && err instanceof ProviderError && err.refusedResponseFormat && mode !== 'prompt') {
+          // Calls in flight at once are all refused: only the first steps the mode down, the rest ask again at the new one.
+          if (this.deps.structured.current() === mode) {
+            const next = STRUCTURED_MODES[STRUCTURED_MODES.indexOf(mode) + 1]!;
+            this.deps.log?.warn({ provider: this.label, from: mode, to: next }, 'response_format refused: structured output downgraded for this connection');
+            this.deps.structured.downgrade(next);
+          }
+          continue;
+        }
+        throw err;
+      }
+      round++;
       if (!schema) {
-        if (text.trim() === '') throw new ProviderError('invalid_output', `${this.label} ${what} returned an empty reply`, this.label);
+        if (text.trim() === '') throw new ProviderError('bad_output', `${this.label} ${what} returned an empty reply`, this.label);
         return { text, model };
       }
       const checked = readStructured(schema, text);
       if (checked.ok) return { text, json: checked.value, model };
       reason = checked.reason;
-      conversation = [
-        ...messages,
+      retryNote = [
         { role: 'assistant', content: text.slice(0, 8_000) },
         { role: 'user', content: `That reply was not valid (${reason}). Answer again with one JSON object valid against the "${schema.name}" schema.` },
       ];
     }
-    throw new ProviderError('invalid_output', `${this.label} ${what} twice returned output that does not fit the "${schema!.name}" schema (${reason})`, this.label);
+    throw new ProviderError('bad_output', `${this.label} ${what} twice returned output that does not fit the "${schema!.name}" schema (${reason})`, this.label);
   }
 
-  private async chat(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string): Promise<string> {
-    const { features } = this.preset;
-    const body: ChatCompletionCreateParams = { model, messages };
-    if (request.temperature !== undefined) body.temperature = request.temperature;
-    if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-    if (request.schema) {
-      if (features.jsonSchema) {
-        body.response_format = { type: 'json_schema', json_schema: { name: request.schema.name, schema: request.schema.schema, strict: true } };
-      } else if (features.jsonMode) {
-        body.response_format = { type: 'json_object' };
-      }
+  private async chat(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string, mode: StructuredMode): Promise<string> {
+    const budget = Math.max(1, Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, this.preset.maxOutputTokens));
+    const body: Record<string, unknown> = { ...this.preset.chatExtras, model, messages, [this.preset.tokenParam]: budget };
+    if (request.temperature !== undefined && this.preset.temperature) body.temperature = request.temperature;
+    if (request.schema && mode === 'json_schema') {
+      body.response_format = { type: 'json_schema', json_schema: { name: request.schema.name, schema: strictSchema(request.schema.schema), strict: true } };
+    } else if (request.schema && mode === 'json_object') {
+      body.response_format = { type: 'json_object' };
     }
+    const cut = (text: string) => {
+      if (request.acceptTruncated) return text;
+      throw new ProviderError('truncated', `${this.label} ${what}: the reply reached its output budget of ${budget} tokens and was cut off`, this.label);
+    };
     const onDelta = request.onDelta;
     // A stream cut off mid-way is retried from the start; listeners get only text beyond what
     // they already saw, so a retry never shows them the same words twice.
     let emitted = 0;
-    const text =
-      onDelta && features.streaming
-        ? await this.call(what, request.signal, async (signal) => {
-            const stream = await this.client.chat.completions.create({ ...body, stream: true }, { signal });
-            let streamed = '';
-            for await (const chunk of stream) {
-              streamed += chunk.choices[0]?.delta?.content ?? '';
-              if (streamed.length > emitted) {
-                onDelta(streamed.slice(emitted));
-                emitted = streamed.length;
-              }
-            }
-            return streamed;
-          })
-        : await this.call(what, request.signal, async (signal) => {
-            const completion = await this.client.chat.completions.create({ ...body, stream: false }, { signal });
-            return completion.choices?.[0]?.message?.content ?? '';
-          });
-    return text;
+    if (onDelta) {
+      const { text, finish } = await this.call(what, request.signal, async (signal) => {
+        const stream = await this.client.chat.completions.create({ ...body, stream: true } as ChatCompletionCreateParamsStreaming, { signal });
+        let streamed = '';
+        let finishReason: string | null | undefined;
+        for await (const chunk of stream) {
+          streamed += chunk.choices[0]?.delta?.content ?? '';
+          finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
+          if (streamed.length > emitted) {
+            onDelta(streamed.slice(emitted));
+            emitted = streamed.length;
+          }
+        }
+        return { text: streamed, finish: finishReason };
+      });
+      return finish === 'length' ? cut(text) : text;
+    }
+    const completion = await this.call(what, request.signal, (signal) => this.client.chat.completions.create({ ...body, stream: false } as ChatCompletionCreateParamsNonStreaming, { signal }));
+    const choice = completion.choices?.[0];
+    const text = choice?.message?.content ?? '';
+    return choice?.finish_reason === 'length' ? cut(text) : text;
   }
 
   private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return reliably({ ...this.deps, provider: this.label, what, signal }, attempt);
   }
+}
+
+/** An OpenAI-style image reply as JSON (SiliconFlow answers `images` instead of `data`). */
+interface ImageReplyBody {
+  data?: Array<{ b64_json?: string; url?: string }>;
+  images?: Array<{ url?: string }>;
 }

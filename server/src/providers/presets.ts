@@ -1,48 +1,73 @@
 import type { PRESET_PROVIDERS } from './labels.js';
+import type { StructuredMode } from './types.js';
 
 export type PresetLabel = (typeof PRESET_PROVIDERS)[number];
 
 /**
- * How a provider wants the image size written: `WxH` (OpenAI, Zhipu, Doubao), `W*H` (DashScope),
- * or a resolution class like `2K` (Seedream 4) where the aspect ratio comes from the prompt.
+ * How a provider wants the image size written: `WxH` (OpenAI, Zhipu, Doubao, SiliconFlow) or
+ * `W*H` (DashScope).
  */
-export type SizeSyntax = 'WxH' | 'W*H' | '2K';
+export type SizeSyntax = 'WxH' | 'W*H';
 
 export interface ImageSizeRule {
   syntax: SizeSyntax;
-  /** Sizes the model accepts; absent means any size inside min/max in steps of `multiple`. */
+  /** Sizes the model accepts; absent means any size inside the bounds in steps of `multiple`. */
   allowed?: Array<[number, number]>;
+  /** Shortest and longest edge. */
   min?: number;
   max?: number;
   multiple?: number;
+  /** Total pixels (Seedream 4.5: at least 2560×1440; gpt-image-2: 655,360 to 8,294,400). */
+  minPixels?: number;
+  maxPixels?: number;
+}
+
+/**
+ * How a product photo reaches the image model: OpenAI's `/images/edits` (multipart), a data URL
+ * in the generation request's `image` field (Seedream, Kolors), DashScope's image-editing model
+ * (Qwen), or not at all (the prompt then never claims a reference).
+ */
+export type ReferenceMode = 'openai-edits' | 'image-field' | 'dashscope-edit' | null;
+
+export interface ImageFeatures {
+  /** The OpenAI-style `/images/generations`, or DashScope's asynchronous image synthesis. */
+  api: 'openai' | 'dashscope';
+  size: ImageSizeRule;
+  /** Name of the size field (`size`, or SiliconFlow's `image_size`). */
+  sizeField: 'size' | 'image_size';
+  /** Ask for base64 with `response_format: b64_json`; false where the model refuses the field. */
+  requestB64: boolean;
+  reference: ReferenceMode;
+  /** DashScope: the image-editing model a reference goes to (the text-to-image model takes none). */
+  referenceModel?: string;
+  /** Extra fields that turn the provider's visible watermark off. */
+  noWatermark: Record<string, unknown>;
 }
 
 export interface Preset {
   label: PresetLabel;
+  /** The name the console shows (contract: the user picks a provider by its Chinese name). */
+  displayName: string;
   baseUrl: string;
   textModel: string;
-  /** Absent: the provider has no vision model; vision calls fail with an actionable message. */
-  visionModel?: string;
-  /** Absent: the provider has no image model. */
-  imageModel?: string;
-  features: {
-    /** `response_format: json_schema` with `strict` (otherwise JSON mode + schema in the prompt). */
-    jsonSchema: boolean;
-    /** `response_format: json_object` is accepted (otherwise the prompt alone asks for JSON). */
-    jsonMode: boolean;
-    streaming: boolean;
-    /** Which endpoint images come from: the OpenAI-style `/images/generations`, or DashScope's async API. */
-    imageApi: 'openai' | 'dashscope';
-    imageSize: ImageSizeRule;
-    /** Name of the size field in the image request (`size`, or SiliconFlow's `image_size`). */
-    imageSizeField: 'size' | 'image_size';
-    /** Ask for base64 with `response_format: b64_json`; false where the model refuses the field. */
-    requestB64: boolean;
-    /** Field that takes a reference image as a data URL (Seedream 4); absent: prompt only. */
-    referenceImageField?: 'image';
-    /** Extra fields that turn the provider's visible watermark off. */
-    noWatermark: Record<string, unknown>;
-  };
+  /** `""`: the provider has no vision model. */
+  visionModel: string;
+  /** `""`: the provider draws no images. */
+  imageModel: string;
+  /** The strongest structured-output mode the provider documents; refusals step it down per connection. */
+  structured: StructuredMode;
+  /** The output budget's parameter (`max_completion_tokens` where the provider requires it). */
+  tokenParam: 'max_tokens' | 'max_completion_tokens';
+  /** The default text model's documented output cap: no budget asks for more. */
+  maxOutputTokens: number;
+  /** Whether `temperature` may be sent (reasoning models fix it and refuse other values). */
+  temperature: boolean;
+  /** Fields every chat call carries (e.g. turning a reasoning model's thinking down). */
+  chatExtras: Record<string, unknown>;
+  /** Calls of one connection in flight at once, from the documented account limits (overridable per connection). */
+  concurrency: number;
+  /** Absent: no image endpoint. */
+  image?: ImageFeatures;
 }
 
 const openaiSizes: Array<[number, number]> = [
@@ -52,125 +77,152 @@ const openaiSizes: Array<[number, number]> = [
 ];
 
 /**
- * Built-in presets (November 2026). Every value can be overridden per deployment through
- * PROVIDER_<LABEL>_BASE_URL / _TEXT_MODEL / _VISION_MODEL / _IMAGE_MODEL, so a renamed model
- * needs no release.
+ * Built-in presets, checked against each provider's documentation on 2026-11-24 (sources and
+ * limits in docs/providers.md). A connection overrides the endpoint and every model; the
+ * deployment may change a preset's defaults with PROVIDER_<LABEL>_BASE_URL / _TEXT_MODEL /
+ * _VISION_MODEL / _IMAGE_MODEL / _IMAGE_SIZE, so a renamed model needs no release.
  */
 export const PRESETS: Record<PresetLabel, Preset> = {
   openai: {
     label: 'openai',
+    displayName: 'OpenAI',
     baseUrl: 'https://api.openai.com/v1',
-    textModel: 'gpt-4.1-mini',
-    visionModel: 'gpt-4.1-mini',
-    imageModel: 'gpt-image-1',
-    features: {
-      jsonSchema: true,
-      jsonMode: true,
-      streaming: true,
-      imageApi: 'openai',
-      // No 3:4 size: 1024x1536 (2:3) is generated and cropped.
-      imageSize: { syntax: 'WxH', allowed: openaiSizes },
-      imageSizeField: 'size',
-      // gpt-image-1 always answers base64 and rejects the response_format field.
+    textModel: 'gpt-5-mini',
+    visionModel: 'gpt-5-mini',
+    imageModel: 'gpt-image-2',
+    structured: 'json_schema',
+    tokenParam: 'max_completion_tokens',
+    maxOutputTokens: 128_000,
+    // GPT-5 models take only the default temperature; minimal reasoning keeps the budget for the answer.
+    temperature: false,
+    chatExtras: { reasoning_effort: 'minimal' },
+    concurrency: 8,
+    image: {
+      api: 'openai',
+      // gpt-image-2 takes any size: edges multiples of 16 up to 3840, 655,360 to 8,294,400 pixels.
+      size: { syntax: 'WxH', min: 512, max: 3840, multiple: 16, minPixels: 655_360, maxPixels: 8_294_400 },
+      sizeField: 'size',
+      // GPT image models always answer base64 and refuse the response_format field.
       requestB64: false,
+      reference: 'openai-edits',
       noWatermark: {},
     },
   },
   deepseek: {
     label: 'deepseek',
-    baseUrl: 'https://api.deepseek.com/v1',
-    textModel: 'deepseek-chat',
-    features: {
-      jsonSchema: false,
-      jsonMode: true,
-      streaming: true,
-      imageApi: 'openai',
-      imageSize: { syntax: 'WxH', min: 512, max: 2048, multiple: 8 },
-      imageSizeField: 'size',
-      requestB64: true,
-      noWatermark: {},
-    },
+    displayName: 'DeepSeek',
+    baseUrl: 'https://api.deepseek.com',
+    textModel: 'deepseek-v4-flash',
+    visionModel: '',
+    imageModel: '',
+    structured: 'json_object',
+    tokenParam: 'max_tokens',
+    maxOutputTokens: 32_768,
+    temperature: true,
+    chatExtras: {},
+    // No fixed concurrency limit is documented (the service throttles dynamically).
+    concurrency: 16,
   },
   qwen: {
     label: 'qwen',
+    displayName: '通义千问',
     baseUrl: 'https://dashscope.aliyuncs.com/compatible-mode/v1',
     textModel: 'qwen-plus',
-    visionModel: 'qwen-vl-plus',
-    imageModel: 'wanx2.1-t2i-turbo',
-    features: {
-      jsonSchema: false,
-      jsonMode: true,
-      streaming: true,
-      imageApi: 'dashscope',
-      imageSize: { syntax: 'W*H', min: 512, max: 1440, multiple: 8 },
-      imageSizeField: 'size',
+    visionModel: 'qwen3-vl-plus',
+    imageModel: 'wan2.2-t2i-flash',
+    structured: 'json_object',
+    tokenParam: 'max_tokens',
+    maxOutputTokens: 32_768,
+    temperature: true,
+    chatExtras: {},
+    concurrency: 8,
+    image: {
+      api: 'dashscope',
+      size: { syntax: 'W*H', min: 512, max: 1440, multiple: 8 },
+      sizeField: 'size',
       requestB64: false,
+      reference: 'dashscope-edit',
+      referenceModel: 'qwen-image-edit',
       noWatermark: { watermark: false },
     },
   },
   doubao: {
     label: 'doubao',
+    displayName: '豆包',
     baseUrl: 'https://ark.cn-beijing.volces.com/api/v3',
     textModel: 'doubao-seed-1-6-250615',
     visionModel: 'doubao-seed-1-6-250615',
-    imageModel: 'doubao-seedream-4-0-250828',
-    features: {
-      jsonSchema: false,
-      jsonMode: true,
-      streaming: true,
-      imageApi: 'openai',
-      imageSize: { syntax: 'WxH', min: 720, max: 4096, multiple: 8 },
-      imageSizeField: 'size',
+    imageModel: 'doubao-seedream-4-5-251128',
+    structured: 'json_object',
+    tokenParam: 'max_tokens',
+    maxOutputTokens: 32_768,
+    temperature: true,
+    chatExtras: { thinking: { type: 'disabled' } },
+    concurrency: 10,
+    image: {
+      api: 'openai',
+      // Seedream 4.5: at least 2560×1440 pixels in total, at most 4096×4096.
+      size: { syntax: 'WxH', min: 480, max: 4096, multiple: 8, minPixels: 2560 * 1440, maxPixels: 4096 * 4096 },
+      sizeField: 'size',
       requestB64: true,
-      referenceImageField: 'image',
+      reference: 'image-field',
       noWatermark: { watermark: false },
     },
   },
   zhipu: {
     label: 'zhipu',
+    displayName: '智谱',
     baseUrl: 'https://open.bigmodel.cn/api/paas/v4',
-    textModel: 'glm-4-flash',
-    visionModel: 'glm-4v-flash',
-    imageModel: 'cogview-4',
-    features: {
-      jsonSchema: false,
-      jsonMode: true,
-      streaming: true,
-      imageApi: 'openai',
-      imageSize: { syntax: 'WxH', min: 512, max: 2048, multiple: 16 },
-      imageSizeField: 'size',
+    textModel: 'glm-4.6',
+    // glm-4v-flash refuses base64 images, the only form sent; glm-4.6v-flash takes them.
+    visionModel: 'glm-4.6v-flash',
+    imageModel: 'cogview-4-250304',
+    structured: 'json_object',
+    tokenParam: 'max_tokens',
+    maxOutputTokens: 65_536,
+    temperature: true,
+    chatExtras: { thinking: { type: 'disabled' } },
+    concurrency: 5,
+    image: {
+      api: 'openai',
+      size: { syntax: 'WxH', min: 512, max: 2048, multiple: 16, maxPixels: 2 ** 21 },
+      sizeField: 'size',
       requestB64: false,
+      reference: null,
       noWatermark: { watermark_enabled: false },
     },
   },
   moonshot: {
     label: 'moonshot',
+    displayName: '月之暗面 Kimi',
     baseUrl: 'https://api.moonshot.cn/v1',
-    textModel: 'moonshot-v1-32k',
-    visionModel: 'moonshot-v1-32k-vision-preview',
-    features: {
-      jsonSchema: false,
-      jsonMode: true,
-      streaming: true,
-      imageApi: 'openai',
-      imageSize: { syntax: 'WxH', min: 512, max: 2048, multiple: 8 },
-      imageSizeField: 'size',
-      requestB64: true,
-      noWatermark: {},
-    },
+    textModel: 'kimi-k2.6',
+    visionModel: 'kimi-k2.6',
+    imageModel: '',
+    structured: 'json_object',
+    tokenParam: 'max_tokens',
+    maxOutputTokens: 32_768,
+    // Kimi K2.6 fixes its temperature and refuses other values.
+    temperature: false,
+    chatExtras: { thinking: { type: 'disabled' } },
+    concurrency: 8,
   },
   siliconflow: {
     label: 'siliconflow',
+    displayName: '硅基流动',
     baseUrl: 'https://api.siliconflow.cn/v1',
-    textModel: 'Qwen/Qwen2.5-72B-Instruct',
-    visionModel: 'Qwen/Qwen2.5-VL-72B-Instruct',
+    textModel: 'deepseek-ai/DeepSeek-V3.2',
+    visionModel: 'Qwen/Qwen3-VL-32B-Instruct',
     imageModel: 'Kwai-Kolors/Kolors',
-    features: {
-      jsonSchema: false,
-      jsonMode: true,
-      streaming: true,
-      imageApi: 'openai',
-      imageSize: {
+    structured: 'json_object',
+    tokenParam: 'max_tokens',
+    maxOutputTokens: 16_384,
+    temperature: true,
+    chatExtras: {},
+    concurrency: 4,
+    image: {
+      api: 'openai',
+      size: {
         syntax: 'WxH',
         allowed: [
           [1024, 1024],
@@ -180,23 +232,46 @@ export const PRESETS: Record<PresetLabel, Preset> = {
           [720, 1280],
         ],
       },
-      imageSizeField: 'image_size',
+      sizeField: 'image_size',
       requestB64: false,
+      reference: 'image-field',
+      noWatermark: {},
+    },
+  },
+  'openai-compatible': {
+    label: 'openai-compatible',
+    displayName: '自定义兼容接口',
+    // Required on the connection: relays and gateways have no common address.
+    baseUrl: '',
+    textModel: '',
+    visionModel: '',
+    imageModel: '',
+    structured: 'json_schema',
+    tokenParam: 'max_tokens',
+    maxOutputTokens: 16_384,
+    temperature: true,
+    chatExtras: {},
+    concurrency: 4,
+    image: {
+      api: 'openai',
+      size: { syntax: 'WxH', allowed: openaiSizes },
+      sizeField: 'size',
+      requestB64: false,
+      reference: null,
       noWatermark: {},
     },
   },
 };
 
-/** `doubao` → `DOUBAO`, `my-proxy` → `MY_PROXY`: the env prefix of a label. */
+/** `doubao` → `DOUBAO`, `openai-compatible` → `OPENAI_COMPATIBLE`: the env prefix of a label. */
 export function envPrefix(label: string): string {
   return `PROVIDER_${label.toUpperCase().replace(/-/g, '_')}_`;
 }
 
-/**
- * The preset with the deployment's overrides applied (contract-decisions §1). An override of
- * the image size (`_IMAGE_SIZE`, e.g. `2K` or `1536x2048`) is sent verbatim.
- */
-export function resolvePreset(label: PresetLabel, env: NodeJS.ProcessEnv): Preset & { imageSizeOverride?: string } {
+export type ResolvedPreset = Preset & { imageSizeOverride?: string };
+
+/** The preset with the deployment's overrides applied (contract-decisions §1). */
+export function resolvePreset(label: PresetLabel, env: NodeJS.ProcessEnv): ResolvedPreset {
   const base = PRESETS[label];
   const prefix = envPrefix(label);
   const pick = (name: string) => {
@@ -214,13 +289,12 @@ export function resolvePreset(label: PresetLabel, env: NodeJS.ProcessEnv): Prese
 }
 
 /**
- * The size to request for a wanted output size: the wanted one where the model takes any
- * size, else the allowed size closest in aspect ratio (ties: the larger), which the caller then
- * crops. Returns the request string and the dimensions asked for.
+ * The size to request for a wanted output size: the wanted one where the model takes any size
+ * (scaled into its edge and pixel bounds, keeping the ratio), else the allowed size closest in
+ * aspect ratio (ties: the larger), which the caller then crops.
  */
 export function requestSize(rule: ImageSizeRule, width: number, height: number): { value: string; width: number; height: number } {
   const format = (w: number, h: number) => (rule.syntax === 'W*H' ? `${w}*${h}` : `${w}x${h}`);
-  if (rule.syntax === '2K') return { value: '2K', width, height };
   if (rule.allowed) {
     const want = width / height;
     const [w, h] = [...rule.allowed].sort((a, b) => {
@@ -230,15 +304,18 @@ export function requestSize(rule: ImageSizeRule, width: number, height: number):
     })[0]!;
     return { value: format(w, h), width: w, height: h };
   }
-  // Scale into [min, max] keeping the ratio, then round to the model's step.
   const min = rule.min ?? 256;
   const max = rule.max ?? 4096;
   const step = rule.multiple ?? 1;
   let scale = 1;
-  if (Math.max(width, height) > max) scale = max / Math.max(width, height);
+  if (rule.minPixels && width * height < rule.minPixels) scale = Math.sqrt(rule.minPixels / (width * height));
+  if (rule.maxPixels && width * height * scale * scale > rule.maxPixels) scale = Math.sqrt(rule.maxPixels / (width * height));
+  if (Math.max(width, height) * scale > max) scale = max / Math.max(width, height);
   if (Math.min(width, height) * scale < min) scale = min / Math.min(width, height);
-  const round = (v: number) => Math.min(max, Math.max(min, Math.round((v * scale) / step) * step));
-  const w = round(width);
-  const h = round(height);
+  // Up when a pixel floor must be met, down when a ceiling must: rounding never crosses a bound.
+  const round = rule.minPixels && scale > 1 ? Math.ceil : rule.maxPixels && scale < 1 ? Math.floor : Math.round;
+  const fit = (v: number) => Math.min(max, Math.max(min, round((v * scale) / step) * step));
+  const w = fit(width);
+  const h = fit(height);
   return { value: format(w, h), width: w, height: h };
 }

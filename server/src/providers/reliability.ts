@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { Logger } from 'pino';
+import { readFailure } from './errors.js';
 import { ProviderError, type ProviderErrorKind } from './types.js';
 
 export interface ReliabilityOptions {
@@ -11,12 +12,18 @@ export interface ReliabilityOptions {
   retryBaseMs: number;
   /** Longest wait between attempts, whatever Retry-After asks for. */
   retryMaxWaitMs: number;
+  /**
+   * First wait after a 429 that names no Retry-After: small accounts are limited per minute, so
+   * the wait is on that scale (doubling, capped by retryMaxWaitMs), not the 5xx backoff.
+   */
+  rateLimitBaseMs: number;
   /** Told of every attempt (`ok` or its ProviderErrorKind): the process wires its metrics here. */
   observe?: AttemptObserver;
 }
 
 export type AttemptObserver = (provider: string, operation: string, outcome: string, seconds: number) => void;
 
+/** `concurrency` 0: the preset's (or the connection's) own limit. */
 export function reliabilityFromEnv(env: NodeJS.ProcessEnv, prefix: string): ReliabilityOptions & { concurrency: number } {
   const read = (name: string, fallback: number) => {
     const raw = env[prefix + name] ?? env[`PROVIDER_${name}`];
@@ -29,8 +36,9 @@ export function reliabilityFromEnv(env: NodeJS.ProcessEnv, prefix: string): Reli
     timeoutMs: read('TIMEOUT_MS', 120_000),
     maxRetries: Math.floor(read('MAX_RETRIES', 3)),
     retryBaseMs: read('RETRY_BASE_MS', 500),
-    retryMaxWaitMs: read('RETRY_MAX_WAIT_MS', 30_000),
-    concurrency: Math.max(1, Math.floor(read('CONCURRENCY', 4))),
+    retryMaxWaitMs: read('RETRY_MAX_WAIT_MS', 60_000),
+    rateLimitBaseMs: read('RATE_LIMIT_BASE_MS', 15_000),
+    concurrency: Math.floor(read('CONCURRENCY', 0)),
   };
 }
 
@@ -87,6 +95,8 @@ export class HttpStatusError extends Error {
     readonly status: number,
     readonly headers: Headers,
     message: string,
+    /** The parsed error body, read like the SDK's (errors.ts). */
+    readonly body?: unknown,
   ) {
     super(message);
   }
@@ -98,6 +108,7 @@ class AttemptTimeout extends Error {}
 interface Classified {
   kind: ProviderErrorKind;
   retryable: boolean;
+  refusedResponseFormat?: boolean;
   status?: number;
   retryAfterMs?: number;
   detail: string;
@@ -112,14 +123,6 @@ function retryAfterMs(headers: Headers | undefined, now: number): number | undef
   if (/^\d+(\.\d+)?$/.test(raw.trim())) return Number(raw) * 1000;
   const date = Date.parse(raw);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-function classifyStatus(status: number): Pick<Classified, 'kind' | 'retryable'> {
-  if (status === 401 || status === 403) return { kind: 'auth', retryable: false };
-  if (status === 429) return { kind: 'rate_limit', retryable: true };
-  if (status === 408) return { kind: 'timeout', retryable: true };
-  if (status >= 500) return { kind: 'provider_down', retryable: true };
-  return { kind: 'bad_request', retryable: false };
 }
 
 /** A short reason from the provider's error body, never echoing request headers or the key. */
@@ -137,24 +140,30 @@ function classify(error: unknown): Classified {
   if (error instanceof AttemptTimeout || error instanceof APIConnectionTimeoutError) {
     return { kind: 'timeout', retryable: false, detail: 'no complete answer within the time limit' };
   }
-  if (error instanceof APIConnectionError) return { kind: 'provider_down', retryable: true, detail: providerDetail(error.cause ?? error) };
+  if (error instanceof APIConnectionError) return { kind: 'unavailable', retryable: true, detail: providerDetail(error.cause ?? error) };
   if (error instanceof APIError && typeof error.status === 'number') {
-    return { ...classifyStatus(error.status), status: error.status, retryAfterMs: retryAfterMs(error.headers, Date.now()), detail: providerDetail(error) };
+    // The SDK keeps the body's `error` object (or the whole body when it has none).
+    return { ...readFailure(error.status, { error: error.error }), status: error.status, retryAfterMs: retryAfterMs(error.headers, Date.now()), detail: providerDetail(error) };
   }
   if (error instanceof HttpStatusError) {
-    return { ...classifyStatus(error.status), status: error.status, retryAfterMs: retryAfterMs(error.headers, Date.now()), detail: error.message };
+    return { ...readFailure(error.status, error.body), status: error.status, retryAfterMs: retryAfterMs(error.headers, Date.now()), detail: error.message };
   }
   // fetch's network failures (refused, reset, DNS) surface as TypeError('fetch failed').
-  return { kind: 'provider_down', retryable: true, detail: providerDetail(error) };
+  return { kind: 'unavailable', retryable: true, detail: providerDetail(error) };
 }
 
+/** For the log and the stored reason; the console words each kind itself (web i18n). */
 const advice: Record<ProviderErrorKind, string> = {
-  auth: 'the API key was refused: check or replace the key under API keys',
-  rate_limit: "the provider's rate limit or quota was hit: wait, raise the quota, or lower PROVIDER_CONCURRENCY",
-  bad_request: 'the provider rejected the request: check the model names (PROVIDER_<LABEL>_*_MODEL) and the account’s access to them',
-  provider_down: 'the provider is unreachable or failing: try again later or check PROVIDER_<LABEL>_BASE_URL',
-  timeout: 'the provider did not answer in time: try again, or raise PROVIDER_TIMEOUT_MS',
-  invalid_output: 'the model did not return the requested structure',
+  auth: 'the key was refused',
+  insufficient_balance: 'the account has no balance left',
+  content_blocked: "the provider's moderation blocked the request or its result",
+  model_not_found: 'the model does not exist or the account may not use it',
+  rate_limited: "the provider's rate limit was hit",
+  unsupported: 'the provider refused the request',
+  timeout: 'no answer in time',
+  unavailable: 'the provider is unreachable or failing',
+  bad_output: 'the reply was not usable',
+  truncated: 'the reply was cut off by its output budget',
 };
 
 function redact(text: string, secret: string): string {
@@ -189,10 +198,15 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Exponential backoff with equal jitter, or the provider's Retry-After, both capped. */
-export function backoffMs(attempt: number, options: ReliabilityOptions, retryAfter?: number): number {
+/**
+ * Exponential backoff with equal jitter, or the provider's Retry-After, both capped. A rate
+ * limit without Retry-After starts from rateLimitBaseMs (per-minute limits), other failures
+ * from retryBaseMs.
+ */
+export function backoffMs(attempt: number, options: ReliabilityOptions, retryAfter?: number, kind?: ProviderErrorKind): number {
   if (retryAfter !== undefined) return Math.min(retryAfter, options.retryMaxWaitMs);
-  const step = options.retryBaseMs * 2 ** attempt;
+  const base = kind === 'rate_limited' ? options.rateLimitBaseMs : options.retryBaseMs;
+  const step = base * 2 ** attempt;
   return Math.min(options.retryMaxWaitMs, step / 2 + Math.random() * (step / 2));
 }
 
@@ -244,9 +258,9 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
       const tries = n + 1;
       const status = outcome.status ? ` (HTTP ${outcome.status})` : '';
       const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${advice[outcome.kind]}. Provider said: ${outcome.detail}`;
-      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status);
+      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false);
     }
-    const waitMs = Math.round(backoffMs(n, options, outcome.retryAfterMs));
+    const waitMs = Math.round(backoffMs(n, options, outcome.retryAfterMs, outcome.kind));
     call.log?.warn(
       { provider: call.provider, operation: call.what, attempt: n + 1, kind: outcome.kind, status: outcome.status, waitMs },
       `provider call failed, retrying: ${redact(outcome.detail, call.apiKey)}`,

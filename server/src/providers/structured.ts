@@ -65,3 +65,52 @@ export function schemaInstruction(spec: JsonSchemaSpec): string {
     JSON.stringify(spec.schema)
   );
 }
+
+/** Keywords OpenAI's strict structured outputs accept; everything else is dropped from what is sent. */
+const STRICT_KEYWORDS = new Set([
+  'type', 'description', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'anyOf', '$defs', '$ref',
+  'minItems', 'maxItems', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
+]);
+
+function typeOfValues(values: unknown[]): string | string[] {
+  const types = [...new Set(values.map((v) => (v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v)))];
+  return types.length === 1 ? types[0]! : types;
+}
+
+/**
+ * The schema as sent under `json_schema` strict mode: every node typed (TypeBox writes an enum
+ * without `type`), every object closed with all its properties required, and the keywords strict
+ * mode refuses (`minLength`, `maxLength`, ...) left out. The reply is still validated against the
+ * full original schema, so nothing the dropped keywords said is lost.
+ */
+export function strictSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (!STRICT_KEYWORDS.has(key)) continue;
+    if (key === 'properties' && typeof value === 'object' && value !== null) {
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, strictSchema(sub as Record<string, unknown>)]));
+    } else if (key === 'items' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      out.items = strictSchema(value as Record<string, unknown>);
+    } else if ((key === 'anyOf') && Array.isArray(value)) {
+      out.anyOf = value.map((sub) => strictSchema(sub as Record<string, unknown>));
+    } else if (key === '$defs' && typeof value === 'object' && value !== null) {
+      out.$defs = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, strictSchema(sub as Record<string, unknown>)]));
+    } else {
+      out[key] = value;
+    }
+  }
+  if (out.type === undefined && Array.isArray(out.enum)) out.type = typeOfValues(out.enum);
+  if (out.type === undefined && out.const !== undefined) out.type = typeOfValues([out.const]);
+  if (out.type === 'object' || out.properties) {
+    const properties = (out.properties ?? {}) as Record<string, unknown>;
+    const required = new Set((out.required as string[] | undefined) ?? []);
+    const optional = Object.keys(properties).filter((name) => !required.has(name));
+    // Strict mode has no optional property; a schema with one cannot be sent as it means.
+    if (optional.length > 0) throw new Error(`strict schema: properties ${optional.join(', ')} are optional`);
+    out.type = 'object';
+    out.properties = properties;
+    out.required = Object.keys(properties);
+    out.additionalProperties = false;
+  }
+  return out;
+}

@@ -23,7 +23,10 @@ export interface TextRequest {
   /** Structured reply: json_schema where the preset supports it, else JSON mode + schema in the prompt. */
   schema?: JsonSchemaSpec;
   temperature?: number;
+  /** Output budget (max_tokens, or max_completion_tokens where the provider requires it), capped by the preset. */
   maxTokens?: number;
+  /** A reply cut by its budget is returned as it is instead of failing as `truncated` (the key test). */
+  acceptTruncated?: boolean;
   /** Called with each streamed token chunk where the provider streams. */
   onDelta?: (delta: string) => void;
   signal?: AbortSignal;
@@ -70,7 +73,26 @@ export interface ImageResult {
   model: string;
 }
 
-export type ProviderErrorKind = 'auth' | 'rate_limit' | 'bad_request' | 'provider_down' | 'timeout' | 'invalid_output';
+/**
+ * Why a provider call failed (contract-decisions §7). The first four are never retried: a retry
+ * cannot fix a refused key, an empty balance, a blocked prompt or a model the account lacks.
+ */
+export const PROVIDER_ERROR_KINDS = [
+  'auth',
+  'insufficient_balance',
+  'content_blocked',
+  'model_not_found',
+  'rate_limited',
+  'unsupported',
+  'timeout',
+  'unavailable',
+  'bad_output',
+  'truncated',
+] as const;
+export type ProviderErrorKind = (typeof PROVIDER_ERROR_KINDS)[number];
+
+/** Kinds a retry cannot fix. */
+export const FINAL_ERROR_KINDS: ReadonlySet<ProviderErrorKind> = new Set(['auth', 'insufficient_balance', 'content_blocked', 'model_not_found']);
 
 /** A provider failure after retries, with a message an operator can act on (never the key). */
 export class ProviderError extends Error {
@@ -79,6 +101,8 @@ export class ProviderError extends Error {
     message: string,
     readonly provider: string,
     readonly status?: number,
+    /** The request was refused for its `response_format`: the caller may ask again one mode lower. */
+    readonly refusedResponseFormat = false,
   ) {
     super(message);
     this.name = 'ProviderError';
@@ -87,14 +111,34 @@ export class ProviderError extends Error {
 
 export interface Provider {
   readonly label: ProviderLabel;
+  /** The models this provider calls for each capability; empty: it lacks the capability. */
+  readonly models: { text: string; vision: string; image: string };
+  /** Whether generateImage sends `referenceImage` to the model (prompts may mention a reference only then). */
+  readonly referenceImages: boolean;
   generateText(request: TextRequest): Promise<TextResult>;
   analyzeImage(request: VisionRequest): Promise<TextResult>;
   generateImage(request: ImageRequest): Promise<ImageResult>;
 }
 
-/** A key as the provider layer receives it: decrypted by the api-keys module, never logged. */
+/**
+ * A connection as the provider layer receives it: the key decrypted by the api-keys module
+ * (never logged), with the connection's own endpoint and models; absent fields take the
+ * preset's, `""` means the connection lacks that capability.
+ */
 export interface ProviderCredentials {
   keyId: number;
   provider: ProviderLabel;
   apiKey: string;
+  baseUrl?: string | null;
+  textModel?: string | null;
+  visionModel?: string | null;
+  imageModel?: string | null;
+  imageSize?: string | null;
+  concurrency?: number | null;
+  /** The structured-output mode this connection was downgraded to after a refusal, if any. */
+  structuredMode?: StructuredMode | null;
 }
+
+/** How a structured reply is asked for, strongest first. */
+export const STRUCTURED_MODES = ['json_schema', 'json_object', 'prompt'] as const;
+export type StructuredMode = (typeof STRUCTURED_MODES)[number];

@@ -127,6 +127,26 @@ function checkUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * A socket lookup that refuses names resolving to a refused address: the address checked is the
+ * address connected to. Also used for connections to provider endpoints (providers/http.ts).
+ */
+export function guardedLookup(resolve: (hostname: string) => Promise<string[]> = systemResolve, allowed: (address: string) => boolean = isPublicAddress): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const refused = addresses.find((a) => !allowed(a));
+        if (addresses.length === 0) return callback(new SsrfRefused(`${hostname} does not resolve`, 'unresolvable'), '', 4);
+        if (refused) return callback(new SsrfRefused(`${hostname} resolves to a non-public address (${refused})`), '', 4);
+        const entries = addresses.map((address) => ({ address, family: isIP(address) }));
+        if (options.all) return (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
+        return callback(null, entries[0]!.address, entries[0]!.family);
+      },
+      (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),
+    );
+  };
+}
+
 export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): Promise<SafeFetchResult> {
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
   const timeoutMs = opts.timeoutMs ?? 5000;
@@ -170,21 +190,7 @@ export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): 
  * every address is allowed: the address checked is the address connected to.
  */
 function guardedAgent(resolve: (hostname: string) => Promise<string[]>, allowed: (address: string) => boolean, timeoutMs: number): Agent {
-  const guardedLookup: LookupFunction = (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        const refused = addresses.find((a) => !allowed(a));
-        if (addresses.length === 0) return callback(new SsrfRefused(`${hostname} does not resolve`, 'unresolvable'), '', 4);
-        if (refused) return callback(new SsrfRefused(`${hostname} resolves to a non-public address (${refused})`), '', 4);
-        const entries = addresses.map((address) => ({ address, family: isIP(address) }));
-        if (options.all) return (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
-        return callback(null, entries[0]!.address, entries[0]!.family);
-      },
-      (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),
-    );
-  };
-
-  return new Agent({ connect: { lookup: guardedLookup, timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  return new Agent({ connect: { lookup: guardedLookup(resolve, allowed), timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 }
 
 /** Sockets skip the lookup for address literals, so those are checked here. */

@@ -103,7 +103,7 @@ describe('crash and resume of a generation', () => {
     const detail = await taskDetail(server, ws.token, taskId);
     expect(detail.status).toBe('failed');
     const events = await eventsOf(server, taskId);
-    expect(named(events, 'error')[0].message).toMatch(/no API key/);
+    expect(named(events, 'error')[0].message).toMatch(/no connection that writes text/);
     expect(events.at(-1)).toMatchObject({ name: 'done', data: { status: 'failed' } });
   });
 });

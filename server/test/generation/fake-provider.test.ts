@@ -130,8 +130,11 @@ describe('generation with an OpenAI-compatible provider', () => {
     const detail = await taskDetail(server, ws.token, taskId);
     expect(detail.status).toBe('failed');
     const row = await server.ctx.db.selectFrom('tasks').select('failure_reason').where('id', '=', taskId).executeTakeFirstOrThrow();
-    expect(row.failure_reason).toMatch(/^nothing usable was produced: set A: .*API key was refused/);
+    expect(row.failure_reason).toMatch(/^nothing usable was produced: set A: .*key was refused/);
     const events = await eventsOf(server, taskId);
+    // Each set's failure carries its kind, so the console can say what to do in its own words.
+    const setErrors = named(events, 'error').filter((e) => /^texts of set/.test(e.message));
+    expect(setErrors.map((e) => e.error_kind)).toEqual(['auth', 'auth']);
     expect(events.at(-1)).toMatchObject({ name: 'done', data: { status: 'failed' } });
     expect(named(events, 'error').at(-1).message).toBe(row.failure_reason);
     // The key never appears anywhere a user or a log reader could see it.

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveProviderCredentials } from '../../src/modules/api-keys/service.js';
+import { resolveConnections } from '../../src/modules/api-keys/service.js';
 import { startTestServer, usingPostgres, type TestServer } from '../helpers/server.js';
 
 function filesUnder(dir: string): string[] {
@@ -26,9 +26,17 @@ describe('API keys', () => {
   it('stores a key and shows only provider and last four characters', async () => {
     const created = await server.request('POST', '/api/v1/api-keys', { token: admin, body: { provider: 'OpenAI', api_key: ` ${plaintext} ` } });
     expect(created.status, created.text).toBe(200);
-    expect(created.body.data).toMatchObject({ provider: 'openai', key_last4: 'wxyz' });
+    expect(created.body.data).toMatchObject({
+      provider: 'openai',
+      name: 'OpenAI',
+      key_last4: 'wxyz',
+      base_url: 'https://api.openai.com/v1',
+      text_model: 'gpt-5-mini',
+      image_model: 'gpt-image-2',
+      capabilities: { text: true, vision: true, image: true },
+      last_test: null,
+    });
     expect(created.body.data.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
-    expect(Object.keys(created.body.data).sort()).toEqual(['created_at', 'created_by', 'id', 'key_last4', 'provider']);
 
     const list = await server.request('GET', '/api/v1/api-keys', { token: admin });
     expect(list.body.data).toMatchObject({ total: 1, page: 1, page_size: 20 });
@@ -40,8 +48,9 @@ describe('API keys', () => {
 
     // The one internal way back to the plaintext, for the provider layer.
     const me = (await server.request('GET', '/api/v1/auth/me', { token: admin })).body.data;
-    const creds = await resolveProviderCredentials(server.ctx, { workspaceId: me.current_workspace_id, operatorId: me.id });
-    expect(creds).toEqual({ keyId: created.body.data.id, provider: 'openai', apiKey: plaintext });
+    const routes = await resolveConnections(server.ctx, { workspaceId: me.current_workspace_id, operatorId: me.id });
+    expect(routes.text?.creds).toMatchObject({ keyId: created.body.data.id, provider: 'openai', apiKey: plaintext });
+    expect(routes.image?.used).toEqual({ key_id: created.body.data.id, provider: 'openai', name: 'OpenAI', model: 'gpt-image-2' });
   });
 
   it('refuses an unknown provider without echoing the key', async () => {

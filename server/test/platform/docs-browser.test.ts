@@ -36,7 +36,7 @@ describe('/api/docs in Chromium', () => {
     await page.goto(`${server.url}/api/docs`);
     await page.locator('.opblock-tag').first().waitFor({ timeout: 30_000 });
     const tags = await page.locator('.opblock-tag').allTextContents();
-    for (const tag of ['auth', 'workspaces', 'users', 'api-keys']) expect(tags.some((t) => t.trim().startsWith(tag)), tag).toBe(true);
+    for (const tag of ['auth', 'workspaces', 'users', 'connections']) expect(tags.some((t) => t.trim().startsWith(tag)), tag).toBe(true);
 
     await page.getByRole('button', { name: /Authorize/ }).first().click();
     await page.getByLabel('auth-bearer-value').fill(token);

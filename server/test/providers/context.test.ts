@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveProviderCredentials } from '../../src/modules/api-keys/service.js';
+import { resolveConnections } from '../../src/modules/api-keys/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { chatReply, json, startFakeProvider, type FakeProvider } from './fake-provider.js';
 
@@ -22,7 +22,7 @@ describe('ctx.providers', () => {
     expect(created.status).toBe(200);
     const me = await server.request('GET', '/api/v1/auth/me', { token });
 
-    const creds = await resolveProviderCredentials(server.ctx, { workspaceId: me.body.data.current_workspace_id, operatorId: me.body.data.id });
+    const creds = (await resolveConnections(server.ctx, { workspaceId: me.body.data.current_workspace_id, operatorId: me.body.data.id })).text?.creds;
     expect(creds).toMatchObject({ provider: 'deepseek', apiKey: 'sk-ds-live-0123456789' });
 
     fake.handle((_req, res) => json(res, 200, chatReply('好的')));

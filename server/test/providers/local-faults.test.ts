@@ -45,8 +45,8 @@ describe('the local provider fault switch', () => {
     const results = [];
     for (const seed of ['task:1:gen:1:A:1', 'fission:1:1:1', 'fission:1:1:1']) results.push(await outcome(image(provider, seed)));
     expect(results).toEqual([
-      'provider_down: local provider: injected image failure 1 of 2 (LOCAL_PROVIDER_IMAGE_FAILURES)',
-      'provider_down: local provider: injected image failure 2 of 2 (LOCAL_PROVIDER_IMAGE_FAILURES)',
+      'unavailable: local provider: injected image failure 1 of 2 (LOCAL_PROVIDER_IMAGE_FAILURES)',
+      'unavailable: local provider: injected image failure 2 of 2 (LOCAL_PROVIDER_IMAGE_FAILURES)',
       'ok',
     ]);
   });
@@ -55,7 +55,7 @@ describe('the local provider fault switch', () => {
     const provider = failures(1, 'fission');
     const results = [];
     for (const seed of ['task:1:gen:1:A:1', 'fission:1:1:1', 'task:1:gen:1:B:1', 'fission:1:1:1']) results.push(await outcome(image(provider, seed)));
-    expect(results).toEqual(['ok', 'provider_down: local provider: injected image failure 1 of 1 (LOCAL_PROVIDER_IMAGE_FAILURES)', 'ok', 'ok']);
+    expect(results).toEqual(['ok', 'unavailable: local provider: injected image failure 1 of 1 (LOCAL_PROVIDER_IMAGE_FAILURES)', 'ok', 'ok']);
   });
 
   it('never fails without the switch, nor with a count of 0', async () => {

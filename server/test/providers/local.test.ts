@@ -188,7 +188,7 @@ describe('local provider: every intent kind answers exactly the schema it is ask
     const stricter: JsonSchemaSpec = { name: 'notes', schema: { ...notesReplySchema(2).schema, required: ['notes', 'extra'] } };
     const error = await local.generateText({ system: 's', prompt: 'p', intent: { kind: 'notes', input: notesInput({ count: 2 }) }, schema: stricter }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderError);
-    expect((error as ProviderError).kind).toBe('invalid_output');
+    expect((error as ProviderError).kind).toBe('bad_output');
   });
 });
 

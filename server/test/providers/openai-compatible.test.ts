@@ -89,7 +89,7 @@ describe('text', () => {
     expect(result.json).toEqual({ greeting: '嗨', count: 2 });
     const body = fake.requests[0]!.body;
     expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'greeting', schema: schema.schema, strict: true } });
-    expect(body.model).toBe('gpt-4.1-mini');
+    expect(body.model).toBe('gpt-5-mini');
     expect(body.messages[1].content).toBe('say hi');
   });
 
@@ -112,10 +112,10 @@ describe('text', () => {
     expect(JSON.stringify(fake.requests[1]!.body.messages)).toContain('count');
   });
 
-  it('gives up with invalid_output after two bad replies, so the caller falls back', async () => {
+  it('gives up with bad_output after two bad replies, so the caller falls back', async () => {
     fake.handle((_req, res) => json(res, 200, chatReply('sorry, I cannot do JSON')));
     const error = await failure(provider('openai').generateText({ ...text(), schema }));
-    expect(error.kind).toBe('invalid_output');
+    expect(error.kind).toBe('bad_output');
     expect(error.message).toContain('greeting');
     expect(fake.requests).toHaveLength(2);
   });
@@ -126,7 +126,7 @@ describe('text', () => {
     await provider('qwen').analyzeImage({ ...text(), schema, images: [{ data: png, mime: 'image/png' }] });
     const body = fake.requests[0]!.body;
     expect(fake.requests[0]!.path).toBe('/qwen/compatible-mode/v1/chat/completions');
-    expect(body.model).toBe('qwen-vl-plus');
+    expect(body.model).toBe('qwen3-vl-plus');
     expect(body.messages[1].content[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } });
   });
 
@@ -148,7 +148,7 @@ describe('reliability', () => {
   });
 
   it('caps a long Retry-After and uses growing jittered backoff otherwise', () => {
-    const options = { timeoutMs: 1000, maxRetries: 3, retryBaseMs: 100, retryMaxWaitMs: 2000 };
+    const options = { timeoutMs: 1000, maxRetries: 3, retryBaseMs: 100, retryMaxWaitMs: 2000, rateLimitBaseMs: 10 };
     expect(backoffMs(0, options, 3_600_000)).toBe(2000);
     for (let attempt = 0; attempt < 4; attempt++) {
       const step = 100 * 2 ** attempt;
@@ -158,10 +158,10 @@ describe('reliability', () => {
     }
   });
 
-  it('fails as provider_down after 500s exhaust the retries (1 + 2 calls)', async () => {
+  it('fails as unavailable after 500s exhaust the retries (1 + 2 calls)', async () => {
     fake.handle((_req, res) => json(res, 503, { error: { message: 'overloaded' } }));
     const error = await failure(provider('doubao').generateText(text()));
-    expect(error.kind).toBe('provider_down');
+    expect(error.kind).toBe('unavailable');
     expect(error.status).toBe(503);
     expect(error.message).toMatch(/doubao text generation failed after 3 attempts/);
     expect(fake.requests).toHaveLength(3);
@@ -207,7 +207,8 @@ describe('images', () => {
     const image = await provider('openai').generateImage({ prompt: 'a bottle', intent: { kind: 'free' } });
     const body = fake.requests[0]!.body;
     expect(fake.requests[0]!.path).toBe('/openai/v1/images/generations');
-    expect(body).toMatchObject({ model: 'gpt-image-1', size: '1024x1536', n: 1 });
+    // gpt-image-2 takes any size in steps of 16: 1080×1440 asked as 1088×1440.
+    expect(body).toMatchObject({ model: 'gpt-image-2', size: '1088x1440', n: 1 });
     expect(body.response_format).toBeUndefined();
     expect(image).toMatchObject({ mime: 'image/jpeg', width: 1080, height: 1440 });
     const meta = await sharp(image.data).metadata();
@@ -218,7 +219,10 @@ describe('images', () => {
     fake.handle((_req, res) => json(res, 200, { data: [{ b64_json: portrait.toString('base64') }] }));
     const reference = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).jpeg().toBuffer();
     await provider('doubao').generateImage({ prompt: 'p', intent: { kind: 'free' }, referenceImage: { data: reference, mime: 'image/jpeg' } });
-    expect(fake.requests[0]!.body).toMatchObject({ size: '1080x1440', response_format: 'b64_json', watermark: false, image: `data:image/jpeg;base64,${reference.toString('base64')}` });
+    // Seedream 4.5 needs at least 2560×1440 pixels in total: 3:4 scaled up to 1664×2224.
+    expect(fake.requests[0]!.body).toMatchObject({ model: 'doubao-seedream-4-5-251128', size: '1664x2224', response_format: 'b64_json', watermark: false, image: `data:image/jpeg;base64,${reference.toString('base64')}` });
+    const [w, h] = String(fake.requests[0]!.body.size).split('x').map(Number);
+    expect(w! * h!).toBeGreaterThanOrEqual(2560 * 1440);
   });
 
   it('zhipu: downloads a data[].url reply and turns the watermark off', async () => {
@@ -229,7 +233,7 @@ describe('images', () => {
       } else json(res, 200, { data: [{ url: `${fake.origin}/files/out.png` }] });
     });
     const image = await provider('zhipu').generateImage({ prompt: 'p', intent: { kind: 'free' } });
-    expect(fake.requests[0]!.body).toMatchObject({ model: 'cogview-4', size: '1088x1440', watermark_enabled: false });
+    expect(fake.requests[0]!.body).toMatchObject({ model: 'cogview-4-250304', size: '1088x1440', watermark_enabled: false });
     expect(fake.requests.map((r) => r.path)).toEqual(['/zhipu/v1/images/generations', '/files/out.png']);
     expect([image.width, image.height]).toEqual([1080, 1440]);
   });
@@ -260,7 +264,7 @@ describe('images', () => {
     const submit = fake.requests[0]!;
     expect(submit.path).toBe('/qwen/api/v1/services/aigc/text2image/image-synthesis');
     expect(submit.headers['x-dashscope-async']).toBe('enable');
-    expect(submit.body).toEqual({ model: 'wanx2.1-t2i-turbo', input: { prompt: 'p' }, parameters: { size: '1080*1440', n: 1, watermark: false } });
+    expect(submit.body).toEqual({ model: 'wan2.2-t2i-flash', input: { prompt: 'p' }, parameters: { size: '1080*1440', n: 1, watermark: false } });
     expect(fake.requests.filter((r) => r.path === '/qwen/api/v1/tasks/t-1').length).toBeGreaterThanOrEqual(2);
     expect(image.height).toBe(1440);
   });
@@ -272,7 +276,7 @@ describe('images', () => {
         : json(res, 200, { output: { task_id: 't-2', task_status: 'FAILED', code: 'DataInspectionFailed', message: 'input data may contain inappropriate content' } }),
     );
     const error = await failure(provider('qwen').generateImage({ prompt: 'p', intent: { kind: 'free' } }));
-    expect(error.kind).toBe('bad_request');
+    expect(error.kind).toBe('content_blocked');
     expect(error.message).toContain('DataInspectionFailed');
   });
 
@@ -293,13 +297,13 @@ describe('images', () => {
   it('rejects a reply whose bytes are not an image', async () => {
     fake.handle((_req, res) => json(res, 200, { data: [{ b64_json: Buffer.from('<html>nope</html>').toString('base64') }] }));
     const error = await failure(provider('openai').generateImage({ prompt: 'p', intent: { kind: 'free' } }));
-    expect(error.kind).toBe('invalid_output');
+    expect(error.kind).toBe('bad_output');
   });
 
-  it('tells the operator when the provider has no image model', async () => {
+  it('says so when the connection has no image model, without calling', async () => {
     const error = await failure(provider('deepseek').generateImage({ prompt: 'p', intent: { kind: 'free' } }));
-    expect(error.kind).toBe('bad_request');
-    expect(error.message).toContain('PROVIDER_DEEPSEEK_IMAGE_MODEL');
+    expect(error.kind).toBe('unsupported');
+    expect(error.message).toContain('no image model');
     expect(fake.requests).toHaveLength(0);
   });
 });

@@ -1,8 +1,23 @@
 import type { DbOrTx } from '../../db/database.js';
-import type { NewRow } from '../../db/schema.js';
+import type { NewRow, Row } from '../../db/schema.js';
 
 /** Columns safe to hand out: never the ciphertext. */
-const publicColumns = ['id', 'provider', 'key_last4', 'created_at', 'created_by'] as const;
+const publicColumns = [
+  'id',
+  'provider',
+  'key_last4',
+  'created_at',
+  'created_by',
+  'name',
+  'base_url',
+  'text_model',
+  'vision_model',
+  'image_model',
+  'image_size',
+  'concurrency',
+  'last_test',
+] as const;
+export type PublicKeyRow = Pick<Row<'api_keys'>, (typeof publicColumns)[number]>;
 
 export function listKeys(db: DbOrTx, workspaceId: number, page: { offset: number; limit: number }) {
   const base = db.selectFrom('api_keys').where('workspace_id', '=', workspaceId);
@@ -16,31 +31,41 @@ export function findKey(db: DbOrTx, workspaceId: number, id: number) {
   return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
 
+export function findPublicKey(db: DbOrTx, workspaceId: number, id: number) {
+  return db.selectFrom('api_keys').select(publicColumns).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Every connection of a workspace, newest first (a workspace has a handful). */
+export function allKeys(db: DbOrTx, workspaceId: number) {
+  return db.selectFrom('api_keys').selectAll().where('workspace_id', '=', workspaceId).orderBy('id', 'desc').execute();
+}
+
 export async function insertKey(db: DbOrTx, row: NewRow<'api_keys'>) {
   return db.insertInto('api_keys').values(row).returning(publicColumns).executeTakeFirstOrThrow();
 }
 
+export function updateKey(db: DbOrTx, workspaceId: number, id: number, changes: Partial<NewRow<'api_keys'>>) {
+  return db.updateTable('api_keys').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).returning(publicColumns).executeTakeFirst();
+}
+
+/**
+ * Deletes a key and forgets it wherever an id is kept without a foreign key (a task's or
+ * fission's image connection), so a later key can never be taken for it.
+ */
 export async function deleteKey(db: DbOrTx, workspaceId: number, id: number) {
+  await db.updateTable('tasks').set({ image_key_id: null }).where('workspace_id', '=', workspaceId).where('image_key_id', '=', id).execute();
+  await db.updateTable('fission_tasks').set({ image_key_id: null }).where('workspace_id', '=', workspaceId).where('image_key_id', '=', id).execute();
   await db.deleteFrom('api_keys').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
-export function countKeys(db: DbOrTx, workspaceId: number) {
-  return db
-    .selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('workspace_id', '=', workspaceId)
-    .executeTakeFirstOrThrow()
-    .then((r) => Number(r.n));
+export function routingOf(db: DbOrTx, workspaceId: number) {
+  return db.selectFrom('generation_routing').select(['text_key_id', 'vision_key_id', 'image_key_id']).where('workspace_id', '=', workspaceId).executeTakeFirst();
 }
 
-/** The operator's newest key, else the workspace's newest key (contract-decisions §6). */
-export function newestKeyFor(db: DbOrTx, workspaceId: number, operatorId: number) {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .orderBy((eb) => eb.case().when('created_by', '=', operatorId).then(0).else(1).end())
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+export async function saveRouting(db: DbOrTx, workspaceId: number, routing: { text_key_id: number | null; vision_key_id: number | null; image_key_id: number | null }) {
+  await db
+    .insertInto('generation_routing')
+    .values({ workspace_id: workspaceId, ...routing })
+    .onConflict((oc) => oc.column('workspace_id').doUpdateSet(routing))
+    .execute();
 }

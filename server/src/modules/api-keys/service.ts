@@ -1,27 +1,163 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
-import { nowIso } from '../../db/codec.js';
-import type { Row } from '../../db/schema.js';
+import { json, nowIso } from '../../db/codec.js';
+import type { ConnectionTest, Row, UsedConnection } from '../../db/schema.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
 import { roleAtLeast, type AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import type { EffectiveConnection } from '../../providers/factory.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
-import type { ProviderCredentials } from '../../providers/types.js';
+import { PRESETS } from '../../providers/presets.js';
+import { isPublicAddress } from '../../security/ssrf.js';
+import { ProviderError, STRUCTURED_MODES, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
+import * as repo from './repository.js';
 
 export type { ProviderCredentials };
-import * as repo from './repository.js';
+
+export const CAPABILITIES = ['text', 'vision', 'image'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export interface ConnectionInput {
+  name?: string;
+  api_key?: string;
+  base_url?: string;
+  text_model?: string;
+  vision_model?: string;
+  image_model?: string;
+  image_size?: string;
+  concurrency?: number | null;
+}
+
+function effectiveOf(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency'>): EffectiveConnection {
+  return ctx.providers.effective({
+    provider: row.provider as ProviderLabel,
+    baseUrl: row.base_url,
+    textModel: row.text_model,
+    visionModel: row.vision_model,
+    imageModel: row.image_model,
+    imageSize: row.image_size,
+    concurrency: row.concurrency,
+  });
+}
+
+function capabilitiesOf(effective: EffectiveConnection) {
+  return { text: effective.textModel !== '', vision: effective.visionModel !== '', image: effective.imageModel !== '' };
+}
+
+function displayName(provider: string): string {
+  return provider === 'local' ? '本地离线' : (PRESETS[provider as keyof typeof PRESETS]?.displayName ?? provider);
+}
+
+/** A connection as the API shows it: effective values, never the key. */
+export function connectionView(ctx: AppContext, row: repo.PublicKeyRow) {
+  const effective = effectiveOf(ctx, row);
+  return {
+    id: row.id,
+    provider: row.provider,
+    name: row.name ?? displayName(row.provider),
+    key_last4: row.key_last4,
+    base_url: effective.baseUrl,
+    text_model: effective.textModel,
+    vision_model: effective.visionModel,
+    image_model: effective.imageModel,
+    image_size: effective.imageSize,
+    concurrency: effective.concurrency,
+    capabilities: capabilitiesOf(effective),
+    last_test: row.last_test ?? null,
+    created_at: row.created_at,
+    created_by: row.created_by,
+  };
+}
+
+/** The presets a connection can start from, with their defaults (the console prefills them). */
+export function presetList() {
+  return Object.values(PRESETS).map((p) => ({
+    provider: p.label,
+    display_name: p.displayName,
+    base_url: p.baseUrl,
+    text_model: p.textModel,
+    vision_model: p.visionModel,
+    image_model: p.image ? p.imageModel : '',
+    draws_images: Boolean(p.image),
+    reference_images: Boolean(p.image?.reference),
+    structured_output: p.structured,
+    concurrency: p.concurrency,
+  }));
+}
 
 export async function listApiKeys(ctx: AppContext, auth: AuthUser, query: PageQuery) {
   const [items, total] = await repo.listKeys(ctx.db, auth.workspaceId, pageWindow(query));
-  return pageOf(items, total, query);
+  return pageOf(
+    items.map((row) => connectionView(ctx, row)),
+    total,
+    query,
+  );
 }
 
-export async function createApiKey(ctx: AppContext, auth: AuthUser, provider: string, apiKey: string) {
-  const label = provider.trim().toLowerCase();
+const allowPrivate = (ctx: AppContext) => ctx.config.env.ALLOW_PRIVATE_PROVIDER_URLS === '1';
+
+/**
+ * A base URL must be http(s) without credentials and, unless the deployment allows private
+ * endpoints, resolve to public addresses only (like a benchmark's link). Calls check again in
+ * the socket's lookup (providers/http.ts), so a name re-pointed later is refused then.
+ */
+async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw badRequest('base_url must be an http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('base_url must be an http or https URL');
+  if (url.username || url.password) throw badRequest('base_url must not carry credentials');
+  if (url.search || url.hash) throw badRequest('base_url must not carry a query or fragment');
+  if (!allowPrivate(ctx)) {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let addresses: string[];
+    try {
+      addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    } catch {
+      throw badRequest('base_url: the host name does not resolve');
+    }
+    if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw badRequest('base_url must point to a public address');
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+const MODEL_FIELDS = ['text_model', 'vision_model', 'image_model'] as const;
+
+/** The columns a create or PATCH writes; `undefined` leaves a column as it is. */
+async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input: ConnectionInput) {
+  const columns: Partial<Record<'name' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size', string | null>> & { concurrency?: number | null } = {};
+  if (input.name !== undefined) columns.name = input.name.trim() || null;
+  if (input.base_url !== undefined) columns.base_url = input.base_url.trim() === '' ? null : await checkBaseUrl(ctx, input.base_url);
+  for (const field of MODEL_FIELDS) {
+    if (input[field] !== undefined) columns[field] = input[field]!.trim();
+  }
+  if (input.image_size !== undefined) columns.image_size = input.image_size.trim() || null;
+  if (input.concurrency !== undefined) columns.concurrency = input.concurrency;
+  if (provider === 'local' && Object.keys(columns).some((c) => c !== 'name')) throw badRequest('the local provider has no endpoint or models to set');
+  return columns;
+}
+
+function checkConnection(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency'>) {
+  const effective = effectiveOf(ctx, row);
+  if (row.provider === 'openai-compatible' && !effective.baseUrl) throw badRequest('base_url is required for an openai-compatible connection');
+  if (row.image_model && !PRESETS[row.provider as keyof typeof PRESETS]?.image) throw badRequest(`${displayName(row.provider)} has no image endpoint: image_model must be empty`);
+  const caps = capabilitiesOf(effective);
+  if (!caps.text && !caps.image) throw badRequest('a connection needs a text_model or an image_model');
+}
+
+export async function createApiKey(ctx: AppContext, auth: AuthUser, body: ConnectionInput & { provider: string; api_key: string }) {
+  const label = body.provider.trim().toLowerCase();
   if (!isProviderLabel(label)) throw badRequest(`provider must be one of ${PROVIDER_LABELS.join(', ')}`);
-  const secret = apiKey.trim();
+  const secret = body.api_key.trim();
   if (secret.length < 4) throw badRequest('api_key is too short');
+  const columns = await connectionColumns(ctx, label, body);
+  checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns });
   const sealed = ctx.secrets.seal(secret);
-  return repo.insertKey(ctx.db, {
+  const row = await repo.insertKey(ctx.db, {
     workspace_id: auth.workspaceId,
     provider: label,
     ciphertext: sealed.ciphertext,
@@ -31,40 +167,195 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, provider: st
     key_last4: secret.slice(-4),
     created_by: auth.userId,
     created_at: nowIso(ctx.clock.now()),
+    ...columns,
   });
+  return connectionView(ctx, row);
+}
+
+/** Operators change their own connections; supervisors and admins any of the workspace. */
+async function ownKey(ctx: AppContext, auth: AuthUser, id: number, verb: string) {
+  const key = await repo.findKey(ctx.db, auth.workspaceId, id);
+  if (!key) throw notFound('API key');
+  if (key.created_by !== auth.userId && !roleAtLeast(auth.role, 'supervisor')) {
+    throw new AppError('forbidden', `operators can ${verb} only the keys they added`);
+  }
+  return key;
+}
+
+export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, input: ConnectionInput) {
+  const key = await ownKey(ctx, auth, id, 'change');
+  const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input);
+  if (input.api_key !== undefined) {
+    const secret = input.api_key.trim();
+    if (secret.length < 4) throw badRequest('api_key is too short');
+    const sealed = ctx.secrets.seal(secret);
+    Object.assign(columns, { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion, key_last4: secret.slice(-4) });
+  }
+  const next = { ...key, ...columns };
+  checkConnection(ctx, next);
+  // What the connection can do decides whether it may stay routed.
+  const routing = await repo.routingOf(ctx.db, auth.workspaceId);
+  const caps = capabilitiesOf(effectiveOf(ctx, next));
+  for (const capability of CAPABILITIES) {
+    if (routing?.[`${capability}_key_id`] === id && !caps[capability]) throw badRequest(`this connection is routed for ${capability}: choose another one there before removing its ${capability} model`);
+  }
+  // A new endpoint, model or key starts again from the preset's structured mode, and its last test no longer says anything.
+  const changed = Object.keys(columns).some((c) => c !== 'name' && c !== 'concurrency');
+  if (changed) Object.assign(columns, { structured_mode: null, last_test: null });
+  const row = Object.keys(columns).length ? await repo.updateKey(ctx.db, auth.workspaceId, id, columns) : await repo.findPublicKey(ctx.db, auth.workspaceId, id);
+  if (!row) throw notFound('API key');
+  return connectionView(ctx, row);
 }
 
 /** Operators delete their own keys; supervisors and admins any key of the workspace. */
 export async function deleteApiKey(ctx: AppContext, auth: AuthUser, id: number) {
-  const key = await repo.findKey(ctx.db, auth.workspaceId, id);
-  if (!key) throw notFound('API key');
-  if (key.created_by !== auth.userId && !roleAtLeast(auth.role, 'supervisor')) {
-    throw new AppError('forbidden', 'operators can delete only the keys they added');
-  }
-  await repo.deleteKey(ctx.db, auth.workspaceId, id);
+  await ownKey(ctx, auth, id, 'delete');
+  await ctx.db.transaction().execute((trx) => repo.deleteKey(trx, auth.workspaceId, id));
 }
 
 function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
   const apiKey = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version });
-  return { keyId: key.id, provider: key.provider as ProviderLabel, apiKey };
+  return {
+    keyId: key.id,
+    provider: key.provider as ProviderLabel,
+    apiKey,
+    baseUrl: key.base_url,
+    textModel: key.text_model,
+    visionModel: key.vision_model,
+    imageModel: key.image_model,
+    imageSize: key.image_size,
+    concurrency: key.concurrency,
+    structuredMode: (STRUCTURED_MODES as readonly string[]).includes(key.structured_mode ?? '') ? (key.structured_mode as StructuredMode) : null,
+  };
+}
+
+/** Remembers a connection's structured-output downgrade (the provider factory's callback). */
+export async function rememberStructuredMode(ctx: Pick<AppContext, 'db'>, keyId: number, mode: StructuredMode): Promise<void> {
+  await ctx.db.updateTable('api_keys').set({ structured_mode: mode }).where('id', '=', keyId).execute();
+}
+
+// ---- routing -----------------------------------------------------------------------------------
+
+export type Routing = Record<`${Capability}_key_id`, number | null>;
+
+export async function getRouting(ctx: AppContext, auth: AuthUser): Promise<Routing> {
+  const row = await repo.routingOf(ctx.db, auth.workspaceId);
+  return { text_key_id: row?.text_key_id ?? null, vision_key_id: row?.vision_key_id ?? null, image_key_id: row?.image_key_id ?? null };
+}
+
+export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routing): Promise<Routing> {
+  for (const capability of CAPABILITIES) {
+    const id = routing[`${capability}_key_id`];
+    if (id === null) continue;
+    const key = await repo.findPublicKey(ctx.db, auth.workspaceId, id);
+    if (!key) throw notFound('API key');
+    if (!capabilitiesOf(effectiveOf(ctx, key))[capability]) throw badRequest(`connection ${id} has no ${capability} model`);
+  }
+  await repo.saveRouting(ctx.db, auth.workspaceId, routing);
+  return routing;
+}
+
+export interface RoutedConnection {
+  creds: ProviderCredentials;
+  used: UsedConnection;
 }
 
 /**
- * The one place a plaintext key leaves the database, for the provider layer only. Uses the key
- * a task recorded while it exists, else the operator's newest key, else the workspace's newest.
+ * The connection of each capability a generation uses: the one the task recorded while it
+ * exists and still has the capability, else the workspace's routing, else automatic (the
+ * operator's newest connection with the capability, else the workspace's newest with it).
+ * The one place plaintext keys leave the database, for the provider layer only.
  */
-export async function resolveProviderCredentials(
+export async function resolveConnections(
   ctx: AppContext,
-  opts: { workspaceId: number; operatorId: number; preferredKeyId?: number | null },
-): Promise<ProviderCredentials | undefined> {
-  if (opts.preferredKeyId) {
-    const recorded = await repo.findKey(ctx.db, opts.workspaceId, opts.preferredKeyId);
-    if (recorded) return unseal(ctx, recorded);
+  opts: { workspaceId: number; operatorId: number; recorded?: Partial<Record<Capability, number | null>> },
+): Promise<Partial<Record<Capability, RoutedConnection>>> {
+  const [keys, routing] = await Promise.all([repo.allKeys(ctx.db, opts.workspaceId), repo.routingOf(ctx.db, opts.workspaceId)]);
+  const withCaps = keys.map((key) => {
+    const effective = effectiveOf(ctx, key);
+    return { key, effective, caps: capabilitiesOf(effective) };
+  });
+  const out: Partial<Record<Capability, RoutedConnection>> = {};
+  const unsealed = new Map<number, ProviderCredentials>();
+  for (const capability of CAPABILITIES) {
+    const able = withCaps.filter((k) => k.caps[capability]);
+    const byId = (id: number | null | undefined) => (id ? able.find((k) => k.key.id === id) : undefined);
+    const chosen =
+      byId(opts.recorded?.[capability]) ??
+      byId(routing?.[`${capability}_key_id`]) ??
+      able.find((k) => k.key.created_by === opts.operatorId) ??
+      able[0];
+    if (!chosen) continue;
+    let creds = unsealed.get(chosen.key.id);
+    if (!creds) unsealed.set(chosen.key.id, (creds = unseal(ctx, chosen.key)));
+    const model = capability === 'text' ? chosen.effective.textModel : capability === 'vision' ? chosen.effective.visionModel : chosen.effective.imageModel;
+    out[capability] = { creds, used: { key_id: chosen.key.id, provider: chosen.key.provider, name: chosen.key.name ?? displayName(chosen.key.provider), model } };
   }
-  const key = await repo.newestKeyFor(ctx.db, opts.workspaceId, opts.operatorId);
-  return key ? unseal(ctx, key) : undefined;
+  return out;
+}
+
+export async function workspaceCapabilities(ctx: AppContext, workspaceId: number): Promise<Record<Capability, boolean>> {
+  const caps = (await repo.allKeys(ctx.db, workspaceId)).map((key) => capabilitiesOf(effectiveOf(ctx, key)));
+  return { text: caps.some((c) => c.text), vision: caps.some((c) => c.vision), image: caps.some((c) => c.image) };
 }
 
 export async function workspaceHasApiKey(ctx: AppContext, workspaceId: number): Promise<boolean> {
-  return (await repo.countKeys(ctx.db, workspaceId)) > 0;
+  return (await workspaceCapabilities(ctx, workspaceId)).text;
+}
+
+// ---- test --------------------------------------------------------------------------------------
+
+/** A 16×16 grey PNG: what the vision check looks at. */
+const TEST_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAGklEQVR4nGNsaGhgIAUwkaR6VMOohqGlAQBsVAGH0GgmXQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/**
+ * One tiny text call (16 tokens at most), a vision call when the connection has a vision model,
+ * and one image only when asked: each result with its latency and error kind, stored as
+ * `last_test`. A provider failure is a result, never an HTTP error.
+ */
+export async function testApiKey(ctx: AppContext, auth: AuthUser, id: number, opts: { image: boolean }): Promise<ConnectionTest> {
+  const key = await ownKey(ctx, auth, id, 'test');
+  const creds = unseal(ctx, key);
+  const effective = effectiveOf(ctx, key);
+  const provider = ctx.providers.forCredentials(creds, { maxRetries: 0 });
+  const checks: Array<{ capability: Capability; model: string; run: () => Promise<unknown> }> = [];
+  const signal = AbortSignal.timeout(60_000);
+  const tiny = { system: 'You are a connection check.', prompt: 'Reply with the single word: ok', maxTokens: 16, acceptTruncated: true, signal } as const;
+  if (effective.textModel) checks.push({ capability: 'text', model: effective.textModel, run: () => provider.generateText({ ...tiny, intent: { kind: 'free' } }) });
+  if (effective.visionModel) {
+    checks.push({
+      capability: 'vision',
+      model: effective.visionModel,
+      run: () => provider.analyzeImage({ ...tiny, prompt: 'What colour is this image? One word.', intent: { kind: 'free' }, images: [{ data: TEST_PNG, mime: 'image/png' }] }),
+    });
+  }
+  if (opts.image && effective.imageModel) {
+    checks.push({ capability: 'image', model: effective.imageModel, run: () => provider.generateImage({ prompt: 'A plain white ceramic cup on a wooden table, soft daylight. No text.', intent: { kind: 'free' }, signal }) });
+  }
+  const results = await Promise.all(
+    checks.map(async (check) => {
+      const started = performance.now();
+      try {
+        await check.run();
+        return { capability: check.capability, ok: true, model: check.model, latency_ms: Math.round(performance.now() - started), error_kind: null, message: null };
+      } catch (err) {
+        const providerError = err instanceof ProviderError ? err : undefined;
+        if (!providerError) ctx.log.warn({ err, keyId: id }, 'connection test failed outside the provider');
+        return {
+          capability: check.capability,
+          ok: false,
+          model: check.model,
+          latency_ms: Math.round(performance.now() - started),
+          error_kind: providerError?.kind ?? 'unavailable',
+          message: providerError?.message.slice(0, 500) ?? 'the check could not be run',
+        };
+      }
+    }),
+  );
+  const test: ConnectionTest = { ok: results.every((r) => r.ok), at: nowIso(ctx.clock.now()), results };
+  await repo.updateKey(ctx.db, auth.workspaceId, id, { last_test: json(test) });
+  return test;
 }

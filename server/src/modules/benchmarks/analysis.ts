@@ -5,7 +5,7 @@ import type { AuthUser } from '../../http/auth.js';
 import { ImageTooLargeError, probeImage } from '../../images/probe.js';
 import { ProviderError, type ImageInput, type TextRequest } from '../../providers/types.js';
 import { fetchFailureKind, fetchPublic } from '../../security/ssrf.js';
-import { resolveProviderCredentials, type ProviderCredentials } from '../api-keys/service.js';
+import { resolveConnections, type RoutedConnection } from '../api-keys/service.js';
 import { MAX_UPLOAD_BYTES } from '../../http/upload.js';
 import { FEATURE_LABELS, FEATURE_KEYS, FEATURES_JSON_SCHEMA, parseFeatures, type BenchmarkFeatures } from './features.js';
 import { fallbackFeatures } from './fallback.js';
@@ -92,9 +92,15 @@ function fallback(row: BenchmarkRow, page: LinkContext | undefined, hasScreensho
   };
 }
 
-async function runAnalysis(ctx: AppContext, row: BenchmarkRow, creds: ProviderCredentials): Promise<Outcome> {
+/** The analysis's output budget: eight short dimensions and up to fifteen tags. */
+const ANALYSIS_MAX_TOKENS = 1500;
+
+async function runAnalysis(ctx: AppContext, row: BenchmarkRow, routes: { text?: RoutedConnection; vision?: RoutedConnection }): Promise<Outcome> {
   const warnings: AnalysisWarningCode[] = [];
-  const [page, shot] = await Promise.all([row.link_url ? fetchLinkContext(row.link_url) : undefined, loadScreenshot(ctx, row)]);
+  const [page, loaded] = await Promise.all([row.link_url ? fetchLinkContext(row.link_url) : undefined, loadScreenshot(ctx, row)]);
+  // The screenshot is read only by a connection that sees; without one the text model works from the rest.
+  const shot = routes.vision ? loaded : { ...loaded, image: undefined };
+  const creds = (shot.image ? routes.vision : (routes.text ?? routes.vision))!.creds;
   if (page?.warning) warnings.push(page.warning);
   if (shot.warning) warnings.push(shot.warning);
   const hasScreenshot = Boolean(row.screenshot_key || row.screenshot_url);
@@ -107,13 +113,14 @@ async function runAnalysis(ctx: AppContext, row: BenchmarkRow, creds: ProviderCr
     intent: { kind: 'benchmark-analysis', input: { highlights: row.highlights, link_url: row.link_url, page_title: page?.title ?? null, has_image: Boolean(shot.image) } },
     schema: { name: 'benchmark_features', schema: FEATURES_JSON_SCHEMA },
     temperature: 0.2,
+    maxTokens: ANALYSIS_MAX_TOKENS,
     signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
   };
   try {
     const provider = ctx.providers.forCredentials(creds);
     const result = shot.image ? await provider.analyzeImage({ ...request, images: [shot.image] }) : await provider.generateText(request);
     const features = parseFeatures(result.json ?? parseJsonText(result.text));
-    if (!features) throw new ProviderError('invalid_output', 'the reply does not match the analysis schema', creds.provider);
+    if (!features) throw new ProviderError('bad_output', 'the reply does not match the analysis schema', creds.provider);
     return {
       analyze_status: 'done',
       analysis_source: shot.image ? 'vision' : 'text',
@@ -135,8 +142,8 @@ async function runAnalysis(ctx: AppContext, row: BenchmarkRow, creds: ProviderCr
  */
 export async function analyzeBenchmark(ctx: AppContext, auth: AuthUser, id: number) {
   const row = await findBenchmarkOr404(ctx, auth, id);
-  const creds = await resolveProviderCredentials(ctx, { workspaceId: auth.workspaceId, operatorId: auth.userId });
-  if (!creds) throw new AppError('noApiKey', 'no provider API key in this workspace: add one under API keys first');
+  const routes = await resolveConnections(ctx, { workspaceId: auth.workspaceId, operatorId: auth.userId });
+  if (!routes.text && !routes.vision) throw new AppError('noApiKey', 'no provider connection that writes text in this workspace: add one first');
   const now = ctx.clock.now();
   const staleBefore = nowIso(new Date(now.getTime() - STALE_ANALYSIS_MS));
   if (!(await repo.claimAnalysis(ctx.db, auth.workspaceId, id, staleBefore, nowIso(now)))) {
@@ -144,7 +151,7 @@ export async function analyzeBenchmark(ctx: AppContext, auth: AuthUser, id: numb
   }
   let outcome: Outcome;
   try {
-    outcome = await runAnalysis(ctx, row, creds);
+    outcome = await runAnalysis(ctx, row, routes);
   } catch (err) {
     ctx.log.error({ err, benchmarkId: id }, 'benchmark analysis crashed');
     outcome = fallback(row, undefined, Boolean(row.screenshot_key || row.screenshot_url), ['internal_error']);

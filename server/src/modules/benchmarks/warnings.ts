@@ -19,6 +19,9 @@ export const ANALYSIS_WARNINGS = {
   screenshot_too_large: '截图过大（超过 10 MB 或 6000 万像素）',
   screenshot_unreadable: '已上传的截图无法读取',
   provider_auth: 'AI 服务拒绝了 API 密钥',
+  provider_balance: 'AI 服务账户余额不足',
+  provider_blocked: '内容未通过 AI 服务的审核',
+  provider_model: '模型不存在或账户无权使用',
   provider_rate_limit: 'AI 服务限流',
   provider_bad_request: 'AI 服务拒绝了请求',
   provider_down: 'AI 服务暂时不可用',
@@ -37,11 +40,15 @@ export type AnalysisWarningCode = keyof typeof ANALYSIS_WARNINGS;
 
 export const PROVIDER_WARNING: Record<ProviderErrorKind, AnalysisWarningCode> = {
   auth: 'provider_auth',
-  rate_limit: 'provider_rate_limit',
-  bad_request: 'provider_bad_request',
-  provider_down: 'provider_down',
+  insufficient_balance: 'provider_balance',
+  content_blocked: 'provider_blocked',
+  model_not_found: 'provider_model',
+  rate_limited: 'provider_rate_limit',
+  unsupported: 'provider_bad_request',
+  unavailable: 'provider_down',
   timeout: 'provider_timeout',
-  invalid_output: 'provider_invalid_output',
+  bad_output: 'provider_invalid_output',
+  truncated: 'provider_invalid_output',
 };
 
 /** The stored text of a list of reasons (null for none), in their order, without repeats. */

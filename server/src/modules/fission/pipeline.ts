@@ -15,7 +15,7 @@ import { clip } from '../../content/text.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, type Provider } from '../../providers/types.js';
-import { resolveProviderCredentials } from '../api-keys/service.js';
+import { resolveConnections } from '../api-keys/service.js';
 import { pickProductImage } from '../../content/pick-image.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import {
@@ -72,6 +72,13 @@ type FissionRow = repo.FissionRow;
 /** A reason the fission cannot be produced that another attempt would not change. */
 class FissionFailure extends Error {}
 
+/** The image of a fission whose workspace has no connection that draws: a failed image, retryable once one is added. */
+class NoImageConnection extends Error {
+  constructor() {
+    super('no connection draws images: add one under provider connections, then retry');
+  }
+}
+
 function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return clip(message.replace(/\s+/g, ' '), MAX_REASON);
@@ -82,14 +89,21 @@ export async function failFission(ctx: AppContext, fission: Pick<FissionRow, 'id
   return repo.updateFissionIf(ctx.db, fission.workspace_id, fission.id, 'generating', { status: 'failed', error: clip(reason, MAX_REASON), updated_at: nowIso(ctx.clock.now()) });
 }
 
-/** The key rule 5 names: the source task's recorded key while it exists, else its operator's newest, else the workspace's. */
-async function credentialsFor(ctx: AppContext, fission: FissionRow, source: Row<'tasks'>) {
-  return resolveProviderCredentials(ctx, {
+/**
+ * The connections rule 5 names, per capability: the fission's (else the source task's) recorded
+ * connection while it exists, else the workspace's routing, else the source operator's newest.
+ */
+async function connectionsFor(ctx: AppContext, fission: FissionRow, source: Row<'tasks'>) {
+  return resolveConnections(ctx, {
     workspaceId: fission.workspace_id,
     operatorId: source.operator_id,
-    preferredKeyId: fission.api_key_id ?? source.api_key_id,
+    recorded: { text: fission.api_key_id ?? source.api_key_id, image: fission.image_key_id ?? source.image_key_id },
   });
 }
+
+/** Output budget of the plan: the call's overhead and one package (note, image plan) per note. */
+const PLAN_CALL_TOKENS = 500;
+const PLAN_TOKENS_PER_PACKAGE = 1600;
 
 /** The `fission.generate` job. A fission that is no longer generating is left alone (a duplicate or late job). */
 export async function runFission(ctx: AppContext, fissionId: number, signal?: AbortSignal): Promise<void> {
@@ -101,15 +115,22 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
     await failFission(ctx, fission, 'the source task no longer exists');
     return;
   }
-  const creds = await credentialsFor(ctx, fission, source);
-  if (!creds) {
-    await failFission(ctx, fission, 'the workspace has no API key: add one under API keys, then create the fission again');
+  const routes = await connectionsFor(ctx, fission, source);
+  if (!routes.text) {
+    await failFission(ctx, fission, 'the workspace has no connection that writes text: add one under provider connections, then create the fission again');
     return;
   }
-  if (fission.api_key_id !== creds.keyId) {
-    await repo.updateFissionIf(ctx.db, ws, fissionId, 'generating', { api_key_id: creds.keyId, provider: creds.provider, updated_at: nowIso(ctx.clock.now()) });
+  const imageKeyId = routes.image?.creds.keyId ?? null;
+  if (fission.api_key_id !== routes.text.creds.keyId || fission.image_key_id !== imageKeyId) {
+    await repo.updateFissionIf(ctx.db, ws, fissionId, 'generating', {
+      api_key_id: routes.text.creds.keyId,
+      image_key_id: imageKeyId,
+      provider: routes.text.creds.provider,
+      updated_at: nowIso(ctx.clock.now()),
+    });
   }
-  const provider = ctx.providers.forCredentials(creds);
+  const provider = ctx.providers.forCredentials(routes.text.creds);
+  const imageProvider = routes.image ? ctx.providers.forCredentials(routes.image.creds) : null;
 
   let notes = await repo.notesOf(ctx.db, ws, fissionId);
   if (notes.length === 0) {
@@ -133,7 +154,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
     if (signal?.aborted) throw signal.reason;
     // Images already settled (made or failed) in an interrupted run stay as they are.
     const pending = images.filter((i) => i.note_id === note.id && i.status === 'pending');
-    if (pending.length > 0) await illustrate(ctx, provider, fission, pending, scene, pool, signal);
+    if (pending.length > 0) await illustrate(ctx, imageProvider, fission, pending, scene, pool, signal);
   }
   // Settles a fission whose notes all settled before a crash (or that has none).
   await ctx.db.transaction().execute((trx) => settleFission(trx, ctx, fission));
@@ -199,6 +220,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       ...fissionPrompt(input),
       intent: { kind: 'fission', input },
       schema: fissionReplySchema(fission.fanout_count, imageCount),
+      maxTokens: PLAN_CALL_TOKENS + PLAN_TOKENS_PER_PACKAGE * fission.fanout_count,
       signal,
     });
     return result.json as FissionReply;
@@ -325,7 +347,7 @@ async function imageScene(ctx: AppContext, source: Row<'tasks'>): Promise<ImageS
  */
 async function illustrate(
   ctx: AppContext,
-  provider: Provider,
+  provider: Provider | null,
   fission: FissionRow,
   images: SetImage[],
   scene: ImageScene,
@@ -334,7 +356,8 @@ async function illustrate(
 ): Promise<void> {
   const outcomes = await Promise.allSettled(
     images.map(async (image) => {
-      const reference = pickProductImage(scene.productImages, image.role);
+      // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
+      const reference = provider?.referenceImages ? pickProductImage(scene.productImages, image.role) : null;
       const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: image.overlay };
       const noteSeq = (await repo.findNoteById(ctx.db, image.note_id))?.seq ?? image.note_id;
       const request: FrameImageRequest = {
@@ -358,6 +381,7 @@ async function illustrate(
       };
       let outcome: ImageOutcome;
       try {
+        if (!provider) throw new NoImageConnection();
         // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
         const raw = await generateFrameImage(ctx, provider, { ...request, slot: (work) => pool.run(work, signal) });
         const file = await letterFrameImage(ctx, raw, frame, scene.overlay);
@@ -428,12 +452,12 @@ export async function retryFissionImages(ctx: AppContext, noteId: number, signal
   const queued = (await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)).filter((i) => i.status === 'retrying');
   if (queued.length === 0) return;
   const source = await repo.findSourceTask(ctx.db, fission.workspace_id, fission.source_task_id);
-  const creds = source && (await credentialsFor(ctx, fission, source));
-  if (!source || !creds) {
-    await giveUpRetry(ctx, noteId, source ? 'the workspace has no API key: add one under API keys, then retry' : 'the source task no longer exists');
+  const routes = source && (await connectionsFor(ctx, fission, source));
+  if (!source || !routes?.image) {
+    await giveUpRetry(ctx, noteId, source ? 'the workspace has no connection that draws images: add one under provider connections, then retry' : 'the source task no longer exists');
     return;
   }
-  const provider = ctx.providers.forCredentials(creds);
+  const provider = ctx.providers.forCredentials(routes.image.creds);
   const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
   await illustrate(ctx, provider, fission, queued, await imageScene(ctx, source), pool, signal);
 }

@@ -145,6 +145,7 @@ export async function publishableNote(
         ...rewritePrompt(rewriteInput),
         intent: { kind: 'notes', input: rewriteInput },
         schema: notesReplySchema(1),
+        maxTokens: REWRITE_TOKENS,
         signal: opts.signal,
       });
       return result.json as NotesReply;
@@ -160,6 +161,13 @@ export async function publishableNote(
   }
 }
 
+/** Output budget of the rewrite of one note (the note and the call's overhead). */
+const REWRITE_TOKENS = 1600;
+
+/** The judge's output budget: a call's overhead and one score with its summary per text. */
+const SCORE_CALL_TOKENS = 200;
+const SCORE_TOKENS_PER_TEXT = 250;
+
 export interface ScoreSubject {
   productName: string;
   category?: string;
@@ -173,7 +181,7 @@ export interface ScoreSubject {
  * caps the judge's compliance (the judge does not see the banned-word library).
  */
 export async function scoreNotes(
-  provider: Provider,
+  provider: Provider | null,
   opts: {
     matcher: BannedWordMatcher;
     subject: ScoreSubject;
@@ -186,7 +194,7 @@ export async function scoreNotes(
   const { matcher, subject, notes } = opts;
   const evaluated = notes.map((note) => evaluateNote(matcher, note, subject));
   const heuristic = evaluated.map((e) => e.scored);
-  if (provider.label === 'local') return heuristic;
+  if (!provider || provider.label === 'local') return heuristic;
   const input: ScoreIntentInput = {
     product: { name: subject.productName, category: subject.category, selling_points: subject.sellingPoints },
     theme: subject.theme,
@@ -208,7 +216,14 @@ export async function scoreNotes(
   try {
     const reply = await opts.ledger(async () => {
       // Temperature 0: the same note scored twice should get the same score.
-      const result = await provider.generateText({ ...scorePrompt(input), intent: { kind: 'score', input }, schema: scoreReplySpec, temperature: 0, signal: opts.signal });
+      const result = await provider.generateText({
+        ...scorePrompt(input),
+        intent: { kind: 'score', input },
+        schema: scoreReplySpec,
+        temperature: 0,
+        maxTokens: SCORE_CALL_TOKENS + SCORE_TOKENS_PER_TEXT * notes.length,
+        signal: opts.signal,
+      });
       return result.json as ScoreReply;
     });
     return heuristic.map((h, index) => {

@@ -14,7 +14,7 @@ import { sniffImageMime } from '../../images/probe.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError } from '../../providers/types.js';
-import { resolveProviderCredentials } from '../api-keys/service.js';
+import { resolveConnections } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { generateFrameImage, generationOptions, IMAGE_EXTENSION, letterImage, type StoredImage } from '../generation/service.js';
 import { recordSignal } from '../preferences/service.js';
@@ -280,15 +280,15 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
   if (!task) return;
   const queued = await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id);
   if (queued.length === 0) return;
-  const [creds, product] = await Promise.all([
-    resolveProviderCredentials(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, preferredKeyId: task.api_key_id }),
+  const [routes, product] = await Promise.all([
+    resolveConnections(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, recorded: { image: task.image_key_id } }),
     productForGeneration(ctx, task.workspace_id, task.product_id),
   ]);
-  if (!creds || !product) {
-    await failQueued(ctx, task, creds ? 'the product of this task no longer exists' : 'the workspace has no API key: add one under API keys, then retry');
+  if (!routes.image || !product) {
+    await failQueued(ctx, task, routes.image ? 'the product of this task no longer exists' : 'no connection of the workspace draws images: add one under provider connections, then retry');
     return;
   }
-  const provider = ctx.providers.forCredentials(creds);
+  const provider = ctx.providers.forCredentials(routes.image.creds);
   const productImages = await productImagesForGeneration(ctx, task.workspace_id, product.id);
   const titles = await coverTitles(ctx.db, task.workspace_id, task.id);
   const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
@@ -297,7 +297,8 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
     queued.map(async (image) => {
       const line = lineFor(image, titles);
       const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
-      const reference = pickProductImage(productImages, image.role);
+      // A photo goes along only where the model takes one.
+      const reference = provider.referenceImages ? pickProductImage(productImages, image.role) : null;
       const key = `task:${task.id}:image-row:${image.id}`;
       let change: Parameters<typeof repo.updateImageCandidate>[3];
       try {

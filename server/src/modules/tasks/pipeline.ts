@@ -16,7 +16,7 @@ import type { NewTaskEvent } from '../../events/types.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, type Provider } from '../../providers/types.js';
-import { resolveProviderCredentials } from '../api-keys/service.js';
+import { resolveConnections } from '../api-keys/service.js';
 import {
   generateFrameImage,
   generationOptions,
@@ -51,6 +51,15 @@ type TextRow = Row<'text_candidates'>;
 type Lead = Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'> & { image_plan?: Note['image_plan'] };
 
 
+/** The provider failure kind an error event carries (contract-decisions §7); null when not a provider failure. */
+const kindOf = (err: unknown) => (err instanceof ProviderError ? err.kind : null);
+
+/** Notes asked for in one call: a set of several would be cut by small output caps. */
+const NOTES_PER_CALL = 3;
+/** Output budget of one note (a 600-character body, title, tags, brief, JSON) and of a call's overhead. */
+const NOTE_TOKENS = 1200;
+const CALL_TOKENS = 400;
+
 function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return clip(message.replace(/\s+/g, ' '), MAX_REASON);
@@ -67,7 +76,7 @@ export function failTaskGeneration(ctx: AppContext, task: Pick<TaskRow, 'id' | '
     task,
     'fail_generation',
     { failure_reason: failureReason, updated_at: nowIso(ctx.clock.now()) },
-    { before: [{ name: 'error', data: { message: failureReason } }], after: [{ name: 'done', data: { status: 'failed' } }] },
+    { before: [{ name: 'error', data: { message: failureReason, error_kind: null } }], after: [{ name: 'done', data: { status: 'failed' } }] },
   );
 }
 
@@ -81,12 +90,12 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
   if (!task || !IN_FLIGHT.includes(task.status)) return;
   const generation = Math.max(task.generation, 1);
 
-  const [creds, product] = await Promise.all([
-    resolveProviderCredentials(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, preferredKeyId: task.api_key_id }),
+  const [routes, product] = await Promise.all([
+    resolveConnections(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, recorded: { text: task.api_key_id, image: task.image_key_id } }),
     productForGeneration(ctx, task.workspace_id, task.product_id),
   ]);
-  if (!creds) {
-    await failTaskGeneration(ctx, task, 'the workspace has no API key: add one under API keys, then regenerate');
+  if (!routes.text && task.track === 'ai') {
+    await failTaskGeneration(ctx, task, 'the workspace has no connection that writes text: add one under provider connections, then regenerate');
     return;
   }
   if (!product) {
@@ -95,18 +104,24 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
   }
   const loaded = await loadGenerationInputs(ctx, task, generation, product);
 
+  const imageRoute = task.image_count > 0 ? routes.image : undefined;
   const started = await moveTask(ctx, task, 'start_generation', {
     generation,
-    api_key_id: creds.keyId,
-    provider: creds.provider,
+    api_key_id: routes.text?.creds.keyId ?? null,
+    provider: (routes.text ?? imageRoute)?.creds.provider ?? null,
+    image_key_id: imageRoute?.creds.keyId ?? null,
+    providers: json({ text: routes.text?.used ?? null, vision: null, image: imageRoute?.used ?? null }),
     need_product_image: loaded.productImages.length > 0,
     failure_reason: null,
     updated_at: nowIso(ctx.clock.now()),
   });
   if (!started) return;
 
-  const provider = ctx.providers.forCredentials(creds);
-  const run = new GenerationRun(ctx, { ...task, generation, status: 'generating' }, provider, loaded, generationOptions(ctx.config.env), signal);
+  const providers = {
+    text: routes.text ? ctx.providers.forCredentials(routes.text.creds) : null,
+    image: imageRoute ? ctx.providers.forCredentials(imageRoute.creds) : null,
+  };
+  const run = new GenerationRun(ctx, { ...task, generation, status: 'generating' }, providers, loaded, generationOptions(ctx.config.env), signal);
   await run.execute();
 }
 
@@ -129,7 +144,7 @@ class GenerationRun {
   constructor(
     private readonly ctx: AppContext,
     private readonly task: TaskRow,
-    private readonly provider: Provider,
+    private readonly providers: { text: Provider | null; image: Provider | null },
     private readonly loaded: LoadedInputs,
     options: GenerationOptions,
     private readonly signal?: AbortSignal,
@@ -209,14 +224,13 @@ class GenerationRun {
     const input = notesInput(this.loaded.inputs, strategy, count, storyboardRoles(strategy, this.task.image_count));
     let notes: Note[];
     try {
-      const reply = await this.ledger(`${this.prefix}:text:${strategy}`, () => this.callNotes(input, notesPrompt(input), strategy));
-      notes = reply.notes.slice(0, count).map((n) => normaliseNote(n, strategy));
-      if (notes.length === 0) throw new ProviderError('invalid_output', 'the reply held no notes', this.provider.label);
+      notes = (await this.writeNotes(strategy, count, `${this.prefix}:text:${strategy}`, 0)).map((n) => normaliseNote(n, strategy));
+      if (notes.length === 0) throw new ProviderError('bad_output', 'the reply held no notes', this.providers.text!.label);
     } catch (err) {
       if (this.signal?.aborted) throw err;
       this.setFailures.push(`set ${strategy}: ${describe(err)}`);
       this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'text generation of a set failed');
-      await this.ctx.events.append(this.task.id, [{ name: 'error', data: { message: `texts of set ${strategy} failed: ${describe(err)}` } }]);
+      await this.ctx.events.append(this.task.id, [{ name: 'error', data: { message: `texts of set ${strategy} failed: ${describe(err)}`, error_kind: kindOf(err) } }]);
       return done;
     }
     const textProgress = this.commitLocked(async (trx) => {
@@ -267,13 +281,40 @@ class GenerationRun {
     });
   }
 
-  private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, stream?: StrategyCode): Promise<NotesReply> {
-    const sink = stream ? new DeltaSink(this.ctx, this.task.id, stream) : undefined;
+  /**
+   * `count` notes of a set, at most NOTES_PER_CALL per call, each call through the ledger (the
+   * first under the set's own key, so a run resumed across this change reuses its paid reply).
+   * A reply cut by its output budget is split into two smaller calls; one note cut on its own
+   * stays `truncated`.
+   */
+  private async writeNotes(strategy: StrategyCode, count: number, callKey: string, offset: number): Promise<Note[]> {
+    if (count > NOTES_PER_CALL) {
+      const parts: Note[] = [];
+      for (let start = 0; start < count; start += NOTES_PER_CALL) {
+        const size = Math.min(NOTES_PER_CALL, count - start);
+        parts.push(...(await this.writeNotes(strategy, size, start === 0 ? callKey : `${callKey}:from${start}`, offset + start)));
+      }
+      return parts;
+    }
+    const input = notesInput(this.loaded.inputs, strategy, count);
     try {
-      const result = await this.provider.generateText({
+      return (await this.ledger(callKey, () => this.callNotes(input, notesPrompt(input), { strategy, offset }))).notes.slice(0, count);
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.kind === 'truncated' && count > 1)) throw err;
+      this.ctx.log.warn({ taskId: this.task.id, strategy, count }, 'notes cut by the output budget: asking in two smaller calls');
+      const half = Math.ceil(count / 2);
+      return [...(await this.writeNotes(strategy, half, `${callKey}:a`, offset)), ...(await this.writeNotes(strategy, count - half, `${callKey}:b`, offset + half))];
+    }
+  }
+
+  private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, stream?: { strategy: StrategyCode; offset: number }): Promise<NotesReply> {
+    const sink = stream ? new DeltaSink(this.ctx, this.task.id, stream.strategy, stream.offset) : undefined;
+    try {
+      const result = await this.providers.text!.generateText({
         ...prompt,
         intent: { kind: 'notes', input },
         schema: notesReplySchema(input.count),
+        maxTokens: CALL_TOKENS + NOTE_TOKENS * input.count,
         ...(sink ? { onDelta: (delta: string) => sink.push(delta) } : {}),
         signal: this.signal,
       });
@@ -285,7 +326,7 @@ class GenerationRun {
 
   /** hard_block or over-long texts get one automatic rewrite; whatever it yields is checked again and kept. */
   private async checkOrRewrite(input: NotesIntentInput, note: Note, slot: number): Promise<CheckedNote> {
-    const { checked } = await publishableNote(this.provider, {
+    const { checked } = await publishableNote(this.providers.text!, {
       matcher: this.loaded.matcher,
       input,
       note,
@@ -298,7 +339,7 @@ class GenerationRun {
 
   private scoreSet(strategy: StrategyCode, checked: CheckedNote[]): Promise<ScoredText[]> {
     const { inputs, matcher } = this.loaded;
-    return scoreNotes(this.provider, {
+    return scoreNotes(this.providers.text, {
       matcher,
       subject: { productName: inputs.product.name, category: inputs.product.category, sellingPoints: inputs.product.selling_points, theme: inputs.theme },
       notes: checked.map((c) => c.note),
@@ -319,6 +360,11 @@ class GenerationRun {
       this.imageFailures.push(`set ${strategy}: no text, so no images`);
       return;
     }
+    if (!this.providers.image) {
+      this.counters.imagesFailed += this.task.image_count;
+      this.imageFailures.push(`set ${strategy}: no connection draws images`);
+      return;
+    }
     const frames = buildStoryboard({
       strategy,
       imageCount: this.task.image_count,
@@ -333,7 +379,9 @@ class GenerationRun {
 
   /** One image: generated (or taken from the ledger), overlaid, stored, then recorded with its event. */
   private async image(strategy: StrategyCode, frame: StoryboardFrame): Promise<void> {
-    const reference = pickProductImage(this.loaded.productImages, frame.role);
+    const imageProvider = this.providers.image!;
+    // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
+    const reference = imageProvider.referenceImages ? pickProductImage(this.loaded.productImages, frame.role) : null;
     const prompt = imagePrompt(frame, this.loaded.inputs.product.name, reference !== null);
     const request: FrameImageRequest = {
       workspaceId: this.ws,
@@ -358,7 +406,7 @@ class GenerationRun {
     let file: StoredImage;
     try {
       // The pool bounds provider calls only: normalising the reply and drawing the overlay hold no slot.
-      raw = await generateFrameImage(this.ctx, this.provider, { ...request, slot: (work) => this.pool.run(work, this.signal) });
+      raw = await generateFrameImage(this.ctx, imageProvider, { ...request, slot: (work) => this.pool.run(work, this.signal) });
       file = await letterFrameImage(this.ctx, raw, frame, this.task.overlay_text);
     } catch (err) {
       if (this.signal?.aborted) throw err;
@@ -416,10 +464,10 @@ class GenerationRun {
         file_key: null,
         mime: null,
         error: message,
-        error_kind: err instanceof ProviderError ? err.kind : null,
+        error_kind: kindOf(err),
       });
       if (row) this.counters.imagesFailed += 1;
-      const events: NewTaskEvent[] = [{ name: 'error', data: { message } }];
+      const events: NewTaskEvent[] = [{ name: 'error', data: { message, error_kind: kindOf(err) } }];
       if (row) events.push({ name: 'image_candidate', data: imageCandidateView(this.ctx, row) });
       return { result: undefined, events: [...events, await this.imageProgress(trx)] };
     });
@@ -468,12 +516,12 @@ class GenerationRun {
     let failureReason: string | null = null;
     if (!usable) {
       failureReason = clip(`nothing usable was produced: ${problems.join('; ') || 'no result'}`, MAX_REASON);
-      before.push({ name: 'error', data: { message: failureReason } });
+      before.push({ name: 'error', data: { message: failureReason, error_kind: null } });
     } else if (problems.length > 0) {
       const parts: string[] = [];
       if (this.setFailures.length > 0) parts.push(`${this.setFailures.length} of ${slotsByStrategy(task.text_count).length} text sets failed`);
       if (counters.imagesFailed > 0) parts.push(`${counters.imagesFailed} of ${counters.imagesTotal} images failed`);
-      before.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready` } });
+      before.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready`, error_kind: null } });
     }
     const progress = task.image_count > 0 && counters.imagesTotal > 0
       ? { stage: 'image', done: counters.imagesDone + counters.imagesFailed, total: counters.imagesTotal }
@@ -499,8 +547,11 @@ class DeltaSink {
     private readonly ctx: AppContext,
     private readonly taskId: number,
     private readonly strategy: StrategyCode,
+    /** Index in the set of the call's first note (a set may be written in several calls). */
+    private readonly offset = 0,
   ) {
     this.extractor = new NotesDeltaExtractor((index, delta) => {
+      index += this.offset;
       this.pending.set(index, (this.pending.get(index) ?? '') + delta);
       this.timer ??= setTimeout(() => this.flush(), DELTA_FLUSH_MS);
     });

@@ -29,7 +29,7 @@ export const LIST_COLUMNS = [
   'tasks.reviewed_at',
 ] as const;
 
-const detailColumns = [...LIST_COLUMNS, 'tasks.benchmark_ids', 'tasks.progress', 'tasks.generation', 'tasks.failure_reason', 'tasks.overlay_text'] as const;
+const detailColumns = [...LIST_COLUMNS, 'tasks.benchmark_ids', 'tasks.progress', 'tasks.generation', 'tasks.failure_reason', 'tasks.overlay_text', 'tasks.providers'] as const;
 
 export interface TaskFilters {
   status?: TaskStatus | undefined;

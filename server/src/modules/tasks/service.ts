@@ -14,7 +14,7 @@ import { imageCandidateView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { pageOf, type PageQuery } from '../../http/schemas.js';
-import { workspaceHasApiKey } from '../api-keys/service.js';
+import { workspaceCapabilities } from '../api-keys/service.js';
 import { assertNoHardBlock, bannedWordMatcherFor } from '../banned-words/service.js';
 import { recordSignal, type PreferenceSignal } from '../preferences/service.js';
 import { productForGeneration } from '../products/service.js';
@@ -86,8 +86,12 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
   }
   const theme = input.theme.trim();
   if (!theme) throw badRequest('body.theme must not be blank');
-  if (!(await workspaceHasApiKey(ctx, auth.workspaceId))) {
-    throw new AppError('noApiKey', 'this workspace has no provider API key: add one under API keys first');
+  const capabilities = await workspaceCapabilities(ctx, auth.workspaceId);
+  if (input.track === 'ai' ? !capabilities.text : !(capabilities.text || capabilities.image)) {
+    throw new AppError('noApiKey', 'this workspace has no provider connection that writes text: add one under provider connections first');
+  }
+  if (input.image_count > 0 && !capabilities.image) {
+    throw new AppError('noImageConnection', 'no provider connection of this workspace draws images: add one (e.g. 豆包, 通义千问, 智谱, 硅基流动 or OpenAI), or ask for 0 images');
   }
   await assertNoHardBlock(ctx, auth.workspaceId, [
     theme,
@@ -257,7 +261,7 @@ export async function taskCovers(ctx: AppContext, auth: AuthUser, taskIds: numbe
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
-  const { benchmark_ids: _b, progress: _p, generation: _g, failure_reason: _f, overlay_text: _o, ...item } = await requireTaskDetail(ctx, auth, id);
+  const { benchmark_ids: _b, progress: _p, generation: _g, failure_reason: _f, overlay_text: _o, providers: _c, ...item } = await requireTaskDetail(ctx, auth, id);
   return item;
 }
 
@@ -279,6 +283,7 @@ export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   };
   return {
     ...task,
+    providers: task.providers ?? { text: null, vision: null, image: null },
     allowed_actions: allowedActions(auth.role, task, facts),
     text_candidates: texts.map(textCandidateView),
     image_candidates: images.map((row) => imageCandidateView(ctx, row)),

@@ -85,6 +85,9 @@ function writtenReply(intent: ProviderIntent, seed: string): unknown {
  */
 export class LocalProvider implements Provider {
   readonly label = 'local' as const;
+  readonly models = { text: MODEL, vision: MODEL, image: MODEL };
+  /** The cards it draws show the product photo when one is given. */
+  readonly referenceImages = true;
   private imageFailuresLeft: number;
 
   constructor(private readonly options: { imageFailures?: LocalImageFailures } = {}) {
@@ -104,7 +107,7 @@ export class LocalProvider implements Provider {
     }
     if (request.schema) {
       const checked = checkAgainst(request.schema, json);
-      if (!checked.ok) throw new ProviderError('invalid_output', `local provider's ${request.intent.kind} reply does not match the "${request.schema.name}" schema (${checked.reason})`, 'local');
+      if (!checked.ok) throw new ProviderError('bad_output', `local provider's ${request.intent.kind} reply does not match the "${request.schema.name}" schema (${checked.reason})`, 'local');
     }
     const text = json === undefined ? this.freeText(request) : JSON.stringify(json);
     if (request.onDelta) for (const chunk of text.match(/[\s\S]{1,24}/g) ?? []) request.onDelta(chunk);
@@ -145,7 +148,7 @@ export class LocalProvider implements Provider {
     if (failures.origin && !seed.startsWith(`${failures.origin}:`)) return;
     this.imageFailuresLeft -= 1;
     const nth = failures.count - this.imageFailuresLeft;
-    throw new ProviderError('provider_down', `local provider: injected image failure ${nth} of ${failures.count} (LOCAL_PROVIDER_IMAGE_FAILURES)`, 'local');
+    throw new ProviderError('unavailable', `local provider: injected image failure ${nth} of ${failures.count} (LOCAL_PROVIDER_IMAGE_FAILURES)`, 'local');
   }
 
   private freeText(request: TextRequest): string {

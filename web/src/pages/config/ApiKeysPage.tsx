@@ -7,9 +7,8 @@ import type { ApiKey } from '../../api/types';
 import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
-// One list of provider labels for server and client; `local` is the offline provider.
-import { PROVIDER_LABELS } from '../../api/constants';
 import { PageTitle } from '../../components/PageTitle';
+import { PROVIDERS, providerName } from './providerNames';
 
 interface Values {
   provider: string;
@@ -41,7 +40,7 @@ export default function ApiKeysPage() {
         {create.error && <Alert type="error" showIcon role="alert" title={errorMessage(create.error)} style={{ marginBottom: 12 }} />}
         <Form<Values> form={form} layout="inline" onFinish={(v) => create.mutate(v)} initialValues={{ provider: 'openai' }}>
           <Form.Item label={t('apiKeys.provider')} name="provider" rules={[{ required: true }]}>
-            <Select style={{ width: 150 }} options={PROVIDER_LABELS.map((p) => ({ value: p, label: p }))} />
+            <Select style={{ width: 150 }} options={PROVIDERS.map((p) => ({ value: p.value, label: p.label }))} />
           </Form.Item>
           <Form.Item label={t('apiKeys.key')} name="api_key" rules={[{ required: true, whitespace: true, message: t('form.required') }]}>
             <Input.Password autoComplete="off" style={{ width: 260 }} />
@@ -62,7 +61,7 @@ export default function ApiKeysPage() {
         pagination={paging.pagination(keys.data?.total)}
         locale={{ emptyText: t('apiKeys.empty') }}
         columns={[
-          { title: t('apiKeys.provider'), dataIndex: 'provider' },
+          { title: t('apiKeys.provider'), dataIndex: 'provider', render: providerName },
           { title: t('apiKeys.last4'), dataIndex: 'key_last4', render: (v: string) => <code>••••{v}</code> },
           { title: t('tasks.createdAt'), dataIndex: 'created_at', render: formatTime },
           {

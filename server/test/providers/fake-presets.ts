@@ -1,0 +1,351 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { LocalProvider } from '../../src/providers/local/index.js';
+
+/**
+ * One local HTTP server that behaves, per preset, as that provider's documentation says
+ * (docs/providers.md names the pages): its paths, the output parameter it takes and its default
+ * output cap when none is sent (a reply over the budget is cut with `finish_reason: "length"`),
+ * which `response_format` it accepts, its image size rules and answer shapes, and its error
+ * bodies for a bad key, an empty balance, moderation and an unknown model. Each preset lives
+ * under `/<preset>` (`/qwen/compatible-mode/v1`, `/qwen/api/v1`, `/<preset>/v1` for the rest).
+ *
+ * Keys steer the failures: `sk-bad…` is refused, `sk-broke…` has no balance; a prompt with
+ * `敏感词` is blocked by moderation. Replies fit the schema asked for (json_schema, or the schema
+ * travelling in the prompt), written by the offline provider's schema filler.
+ */
+
+export type PresetName = 'openai' | 'deepseek' | 'qwen' | 'doubao' | 'zhipu' | 'moonshot' | 'siliconflow' | 'relay';
+
+interface Behaviour {
+  models: string[];
+  imageModels: string[];
+  /** response_format types accepted; others are refused with a 400 naming response_format. */
+  formats: Array<'json_schema' | 'json_object'>;
+  /** The output parameter the provider reads, and the cap it applies when none is sent. */
+  tokenParam: 'max_tokens' | 'max_completion_tokens';
+  defaultCap: number;
+  /** Model output limit whatever is asked for. */
+  maxOutput: number;
+  refusesTemperature?: boolean;
+  refusesMaxTokens?: boolean;
+  errors: Record<'auth' | 'balance' | 'blocked' | 'model', [number, unknown]>;
+}
+
+const openaiErrors: Behaviour['errors'] = {
+  auth: [401, { error: { message: 'Incorrect API key provided: sk-bad***.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }],
+  balance: [429, { error: { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } }],
+  blocked: [400, { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', param: null, code: 'moderation_blocked' } }],
+  model: [404, { error: { message: 'The model `x` does not exist or you do not have access to it.', type: 'invalid_request_error', param: null, code: 'model_not_found' } }],
+};
+
+export const BEHAVIOURS: Record<PresetName, Behaviour> = {
+  openai: {
+    models: ['gpt-5-mini'],
+    imageModels: ['gpt-image-2'],
+    formats: ['json_schema', 'json_object'],
+    tokenParam: 'max_completion_tokens',
+    defaultCap: 128_000,
+    maxOutput: 128_000,
+    refusesTemperature: true,
+    refusesMaxTokens: true,
+    errors: openaiErrors,
+  },
+  deepseek: {
+    models: ['deepseek-v4-flash', 'deepseek-v4-pro'],
+    imageModels: [],
+    formats: ['json_object'],
+    tokenParam: 'max_tokens',
+    defaultCap: 4096,
+    maxOutput: 32_768,
+    errors: {
+      auth: [401, { error: { message: 'Authentication Fails, Your api key: ****abcd is invalid', type: 'authentication_error', param: null, code: 'invalid_request_error' } }],
+      balance: [402, { error: { message: 'Insufficient Balance', type: 'unknown_error', param: null, code: 'invalid_request_error' } }],
+      blocked: [400, { error: { message: 'Content Exists Risk', type: 'invalid_request_error', param: null, code: 'content_filter' } }],
+      model: [400, { error: { message: 'Model Not Exist', type: 'invalid_request_error', param: null, code: 'model_not_found' } }],
+    },
+  },
+  qwen: {
+    models: ['qwen-plus', 'qwen3-vl-plus'],
+    imageModels: ['wan2.2-t2i-flash', 'qwen-image-edit'],
+    formats: ['json_object'],
+    tokenParam: 'max_tokens',
+    defaultCap: 8192,
+    maxOutput: 32_768,
+    errors: {
+      auth: [401, { error: { message: 'Incorrect API key provided. ', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }],
+      balance: [400, { error: { message: 'Access denied, please make sure your account is in good standing.', type: 'Arrearage', param: null, code: 'Arrearage' } }],
+      blocked: [400, { error: { message: 'Input data may contain inappropriate content.', type: 'data_inspection_failed', param: null, code: 'data_inspection_failed' } }],
+      model: [404, { error: { message: 'The model `x` does not exist or you do not have access to it.', type: 'invalid_request_error', param: null, code: 'model_not_found' } }],
+    },
+  },
+  doubao: {
+    models: ['doubao-seed-1-6-250615'],
+    imageModels: ['doubao-seedream-4-5-251128'],
+    formats: ['json_object', 'json_schema'],
+    tokenParam: 'max_tokens',
+    defaultCap: 4096,
+    maxOutput: 32_768,
+    errors: {
+      auth: [401, { error: { code: 'AuthenticationError', message: 'The API key or AK/SK in the request is missing or invalid. Request id: x', param: '', type: 'Unauthorized' } }],
+      balance: [403, { error: { code: 'AccountOverdueError', message: 'The request failed because your account has an overdue balance. Request id: x', param: '', type: 'Forbidden' } }],
+      blocked: [400, { error: { code: 'InputTextSensitiveContentDetected', message: 'The request failed because the input text may contain sensitive information. Request id: x', param: '', type: 'BadRequest' } }],
+      model: [404, { error: { code: 'InvalidEndpointOrModel.NotFound', message: 'The model or endpoint x does not exist or you do not have access to it. Request id: x', param: '', type: 'NotFound' } }],
+    },
+  },
+  zhipu: {
+    models: ['glm-4.6', 'glm-4.6v-flash'],
+    imageModels: ['cogview-4-250304'],
+    formats: ['json_object'],
+    tokenParam: 'max_tokens',
+    defaultCap: 1024,
+    maxOutput: 65_536,
+    errors: {
+      auth: [401, { error: { code: '1000', message: '身份验证失败。' } }],
+      // An empty balance arrives as 429, like a rate limit: only the code tells them apart.
+      balance: [429, { error: { code: '1113', message: '余额不足或无可用资源包,请充值。' } }],
+      blocked: [400, { error: { code: '1301', message: '系统检测到输入或生成内容可能包含不安全或敏感内容，请您避免输入易产生敏感内容的提示语，感谢您的配合。' } }],
+      model: [400, { error: { code: '1211', message: '模型不存在，请检查模型代码。' } }],
+    },
+  },
+  moonshot: {
+    models: ['kimi-k2.6'],
+    imageModels: [],
+    formats: ['json_object'],
+    tokenParam: 'max_tokens',
+    defaultCap: 1024,
+    maxOutput: 32_768,
+    refusesTemperature: true,
+    errors: {
+      auth: [401, { error: { message: 'Invalid Authentication', type: 'invalid_authentication_error' } }],
+      balance: [429, { error: { message: 'Your account x is suspended, please check your plan and billing details', type: 'exceeded_current_quota_error' } }],
+      blocked: [400, { error: { message: 'The request was rejected because it was considered high risk', type: 'content_filter' } }],
+      model: [404, { error: { message: 'Not found the model x or Permission denied', type: 'resource_not_found_error' } }],
+    },
+  },
+  siliconflow: {
+    models: ['deepseek-ai/DeepSeek-V3.2', 'Qwen/Qwen3-VL-32B-Instruct'],
+    imageModels: ['Kwai-Kolors/Kolors'],
+    formats: ['json_object'],
+    tokenParam: 'max_tokens',
+    defaultCap: 512,
+    maxOutput: 16_384,
+    errors: {
+      auth: [401, { code: 20015, message: 'Invalid token', data: null }],
+      balance: [403, { code: 30001, message: 'Sorry, your account balance is insufficient', data: null }],
+      blocked: [400, { code: 20041, message: 'The content you sent may contain sensitive content (content_filter).', data: null }],
+      model: [400, { code: 20012, message: 'Model does not exist. Please check it carefully.', data: null }],
+    },
+  },
+  // one-api / new-api fronting a model without structured outputs: json_schema answers 400.
+  relay: {
+    models: ['glm-4-flash', 'kolors'],
+    imageModels: ['kolors'],
+    formats: ['json_object'],
+    tokenParam: 'max_tokens',
+    defaultCap: 4096,
+    maxOutput: 16_384,
+    errors: openaiErrors,
+  },
+};
+
+export interface FakeCall {
+  preset: PresetName;
+  path: string;
+  body: any;
+  /** Form fields of a multipart request (OpenAI /images/edits). */
+  form?: Record<string, string>;
+  status: number;
+  finishReason?: string;
+  /** Tokens of the whole reply before any cut (the fake counts a character as a token). */
+  replyTokens?: number;
+}
+
+export interface FakePresets {
+  origin: string;
+  calls: FakeCall[];
+  /** Override a preset's model output limit (tokens), e.g. to make a set of notes too long. */
+  maxOutput: Partial<Record<PresetName, number>>;
+  baseUrl(preset: PresetName): string;
+  close(): Promise<void>;
+}
+
+/** Tokens of a reply as the fake counts them: a character each (CJK text is about that). */
+const tokensOf = (text: string) => [...text].length;
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, status: number, payload: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(payload));
+}
+
+/** Fields of a multipart body, files as `<file:mime:bytes>`. */
+function multipartFields(body: Buffer, contentType: string): Record<string, string> {
+  const boundary = /boundary=([^;]+)/.exec(contentType)?.[1];
+  if (!boundary) return {};
+  const out: Record<string, string> = {};
+  for (const part of body.toString('latin1').split(`--${boundary}`)) {
+    const name = /name="([^"]+)"/.exec(part)?.[1];
+    if (!name) continue;
+    const [head, ...rest] = part.split('\r\n\r\n');
+    const value = rest.join('\r\n\r\n').replace(/\r\n$/, '');
+    out[name] = /filename=/.test(head!) ? `<file:${/Content-Type: ([^\r\n]+)/i.exec(head!)?.[1] ?? ''}:${value.length}>` : value;
+  }
+  return out;
+}
+
+export async function startFakePresets(): Promise<FakePresets> {
+  const writer = new LocalProvider();
+  const calls: FakeCall[] = [];
+  const maxOutput: FakePresets['maxOutput'] = {};
+  const images = new Map<string, Promise<Buffer>>();
+  const png = (w: number, h: number) => {
+    const key = `${w}x${h}`;
+    if (!images.has(key)) images.set(key, sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 170, b: 150 } } }).png().toBuffer());
+    return images.get(key)!;
+  };
+  const tasks = new Map<string, { size: string; polls: number }>();
+  let taskSeq = 0;
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const raw = await readBody(req);
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const preset = url.pathname.split('/')[1] as PresetName;
+      const behaviour = BEHAVIOURS[preset];
+      const route = url.pathname.slice(preset.length + 1);
+      const contentType = String(req.headers['content-type'] ?? '');
+      const multipart = contentType.startsWith('multipart/');
+      const body = multipart || raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+      const form = multipart ? multipartFields(raw, contentType) : undefined;
+      const call: FakeCall = { preset, path: route, body, form, status: 200 };
+      calls.push(call);
+      const reply = (status: number, payload: unknown) => {
+        call.status = status;
+        send(res, status, payload);
+      };
+      if (!behaviour) return reply(404, { error: { message: 'no such preset' } });
+      // Generated images sit on object storage behind signed links: no key.
+      if (route.startsWith('/oss/')) {
+        const [w, h] = route.slice(5).replace('.png', '').split('x').map(Number);
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.end(await png(w!, h!));
+        return;
+      }
+      const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const fail = (what: keyof Behaviour['errors']) => reply(...behaviour.errors[what]);
+      if (!key || key.startsWith('sk-bad')) return fail('auth');
+      if (key.startsWith('sk-broke')) return fail('balance');
+      const text = JSON.stringify(body.messages ?? body.input ?? body.prompt ?? form?.prompt ?? '');
+      if (text.includes('敏感词')) return fail('blocked');
+
+      if (route.endsWith('/chat/completions')) return chat(body, behaviour, preset, reply, res, call);
+      if (route.endsWith('/images/generations') || route.endsWith('/images/edits')) return image(body, form, behaviour, preset, reply);
+      if (route.endsWith('/services/aigc/text2image/image-synthesis')) {
+        if (!behaviour.imageModels.includes(body.model)) return reply(400, { code: 'InvalidParameter', message: `Model not exist: ${body.model}`, request_id: 'r' });
+        const [w, h] = String(body.parameters?.size ?? '1024*1024').split('*').map(Number);
+        // Wan: each side within 512-1440.
+        if (!(w! >= 512 && w! <= 1440 && h! >= 512 && h! <= 1440)) return reply(400, { code: 'InvalidParameter', message: 'size must be within [512, 1440]', request_id: 'r' });
+        if (req.headers['x-dashscope-async'] !== 'enable') return reply(403, { code: 'AccessDenied', message: 'current user api does not support synchronous calls', request_id: 'r' });
+        const id = `t-${++taskSeq}`;
+        tasks.set(id, { size: `${w}x${h}`, polls: 0 });
+        return reply(200, { output: { task_id: id, task_status: 'PENDING' }, request_id: 'r' });
+      }
+      if (route.startsWith('/api/v1/tasks/')) {
+        const id = route.split('/').pop()!;
+        const task = tasks.get(id);
+        if (!task) return reply(404, { code: 'NotFound', message: 'task not found' });
+        task.polls += 1;
+        if (task.polls < 2) return reply(200, { output: { task_id: id, task_status: 'RUNNING' } });
+        return reply(200, { output: { task_id: id, task_status: 'SUCCEEDED', results: [{ url: `${origin}/qwen/oss/${task.size}.png` }] } });
+      }
+      if (route.endsWith('/services/aigc/multimodal-generation/generation')) {
+        const content = body.input?.messages?.[0]?.content ?? [];
+        if (!content.some((c: any) => typeof c.image === 'string')) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
+        return reply(200, { output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [{ image: `${origin}/qwen/oss/1024x1536.png` }] } }] }, request_id: 'r' });
+      }
+      reply(404, { error: { message: `no route ${route}` } });
+    })().catch((err: unknown) => send(res, 500, { error: { message: String(err) } }));
+  });
+
+  async function chat(body: any, behaviour: Behaviour, preset: PresetName, reply: (s: number, p: unknown) => void, res: ServerResponse, call: FakeCall) {
+    if (!behaviour.models.includes(body.model)) return reply(...behaviour.errors.model);
+    if (behaviour.refusesMaxTokens && body.max_tokens !== undefined) {
+      return reply(400, { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } });
+    }
+    if (behaviour.refusesTemperature && body.temperature !== undefined && body.temperature !== 1) {
+      return reply(400, { error: { message: "Unsupported value: 'temperature' does not support 0.2 with this model.", type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } });
+    }
+    const format = body.response_format?.type;
+    if (format && format !== 'text' && !behaviour.formats.includes(format)) {
+      return reply(400, { error: { message: `Invalid parameter: response_format type ${format} is not supported by this model`, type: 'invalid_request_error', param: 'response_format', code: 'invalid_parameter' } });
+    }
+    const messages = body.messages as Array<{ role: string; content: unknown }>;
+    const promptText = messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+    let schema = body.response_format?.json_schema?.schema;
+    let name = body.response_format?.json_schema?.name;
+    if (!schema) {
+      const inPrompt = /valid against this JSON Schema named "([^"]+)":\n(\{[\s\S]*\})\s*$/.exec(String(messages.at(-1)?.content ?? ''));
+      if (inPrompt) [name, schema] = [inPrompt[1], JSON.parse(inPrompt[2]!)];
+    }
+    const content = schema
+      ? JSON.stringify((await writer.generateText({ system: '', prompt: promptText, intent: { kind: 'free', input: {} }, schema: { name, schema } })).json)
+      : 'ok';
+    const asked = body[behaviour.tokenParam] ?? behaviour.defaultCap;
+    const budget = Math.min(asked, maxOutput[preset] ?? behaviour.maxOutput);
+    call.replyTokens = tokensOf(content);
+    const cut = call.replyTokens > budget;
+    const text = cut ? [...content].slice(0, budget).join('') : content;
+    call.finishReason = cut ? 'length' : 'stop';
+    if (body.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < text.length; i += 40) {
+        res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: text.slice(i, i + 40) }, finish_reason: null }] })}\n\n`);
+      }
+      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: {}, finish_reason: call.finishReason }] })}\n\n`);
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    reply(200, { id: 'c', object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: call.finishReason }], usage: { completion_tokens: tokensOf(text) } });
+  }
+
+  async function image(body: any, form: Record<string, string> | undefined, behaviour: Behaviour, preset: PresetName, reply: (s: number, p: unknown) => void) {
+    const fields = form ?? body;
+    if (!behaviour.imageModels.includes(fields.model)) return reply(...behaviour.errors.model);
+    const sizeText = String(fields.size ?? fields.image_size ?? '');
+    const [w, h] = sizeText.split('x').map(Number) as [number, number];
+    const refuse = (message: string) => reply(400, preset === 'siliconflow' ? { code: 20015, message, data: null } : { error: { message, type: 'invalid_request_error', param: 'size', code: 'InvalidParameter' } });
+    if (preset === 'openai') {
+      // gpt-image-2: edges multiples of 16, at most 3840, 655,360 to 8,294,400 pixels.
+      if (w % 16 || h % 16 || Math.max(w, h) > 3840 || w * h < 655_360 || w * h > 8_294_400) return refuse(`Invalid size '${sizeText}'`);
+      if (fields.response_format !== undefined) return reply(400, { error: { message: "Unknown parameter: 'response_format'.", type: 'invalid_request_error', param: 'response_format', code: 'unknown_parameter' } });
+    }
+    if (preset === 'doubao' && (w * h < 2560 * 1440 || w * h > 4096 * 4096)) return refuse(`The parameter size specified in the request is not valid: total pixels must be within [3686400, 16777216]`);
+    if (preset === 'zhipu' && (w % 16 || h % 16 || w < 512 || h < 512 || w > 2048 || h > 2048 || w * h > 2 ** 21)) return refuse(`size ${sizeText} not supported`);
+    if (preset === 'siliconflow' && !['1024x1024', '960x1280', '768x1024', '720x1440', '720x1280'].includes(sizeText)) return refuse(`image_size ${sizeText} not supported`);
+    const bytes = await png(w || 1024, h || 1024);
+    if (preset === 'openai' || (preset === 'doubao' && fields.response_format === 'b64_json')) return reply(200, { created: 1, data: [{ b64_json: bytes.toString('base64') }] });
+    if (preset === 'siliconflow') return reply(200, { images: [{ url: `${origin}/qwen/oss/${w}x${h}.png` }], timings: { inference: 1 }, seed: 1 });
+    return reply(200, { created: 1, data: [{ url: `${origin}/qwen/oss/${w}x${h}.png` }] });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    calls,
+    maxOutput,
+    baseUrl: (preset) => (preset === 'qwen' ? `${origin}/qwen/compatible-mode/v1` : `${origin}/${preset}/v1`),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
