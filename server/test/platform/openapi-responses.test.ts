@@ -171,6 +171,11 @@ describe('real responses match the OpenAPI document', () => {
     // Provider keys (the offline `local` provider).
     const key = await data('POST', '/api-keys', { token: admin, json: { provider: 'local', api_key: 'local-doc-key' } });
     await data('GET', '/api-keys', { token: admin });
+    await data('GET', '/api-keys/presets', { token: admin });
+    await data('PATCH', '/api-keys/{id}', { token: admin, params: { id: key.id }, json: { name: '离线演示' } });
+    await data('POST', '/api-keys/{id}/test', { token: admin, params: { id: key.id }, json: { image: true } });
+    await data('GET', '/workspaces/current/generation', { token: admin });
+    await data('PUT', '/workspaces/current/generation', { token: admin, json: { text_key_id: key.id, vision_key_id: null, image_key_id: null } });
 
     // Webhooks, delivered to a local receiver.
     const hook = await data('POST', '/webhooks', {
