@@ -20,10 +20,11 @@ describe('published note limits', () => {
     fake = await startFakeOpenAI();
     server = await startTestServer({
       worker: false,
-      env: { PROVIDER_OPENAI_BASE_URL: fake.url, PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '10' },
+      env: { ALLOW_PRIVATE_PROVIDER_URLS: '1', PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '10' },
     });
     ws = await workspaceWithProduct(server, { apiKey: false, product: { name: '晚安面膜', selling_points: ['玻尿酸深层补水', '质地清爽不黏腻'] } });
-    await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-test-not-real-1234' });
+    // An OpenAI-compatible endpoint with a model that takes a temperature (GPT-5, the openai preset's, takes only its default).
+    await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai-compatible', api_key: 'sk-test-not-real-1234', base_url: fake.url, text_model: 'gpt-4.1-mini', image_model: 'gpt-image-1' });
   });
   afterAll(async () => {
     await server?.close();
