@@ -78,7 +78,7 @@ export function BannedWordsPaste({ onDone }: { onDone: () => void }) {
             description={save.data.skipped.length > 0 ? t('banned.pasteSkipped', { words: save.data.skipped.slice(0, 30).join('、') }) : undefined}
           />
         )}
-        <Form<Values> form={form} layout="vertical" onFinish={(v) => save.mutate(v)}>
+        <Form<Values> form={form} name="banned-paste" layout="vertical" onFinish={(v) => save.mutate(v)}>
           <Form.Item label={t('banned.pasteLabel')} name="text" extra={t('banned.pasteHint', { max: MAX_WORDS })}>
             <Input.TextArea autoSize={{ minRows: 6, maxRows: 14 }} placeholder={'最佳=优秀\n根治\n国家级'} />
           </Form.Item>

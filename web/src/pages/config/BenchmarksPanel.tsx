@@ -128,7 +128,7 @@ function BenchmarkItem({ b, productId }: { b: Benchmark; productId: number }) {
         forceRender
       >
         {save.error && <Alert type="error" showIcon role="alert" title={errorMessage(save.error)} style={{ marginBottom: 12 }} />}
-        <Form<EditValues> form={form} layout="vertical" onFinish={(v) => save.mutate(v)}>
+        <Form<EditValues> form={form} name={`benchmark-${b.id}`} layout="vertical" onFinish={(v) => save.mutate(v)}>
           <Form.Item label={t('benchmarks.highlights')} name="highlights">
             <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} maxLength={10_000} />
           </Form.Item>
@@ -179,7 +179,7 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
     <>
       <Card size="small" title={t('benchmarks.add')} style={{ marginBottom: 16, maxWidth: 720 }}>
         {add.error && <Alert type="error" showIcon role="alert" title={errorMessage(add.error)} style={{ marginBottom: 12 }} />}
-        <Form<AddValues> form={form} layout="vertical" onFinish={(v) => add.mutate(v)}>
+        <Form<AddValues> form={form} name="benchmark-add" layout="vertical" onFinish={(v) => add.mutate(v)}>
           <Form.Item label={t('benchmarks.link')} name="link" extra={t('benchmarks.linkHint')} rules={[{ validator: linkRule(t('benchmarks.linkInvalid')) }]}>
             <Input.TextArea autoSize={{ minRows: 1, maxRows: 4 }} placeholder={t('benchmarks.linkPlaceholder')} />
           </Form.Item>
