@@ -213,7 +213,7 @@ describe('structured output and output budgets', () => {
     const fission = await ok(server, 'POST', '/fission', token, { source_task_id: detail.id, reference_level: 'mid', fanout_count: 3 });
     await runFission(server.ctx, fission.fission_id);
     const done = await ok(server, 'GET', `/fission/${fission.fission_id}`, token);
-    expect(done.status).toBe('completed');
+    expect(done.status, JSON.stringify(done).slice(0, 600)).toBe('completed');
     const schemas = callsSince(from).filter((c) => c.body.response_format?.type === 'json_schema');
     expect(new Set(schemas.map((c) => c.body.response_format.json_schema.name))).toEqual(new Set(['notes', 'text_scores', 'fission']));
     for (const c of schemas) expect(strictViolations(c.body.response_format.json_schema.schema), c.body.response_format.json_schema.name).toEqual([]);

@@ -53,6 +53,13 @@ function concrete(schema: Schema): Schema {
   return schema;
 }
 
+/** A composed note's list is used only where the schema takes that many items (a fission asks for its own image count). */
+function fitsCount(value: unknown, raw: Schema): boolean {
+  if (!Array.isArray(value)) return true;
+  const schema = concrete(raw);
+  return value.length >= (schema.minItems ?? 0) && value.length <= (schema.maxItems ?? Infinity);
+}
+
 /**
  * A value that satisfies `schema`, with plausible content chosen by field names. Objects that
  * look like notes (title and content) are filled from a composed note, so a fission plan of N
@@ -69,7 +76,7 @@ export function fillSchema(raw: Schema, ctx: FillContext, key = '', index = 0, s
       const out: Record<string, unknown> = {};
       for (const [name, sub] of Object.entries(properties)) {
         const fromNote = note?.[name as keyof Note];
-        out[name] = fromNote !== undefined ? fromNote : fillSchema(sub, ctx, name, index);
+        out[name] = fromNote !== undefined && fitsCount(fromNote, sub) ? fromNote : fillSchema(sub, ctx, name, index);
       }
       return out;
     }
