@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { notesReplySchema, scoreReplySpec, type NotesIntentInput, type NotesReply, type ScoreIntentInput, type ScoreReply } from '../../src/content/schemas.js';
 import { heuristicScore } from '../../src/content/scoring.js';
+import { length } from '../../src/content/text.js';
 import { FEATURES_JSON_SCHEMA } from '../../src/modules/benchmarks/features.js';
 import { fissionReplySchema, type FissionIntentInput } from '../../src/content/fission.js';
 import { LocalProvider } from '../../src/providers/local/index.js';
@@ -48,7 +49,7 @@ describe('local provider: notes', () => {
     const written = (result.json as NotesReply).notes;
     expect(written).toHaveLength(3);
     for (const note of written) {
-      expect([...note.title].length).toBeLessThanOrEqual(20);
+      expect(length(note.title)).toBeLessThanOrEqual(20);
       expect(note.title.match(CJK)!.length).toBeGreaterThanOrEqual(4);
       // Mostly Chinese: CJK characters dominate the letters.
       const letters = note.content.replace(/[\s\p{P}\p{S}\d]/gu, '');
@@ -59,7 +60,7 @@ describe('local provider: notes', () => {
       expect(note.tags.length).toBeGreaterThanOrEqual(5);
       expect(note.tags.length).toBeLessThanOrEqual(10);
       for (const tag of note.tags) expect(tag).not.toMatch(/[#\s]/);
-      expect([...note.cover_title].length).toBeLessThanOrEqual(12);
+      expect(length(note.cover_title)).toBeLessThanOrEqual(12);
       expect(note.image_brief).toMatch(CJK);
     }
     // Selling points are carried into the body.
@@ -82,7 +83,7 @@ describe('local provider: notes', () => {
     });
     for (const strategy of ['A', 'B', 'C'] as const) {
       for (const note of await notes({ ...long, strategy, seed: `long/${strategy}` })) {
-        expect([...note.title].length).toBeLessThanOrEqual(20);
+        expect(length(note.title)).toBeLessThanOrEqual(20);
         expect(note.title.length).toBeLessThanOrEqual(20);
       }
     }

@@ -1,5 +1,6 @@
 import type { Note, NotesIntentInput, StrategyCode } from '../../content/schemas.js';
-import { clipWords } from '../../content/text.js';
+import { EVERYDAY_WORDS } from '../../content/banned-words.js';
+import { clipWords, length } from '../../content/text.js';
 import { imagePlan } from './plan.js';
 import { Random } from './random.js';
 
@@ -10,15 +11,10 @@ import { Random } from './random.js';
  */
 
 const cp = (text: string) => [...text].length;
-const clipCp = (text: string, max: number) => [...text].slice(0, max).join('');
 
-/** The first title template that fits in `max` code points (and UTF-16 units), else a clipped one. */
+/** The first title template that fits in `max` graphemes, else the first one shortened between words. */
 function fitting(candidates: string[], max: number): string {
-  const fits = candidates.find((t) => cp(t) <= max && t.length <= max);
-  if (fits) return fits;
-  let title = clipCp(candidates[0] ?? '', max);
-  while (title.length > max) title = [...title].slice(0, -1).join('');
-  return title;
+  return candidates.find((t) => length(t) <= max) ?? clipWords(candidates[0] ?? '', max);
 }
 
 /** A short product name for titles: the part before a space or bracket, at most 8 characters. */
@@ -43,44 +39,44 @@ interface Voice {
   brief: string;
 }
 
-/** Placeholders: {name} {short} {theme} {angle} {days} {n} {point} {category} {scene} */
+/** Placeholders: {name} {short} {theme} {angle} {point} {category} {scene}. No number is made up: facts come from the product only. */
 const VOICES: Record<StrategyCode, Voice> = {
   A: {
     emoji: ['😭', '🥲', '💔', '😮‍💨', '🙋‍♀️'],
     hooks: [
-      '说真的，{angle}这件事困扰了我好久{e}',
-      '谁懂啊！{angle}真的会让人很崩溃{e}',
-      '姐妹们，{angle}的烦恼我太懂了{e}',
-      '以前每次{theme}，我都被{angle}折磨得不行{e}',
+      '说真的，关于{angle}，我有好多话想说{e}',
+      '谁懂啊！每次{theme}都有点手忙脚乱{e}',
+      '姐妹们，说到{angle}，我太有共鸣了{e}',
+      '以前每次{theme}，我总觉得少了点什么{e}',
     ],
     intro: [
       '试过好多办法都不太理想，直到遇见了{name}，才发现原来问题可以这么简单地解决。',
       '踩过不少坑以后，朋友把{name}推荐给我，用了一段时间，终于可以放心地说：它真的懂我。',
       '一开始我也半信半疑，结果{name}用下来，{angle}的情况明显好了很多，心情都跟着变好了。',
     ],
-    point: ['✅ {point}，再也不用为{angle}发愁', '✅ {point}，这一点真的戳中我', '✅ {point}，用起来特别安心'],
-    closing: ['有同样困扰的姐妹，评论区一起聊聊吧👇', '如果你也被{angle}困扰，真心建议试试看💗', '希望这篇能帮到正在烦恼的你🫶'],
-    titles: ['{angle}？{short}救了我{e}', '{theme}｜{short}是我的救星', '被{angle}困扰？试试{short}', '终于不再{angle}了{e}', '{short}｜告别{angle}'],
-    covers: ['{angle}救星', '{short}救了我', '告别{angle}'],
-    tags: ['痛点解决', '真实分享', '亲测有效'],
+    point: ['✅ {point}，这一点真的戳中我', '✅ {point}，用起来特别安心', '✅ {point}，日常用着很省心'],
+    closing: ['你们平时会怎么安排呢？评论区一起聊聊吧👇', '关于{angle}，你有什么心得吗？💗', '希望这篇对正在纠结的你有一点帮助🫶'],
+    titles: ['{theme}｜{short}帮了我大忙{e}', '{angle}｜说说我的{short}', '{theme}｜我离不开{short}', '{short}｜{theme}的小帮手{e}', '{theme}真心话｜{short}'],
+    covers: ['{short}帮了大忙', '{theme}真心话', '说说{short}'],
+    tags: ['真实分享', '经验分享', '好物心得'],
     brief: '真实生活中的人物情绪瞬间，柔和自然光',
   },
   B: {
     emoji: ['📝', '🔍', '📊', '🧪', '✍️'],
     hooks: [
-      '连续用了{days}天{short}，来交作业啦{e}',
-      '不吹不黑，{short}的真实测评来了{e}',
-      '花了{days}天认真测试{short}，结论先放这里{e}',
+      '{short}用了一段时间，来交作业啦{e}',
+      '不吹不黑，{short}的真实用后感来了{e}',
+      '{theme}用上了{short}，结论先放这里{e}',
     ],
     intro: [
-      '这次测试是在日常{theme}的场景下进行的，每天固定时间使用，记录下了最真实的感受。',
-      '为了给大家最客观的参考，我把{name}和之前用过的同类产品放在一起对比了{days}天。',
-      '先说结论：{name}整体表现超出预期，下面是我实测下来的{n}个重点。',
+      '我是在日常{theme}的时候用的，下面只说自己上手的真实感受。',
+      '先说说{name}让我留意的几个地方，都是自己用出来的体会。',
+      '先说结论：{name}整体用下来挺顺手，下面是我在意的几个点。',
     ],
     point: ['{i}️⃣ {point}：实测下来表现稳定', '{i}️⃣ {point}：对比之下优势明显', '{i}️⃣ {point}：细节处理得很用心'],
-    closing: ['小缺点是需要坚持使用才能看到变化，理性种草～还想看哪款测评，留言告诉我📮', '以上都是个人真实体验，仅供参考，有问题评论区问我🙋', '测评不易，觉得有用记得收藏，下次选购不踩坑📌'],
-    titles: ['实测{days}天｜{short}真实反馈', '{short}深度测评｜{n}个真相', '用了{days}天{short}值不值？', '{short}实测｜{n}个变化太明显', '{category}测评｜{short}'],
-    covers: ['实测{days}天', '{short}真实测评', '{n}个真相'],
+    closing: ['个人感受仅供参考，理性种草～还想看哪款的用后感，留言告诉我📮', '以上都是个人真实体验，仅供参考，有问题评论区问我🙋', '你们用过吗？感受一样吗？评论区聊聊📌'],
+    titles: ['{short}真实用后感｜优缺点都说', '{theme}｜{short}上手体验', '{short}值不值？说说我的感受', '{category}好物｜{short}用后感', '{theme}实用派｜{short}'],
+    covers: ['{short}用后感', '真实上手体验', '优缺点都说'],
     tags: ['真实测评', '好物测评', '测评'],
     brief: '干净的测评风格，产品质感与细节特写，中性背景，对比式构图',
   },
@@ -111,10 +107,18 @@ function fill(template: string, vars: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => vars[key] ?? '');
 }
 
+/** Removes avoided words, sparing the everyday words that contain one (最近 keeps its 最). */
 function scrub(text: string, words: string[]): string {
+  const spared: string[] = [];
   let out = text;
+  for (const everyday of EVERYDAY_WORDS) {
+    if (!out.includes(everyday)) continue;
+    out = out.split(everyday).join(String.fromCharCode(0xe000 + spared.length));
+    spared.push(everyday);
+  }
   for (const word of words) if (word) out = out.split(word).join('');
-  return out;
+  // Private-use characters stand in for the spared words: no avoided word can contain one.
+  return out.replace(/[\ue000-\ue0ff]/g, (mark) => spared[mark.charCodeAt(0) - 0xe000]!);
 }
 
 /** The stand-in angle when the product names none: the theme's trouble, in at most 8 characters. */
@@ -139,17 +143,16 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
   const product = input.product;
   const name = clean(product.name) || '这款好物';
   const short = shortName(name);
-  const theme = clipWords(clean(input.theme) || '日常', 10);
+  // The whole theme: titles take the templates it fits in, a tag leaves it out when too long; it is never cut.
+  const theme = clean(input.theme) || '日常';
   const angles = product.text_angles.map(clean).filter(Boolean);
   // A recent preference naming one of the angles puts that angle first.
   const preferred = angles.find((a) => input.preferences.recent_preference.includes(a));
   const ordered = preferred ? [preferred, ...angles.filter((a) => a !== preferred)] : angles;
   const angle = ordered.length > 0 ? clipWords(ordered[index % ordered.length]!, 8) : themeTrouble(theme);
   const points = product.selling_points.map(clean).filter(Boolean);
-  const days = String(rng.pick([7, 14, 21, 28, 30]));
-  const n = String(Math.max(3, Math.min(5, points.length || 3)));
   const scene = rng.pick(SCENES);
-  const vars = { name, short, theme, angle, days, n, scene, category: clipWords(clean(product.category) || '好物', 6) };
+  const vars = { name, short, theme, angle, scene, category: clipWords(clean(product.category) || '好物', 6) };
   const e = () => rng.pick(voice.emoji);
   const say = (template: string, extra: Record<string, string> = {}) => fill(template, { ...vars, e: e(), ...extra });
 
@@ -169,15 +172,15 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
   }
   // Popular benchmark notes close with a one-line recap; follow that structure when there are any.
   if (input.benchmarks.length > 0 && points.length > 0) body.push('', `📌 一句话总结：${points.slice(0, 2).join('、')}，${theme}很省心`);
-  if (product.style_tone?.trim()) body.push('', `整体是${clipWords(clean(product.style_tone), 12)}的感觉，${theme}的时候用起来刚刚好～`);
-  else body.push('', `${theme}的时候，真的很需要这样一件称手的好物～`);
+  body.push('', `${theme}的时候，真的很需要这样一件称手的好物～`);
   if (cautious) body.push('', '每个人情况不同，效果因人而异，按需入手就好🙏');
   body.push('', say(rng.pick(voice.closing)));
 
   const tags = [
     short,
     tagOf(product.category),
-    tagOf(theme),
+    // A theme too long for a tag is left out rather than cut (#周末野餐带什么一杯 reads as a typo).
+    ...(cp(clean(theme).replace(/\s/g, '')) <= 12 ? [tagOf(theme)] : []),
     tagOf(angle),
     ...voice.tags,
     '好物分享',
