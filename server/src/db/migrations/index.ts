@@ -17,6 +17,7 @@ import * as webhooks from './20261125_1200_webhooks.js';
 import * as imageSlots from './20261125_1300_image_slots.js';
 import * as taskThemeGrams from './20261125_1500_task_theme_grams.js';
 import * as connections from './20261125_1000_connections.js';
+import * as presetWordLevels from './20261125_1100_preset_word_levels.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '20261124_0120_idempotency_body_hash': idempotencyBodyHash,
   '20261124_0200_task_day_counts': taskDayCounts,
   '20261124_0210_task_counts_lock_order': taskCountsLockOrder,
+  '20261125_1100_preset_word_levels': presetWordLevels,
   '20261125_1200_webhooks': webhooks,
   '20261125_1300_image_slots': imageSlots,
   '20261125_1500_task_theme_grams': taskThemeGrams,
