@@ -113,14 +113,21 @@ const LAST_CHARACTER = '\u{10FFFF}';
  * tasks the keyword's rarest pair and matching products hold, not the size of the workspace.
  * The total is exact (counted on the same candidates): counters cannot know a keyword.
  */
-function keywordSearch(db: DbOrTx, workspaceId: number, filters: TaskFilters, keyword: TaskKeyword, page: TaskPageStart) {
+async function keywordSearch(db: DbOrTx, workspaceId: number, filters: TaskFilters, keyword: TaskKeyword, page: TaskPageStart) {
   const themePairs = db.selectFrom('task_theme_grams').select('task_id as id').where('workspace_id', '=', workspaceId);
   const byTheme =
     'equals' in keyword.gram
       ? themePairs.where('gram', '=', keyword.gram.equals)
       : themePairs.where('gram', '>=', keyword.gram.prefix).where('gram', '<', `${keyword.gram.prefix}${LAST_CHARACTER}`);
-  const namedProducts = db.selectFrom('products').select('products.id').where('products.workspace_id', '=', workspaceId).where(containsText('products.name', keyword.text));
-  const byProduct = db.selectFrom('tasks').select('tasks.id').where('tasks.workspace_id', '=', workspaceId).where('tasks.product_id', 'in', namedProducts);
+  // The products first (a workspace has few): a product branch planned blind would be estimated
+  // at every task of the workspace, and PostgreSQL would then scan them all.
+  const productIds = (
+    await db.selectFrom('products').select('products.id').where('products.workspace_id', '=', workspaceId).where(containsText('products.name', keyword.text)).execute()
+  ).map((p) => p.id);
+  const candidates =
+    productIds.length === 0
+      ? byTheme
+      : byTheme.union(db.selectFrom('tasks').select('tasks.id').where('tasks.workspace_id', '=', workspaceId).where('tasks.product_id', 'in', productIds));
   const to = filters.to?.value;
   const matching = filteredTasks(
     db,
@@ -133,8 +140,10 @@ function keywordSearch(db: DbOrTx, workspaceId: number, filters: TaskFilters, ke
     filters.hideArchived && filters.status === undefined ? true : undefined,
   )
     .innerJoin('products', 'products.id', 'tasks.product_id')
-    .where('tasks.id', 'in', byTheme.union(byProduct))
-    .where((eb) => eb.or([containsText('tasks.theme', keyword.text), containsText('products.name', keyword.text)]));
+    .where('tasks.id', 'in', candidates)
+    .where((eb) =>
+      productIds.length === 0 ? containsText('tasks.theme', keyword.text) : eb.or([containsText('tasks.theme', keyword.text), eb('tasks.product_id', 'in', productIds)]),
+    );
   let pageRows = matching;
   if ('after' in page) {
     const { createdAt, id } = page.after;
