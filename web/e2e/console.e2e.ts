@@ -300,12 +300,13 @@ describe.skipIf(!available)('web console in Chromium', () => {
     state.taskId = Number(/\/tasks\/(\d+)$/.exec(page.url())![1]);
     await page.getByTestId('live-panel').waitFor();
     await statusIs('待选择', 60_000);
-    await expect.poll(() => page.getByTestId('text-candidate').count()).toBe(3);
+    // Each set shows the text it ships with beside its images; all its texts sit behind a collapse.
+    await expect.poll(() => page.getByTestId('chosen-text').count()).toBe(3);
     await expect.poll(() => page.getByTestId('image-candidate').count()).toBe(3);
     expect(await page.getByTestId('stage-image').innerText()).toContain('3/3');
     // Texts, scores and the thumbnails of every set are on the page.
     for (const set of ['A', 'B', 'C']) {
-      await expect.poll(() => page.getByTestId(`set-${set}`).getByTestId('text-candidate').count()).toBe(1);
+      await expect.poll(() => page.getByTestId(`set-${set}`).getByTestId('chosen-text').count()).toBe(1);
     }
     await expect.poll(() => page.locator('[data-testid=image-candidate] img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
     await screenshot('07-task-generated');
@@ -314,11 +315,13 @@ describe.skipIf(!available)('web console in Chromium', () => {
 
   it('selects a text and an image, then submits for review', async () => {
     const setA = page.getByTestId('set-A');
+    await setA.getByText(/^全部文案/).click();
     await setA.getByRole('button', { name: '选用' }).click();
     await setA.locator('[data-testid=text-candidate][data-selected=true]').waitFor();
     await setA.getByRole('checkbox').first().check();
     await setA.locator('[data-testid=image-candidate][data-selected=true]').waitFor();
     await page.getByRole('button', { name: '提交审核' }).click();
+    await page.getByRole('dialog', { name: '提交前预览' }).getByRole('button', { name: '确认提交审核' }).click();
     await statusIs('待审核');
     await logout();
   });
@@ -391,12 +394,14 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await dialog.getByLabel('正文').fill('改写后的正文：早上装好热水，中午还是烫的。');
     await dialog.getByRole('button', { name: '保存' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await setA.getByText('已编辑').waitFor();
-    await setA.getByText('改写后的正文：早上装好热水，中午还是烫的。').waitFor();
+    await setA.getByTestId('chosen-text').getByText('改写后的正文：早上装好热水，中午还是烫的。').waitFor();
+    await setA.getByText(/^全部文案/).click();
+    await setA.getByTestId('text-candidate').getByText('已编辑').waitFor();
     if ((await setA.locator('[data-testid=text-candidate][data-selected=true]').count()) === 0) {
       await setA.getByRole('button', { name: '选用' }).click();
     }
     await page.getByRole('button', { name: '提交审核' }).click();
+    await page.getByRole('dialog', { name: '提交前预览' }).getByRole('button', { name: '确认提交审核' }).click();
     await statusIs('待审核');
     await logout();
   });
@@ -488,6 +493,9 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await form.getByLabel('角度标签').fill('下午茶');
     await form.getByLabel('文案内容').fill('下午三点，给自己泡一杯热茶，保温杯里的温度刚刚好。');
     await form.getByRole('button', { name: '导入' }).click();
+    const all = page.getByText(/^全部文案/);
+    await all.first().waitFor();
+    for (const header of await all.all()) await header.click();
     const imported = page.getByTestId('text-candidate').filter({ hasText: '导入' });
     await imported.first().waitFor();
     expect(await imported.first().innerText()).toContain('下午三点');

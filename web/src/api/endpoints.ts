@@ -173,5 +173,10 @@ export const api = {
     /** The zip as a Response, for saving. */
     download: async (id: number) => (await http.GET('/api/v1/fission/{id}/download', { ...path({ id }), parseAs: 'stream' })).response,
     retryImages: (id: number, seq: number) => dataOf(http.POST('/api/v1/fission/{id}/notes/{seq}/retry-images', path({ id, seq }))),
+    editNote: (id: number, seq: number, body: Body<'/api/v1/fission/{id}/notes/{seq}/edit', 'post'>) =>
+      dataOf(http.POST('/api/v1/fission/{id}/notes/{seq}/edit', { ...path({ id, seq }), body })),
+    /** One set's zip as a Response, for saving. */
+    downloadSet: async (id: number, seq: number) =>
+      (await http.GET('/api/v1/fission/{id}/notes/{seq}/download', { ...path({ id, seq }), parseAs: 'stream' })).response,
   },
 };

@@ -73,16 +73,30 @@ describe('selection rules per strategy set', () => {
 
 describe('CandidateBoard', () => {
   const board = (canSelect: boolean, texts: TextCandidate[], images: ImageCandidate[] = []) => {
-    const actions = { canSelect, canEdit: canSelect, onSelectText: vi.fn(), onSelectImage: vi.fn(), onEdit: vi.fn() };
+    const actions = {
+      canSelect,
+      canEdit: canSelect,
+      canRegenerate: canSelect,
+      canUpload: canSelect,
+      canRetry: canSelect,
+      onSelectText: vi.fn(),
+      onSelect: vi.fn(),
+      onEdit: vi.fn(),
+      onRegenerate: vi.fn(),
+      onUpload: vi.fn(),
+      onRetry: vi.fn(),
+    };
     render(
       <AppConfig>
         <CandidateBoard texts={texts} images={images} store={new LiveStore()} words={[{ word: '第一', level: 'hard_block' }]} actions={actions} />
       </AppConfig>,
     );
+    // Every text of a set sits behind its collapse, sorted by score.
+    for (const header of screen.queryAllByText(/^全部文案/)) fireEvent.click(header);
     return actions;
   };
 
-  it('shows the sets as columns and selects or deselects a text through the card', () => {
+  it('shows the sets with all their texts behind a collapse and selects or deselects a text through the card', () => {
     const actions = board(true, [text(1, 'A', { is_selected: true }), text(2, 'A'), text(3, 'B')]);
     expect(within(screen.getByTestId('set-A')).getAllByTestId('text-candidate')).toHaveLength(2);
     expect(within(screen.getByTestId('set-B')).getAllByTestId('text-candidate')).toHaveLength(1);
@@ -108,12 +122,16 @@ describe('CandidateBoard', () => {
     const boxes = within(screen.getByTestId('set-A')).getAllByRole('checkbox') as HTMLInputElement[];
     expect(boxes.map((b) => b.checked)).toEqual([true, false]);
     fireEvent.click(boxes[1]!);
-    expect(actions.onSelectImage).toHaveBeenCalledWith(expect.objectContaining({ candidate_id: 12 }), true);
+    expect(actions.onSelect).toHaveBeenCalledWith(expect.objectContaining({ candidate_id: 12 }), true);
   });
 
   it('allows no selection while the task is not selectable', () => {
     board(false, [text(1, 'A')], [image(11, 'A', 1)]);
     expect((screen.getByRole('checkbox') as HTMLInputElement).disabled).toBe(true);
     expect((screen.getByRole('button', { name: '选用' }) as HTMLButtonElement).disabled).toBe(true);
+    // Nothing of the editing loop is offered either.
+    expect(screen.queryByRole('button', { name: /重新生成/ })).toBeNull();
+    expect(screen.queryByRole('button', { name: /替换/ })).toBeNull();
+    expect(screen.queryByRole('button', { name: /编辑/ })).toBeNull();
   });
 });

@@ -39,3 +39,27 @@ export function groupBySet<T extends { strategy: Strategy | null }>(items: T[]):
   }
   return groups;
 }
+
+/** The text a set ships with, as the server letters its cover: the selected one, else the best-scored (earliest of equals). */
+export function chosenText(texts: TextCandidate[]): TextCandidate | undefined {
+  return texts.reduce<TextCandidate | undefined>((best, t) => {
+    if (!best) return t;
+    if (t.is_selected !== best.is_selected) return t.is_selected ? t : best;
+    return t.score.total > best.score.total || (t.score.total === best.score.total && t.candidate_id < best.candidate_id) ? t : best;
+  }, undefined);
+}
+
+/**
+ * The images a set's package would hold, in swipe order (as the server plans a package): the
+ * selected images when the task has any selected, else all; one per position, the newest.
+ */
+export function deliveredImages(allImages: ImageCandidate[], strategy: Strategy): ImageCandidate[] {
+  const finished = allImages.filter((i) => i.status === 'done' && i.url);
+  const pool = finished.some((i) => i.is_selected) ? finished.filter((i) => i.is_selected) : finished;
+  const bySeq = new Map<number, ImageCandidate>();
+  for (const image of pool.filter((i) => i.strategy === strategy)) {
+    const current = bySeq.get(image.seq);
+    if (!current || image.candidate_id > current.candidate_id) bySeq.set(image.seq, image);
+  }
+  return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+}

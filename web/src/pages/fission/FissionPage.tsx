@@ -1,4 +1,5 @@
-import { DownloadOutlined, WarningOutlined } from '@ant-design/icons';
+import { DownloadOutlined, EditOutlined, WarningOutlined } from '@ant-design/icons';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Col, Descriptions, Empty, Image, Progress, Row, Space, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -14,8 +15,9 @@ import { BannedStatusTag, tone } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
 import { PageTitle } from '../../components/PageTitle';
 import { saveFile } from '../../components/saveFile';
+import { EditTextModal, type EditValues } from '../tasks/EditTextModal';
 
-function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: FissionNote; onRetried: () => void }) {
+function NoteCard({ fissionId, note, onRetried, onEdit }: { fissionId: number; note: FissionNote; onRetried: () => void; onEdit: () => void }) {
   const { t } = useTranslation();
   const failedImages = note.images.filter((i) => i.error);
   const retry = useMutation({
@@ -27,6 +29,7 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
     },
   });
   const tags = note.note.tags;
+  const downloadSet = useMutation({ mutationFn: async () => saveFile(await api.fission.downloadSet(fissionId, note.seq), `fission_${fissionId}_set_${note.seq}.zip`) });
   return (
     <Card
       size="small"
@@ -75,9 +78,15 @@ function NoteCard({ fissionId, note, onRetried }: { fissionId: number; note: Fis
         <Button size="small" disabled={failedImages.length === 0} loading={retry.isPending} onClick={() => retry.mutate()}>
           {t('fission.retry', { count: failedImages.length })}
         </Button>
+        <Button size="small" icon={<EditOutlined aria-hidden />} onClick={onEdit}>
+          {t('fissionList.editNote')}
+        </Button>
+        <Button size="small" icon={<DownloadOutlined aria-hidden />} loading={downloadSet.isPending} onClick={() => downloadSet.mutate()}>
+          {t('fissionList.downloadSet')}
+        </Button>
         <CopyButton text={note.note.title} label={t('copy.title')} />
         <CopyButton text={note.note.content} label={t('copy.body')} />
-        <CopyButton text={tags.map((tag) => `#${tag}`).join(' ')} label={t('copy.tags')} />
+        <CopyButton text={`${note.note.content}\n\n${tags.map((tag) => `#${tag}`).join(' ')}`} label={t('copy.bodyTags')} />
       </Space>
     </Card>
   );
@@ -97,6 +106,15 @@ export default function FissionPage() {
   const notes = useQuery({ queryKey: ['fission', id, 'notes'], queryFn: () => api.fission.notes(id), refetchInterval: (q) => poll(q.state.data) });
   const download = useMutation({ mutationFn: async () => saveFile(await api.fission.download(id), `fission_${id}.zip`) });
   const progress = fission.data?.progress;
+  const [editing, setEditing] = useState<FissionNote>();
+  const edit = useMutation({
+    mutationFn: (v: EditValues) => api.fission.editNote(id, editing!.seq, v),
+    onSuccess: () => {
+      setEditing(undefined);
+      notifySuccess(t('fissionList.saved'));
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['fission', id, 'notes'] }),
+  });
 
   return (
     <>
@@ -133,10 +151,18 @@ export default function FissionPage() {
       <Row gutter={[16, 16]}>
         {notes.data?.notes.map((n) => (
           <Col key={n.seq} xs={24} md={12} xl={8}>
-            <NoteCard fissionId={id} note={n} onRetried={() => void queryClient.invalidateQueries({ queryKey: ['fission', id] })} />
+            <NoteCard fissionId={id} note={n} onEdit={() => setEditing(n)} onRetried={() => void queryClient.invalidateQueries({ queryKey: ['fission', id] })} />
           </Col>
         ))}
       </Row>
+      <EditTextModal
+        open={Boolean(editing)}
+        initial={editing && { key: editing.seq, title: editing.note.title, content: editing.note.content, tags: editing.note.tags, cover_title: editing.note.cover_title }}
+        images={(editing?.images ?? []).filter((i) => i.url).map((i) => ({ url: i.url!, alt: `${editing!.seq} ${t(`imageRole.${i.role}`)}` }))}
+        saving={edit.isPending}
+        onCancel={() => setEditing(undefined)}
+        onSave={(v) => edit.mutate(v)}
+      />
     </>
   );
 }

@@ -1,21 +1,21 @@
-import { CheckCircleFilled, EditOutlined } from '@ant-design/icons';
-import { Button, Card, Checkbox, Col, Empty, Image, Row, Space, Tag, Tooltip, Typography } from 'antd';
-import { memo, useMemo } from 'react';
+import { CheckCircleFilled, EditOutlined, MobileOutlined } from '@ant-design/icons';
+import { Button, Card, Col, Collapse, Empty, Image, Modal, Row, Space, Switch, Tag, Tooltip, Typography } from 'antd';
+import { memo, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ImageCandidate, TextCandidate } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { HighlightText, type WordMark } from '../../components/HighlightText';
+import { PASS_LINE } from '../../api/constants';
 import { ScoreBreakdown } from '../../components/ScoreBreakdown';
-import { groupBySet, selectionBlocked, type SetKey } from '../../components/selection';
+import { chosenText, deliveredImages, groupBySet, selectionBlocked, type SetKey } from '../../components/selection';
 import { BannedStatusTag, tone } from '../../components/tags';
-import { Thumb } from '../../components/Thumb';
 import { useLive, type LiveStore } from '../../hooks/taskStream';
+import { ImageTile, type ImageActions } from './ImageTile';
+import { PhonePreview } from './PhonePreview';
 
-export interface BoardActions {
-  canSelect: boolean;
+export interface BoardActions extends ImageActions {
   canEdit: boolean;
   onSelectText: (c: TextCandidate, selected: boolean) => void;
-  onSelectImage: (c: ImageCandidate, selected: boolean) => void;
   onEdit: (c: TextCandidate) => void;
 }
 
@@ -72,42 +72,26 @@ const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidat
             {c.is_selected ? t('candidate.deselect') : t('candidate.select')}
           </Button>
         </Tooltip>
-        <Button size="small" icon={<EditOutlined aria-hidden />} disabled={!actions.canEdit} onClick={() => actions.onEdit(c)}>
-          {t('candidate.edit')}
-        </Button>
-        <CopyButton text={c.title} label={t('copy.title')} />
-        <CopyButton text={c.content} label={t('copy.body')} />
-        <CopyButton text={tagsText} label={t('copy.tags')} />
+        {actions.canEdit && (
+          <Button size="small" icon={<EditOutlined aria-hidden />} onClick={() => actions.onEdit(c)}>
+            {t('candidate.edit')}
+          </Button>
+        )}
+        <NoteCopyButtons c={c} />
       </Space>
     </Card>
   );
 });
 
-function ImageTile({ c, actions }: { c: ImageCandidate; actions: BoardActions }) {
+function NoteCopyButtons({ c }: { c: TextCandidate }) {
   const { t } = useTranslation();
-  const label = `${c.strategy}-${c.seq} ${t(`imageRole.${c.role}`)}`;
+  const tagsText = c.tags.map((tag) => `#${tag}`).join(' ');
   return (
-    <div data-testid="image-candidate" data-selected={c.is_selected} style={{ width: 120 }}>
-      <Thumb url={c.url ?? ''} alt={label} />
-      <Checkbox
-        checked={c.is_selected}
-        disabled={!actions.canSelect}
-        onChange={(e) => actions.onSelectImage(c, e.target.checked)}
-        style={{ marginTop: 4 }}
-      >
-        <span style={{ fontSize: 12 }}>
-          {label}
-          {c.is_regen && ` · ${t('candidate.regen')}`}
-        </span>
-      </Checkbox>
-      {c.ai_visual_score !== null && (
-        <Tooltip title={c.ai_visual_note ?? undefined}>
-          <Typography.Text type="secondary" style={{ fontSize: 12, display: 'block' }}>
-            {t('candidate.visualScore', { score: c.ai_visual_score })}
-          </Typography.Text>
-        </Tooltip>
-      )}
-    </div>
+    <>
+      <CopyButton text={c.title} label={t('copy.title')} />
+      <CopyButton text={c.content} label={t('copy.body')} />
+      <CopyButton text={`${c.content}\n\n${tagsText}`} label={t('copy.bodyTags')} />
+    </>
   );
 }
 
@@ -115,6 +99,117 @@ function byId<T extends { candidate_id: number }>(base: T[], live: Record<number
   // Server state (task detail) is authoritative; streamed candidates fill in until it is refetched.
   const known = new Set(base.map((c) => c.candidate_id));
   return [...base, ...Object.values(live).filter((c) => !known.has(c.candidate_id))];
+}
+
+/** Lowest and highest total score of a set's texts. */
+function scoreRange(texts: TextCandidate[]): { min: number; max: number } | undefined {
+  if (texts.length === 0) return undefined;
+  const totals = texts.map((c) => c.score.total);
+  return { min: Math.min(...totals), max: Math.max(...totals) };
+}
+
+/**
+ * One strategy set as a working surface: its name and score range, the text it ships with beside
+ * its images at a useful size (each with its own actions), a phone preview, and every text of the
+ * set sorted by score behind a collapse, with a pass-only filter.
+ */
+function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: TextCandidate[]; images: ImageCandidate[]; words: WordMark[]; actions: BoardActions }) {
+  const { t } = useTranslation();
+  const [passOnly, setPassOnly] = useState(false);
+  const [previewing, setPreviewing] = useState(false);
+  const sorted = useMemo(() => texts.slice().sort((a, b) => b.score.total - a.score.total || a.candidate_id - b.candidate_id), [texts]);
+  const shown = passOnly ? sorted.filter((c) => c.score.total >= PASS_LINE) : sorted;
+  const chosen = chosenText(texts);
+  const range = scoreRange(texts);
+  const slots = images.slice().sort((a, b) => a.seq - b.seq || a.candidate_id - b.candidate_id);
+  const swipe = k === 'none' ? [] : deliveredImages(images, k).map((i) => ({ url: i.url!, alt: `${i.seq} ${t(`imageRole.${i.role}`)}` }));
+  const title = k === 'none' ? t('candidate.noSet') : t('editing.setTitle', { set: k, name: t(`editing.strategy.${k}`) });
+  return (
+    <section data-testid={`set-${k}`} aria-label={title} style={{ marginBottom: 24 }}>
+      <Space wrap align="center" style={{ marginBottom: 8 }}>
+        <Typography.Title level={2} style={{ margin: 0, fontSize: 20 }}>
+          {title}
+        </Typography.Title>
+        {range && (
+          <Tag color={tone(range.max >= PASS_LINE ? 'green' : 'orange')} data-testid="score-range">
+            {t('editing.scoreRange', range)}
+          </Tag>
+        )}
+        <Typography.Text type="secondary">{t('editing.textCount', { count: texts.length })}</Typography.Text>
+      </Space>
+      <Row gutter={[16, 16]}>
+        <Col xs={24} lg={9}>
+          {chosen ? (
+            <Card
+              size="small"
+              data-testid="chosen-text"
+              data-candidate-id={chosen.candidate_id}
+              title={chosen.is_selected ? t('editing.chosen') : t('editing.best')}
+              extra={<Tag color={tone(chosen.score.total >= PASS_LINE ? 'green' : 'orange')}>{chosen.score.total}</Tag>}
+            >
+              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                {t('editing.coverTitle')}：{chosen.cover_title}
+              </Typography.Text>
+              <Typography.Title level={3} style={{ marginTop: 4, fontSize: 16 }}>
+                <HighlightText text={chosen.title} words={words} />
+              </Typography.Title>
+              <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 260, overflow: 'auto' }}>
+                <HighlightText text={chosen.content} words={words} />
+              </Typography.Paragraph>
+              <Typography.Paragraph type="secondary">{chosen.tags.map((tag) => `#${tag}`).join(' ')}</Typography.Paragraph>
+              <Space wrap>
+                {actions.canEdit && (
+                  <Button size="small" icon={<EditOutlined aria-hidden />} onClick={() => actions.onEdit(chosen)}>
+                    {t('candidate.edit')}
+                  </Button>
+                )}
+                <Button size="small" icon={<MobileOutlined aria-hidden />} onClick={() => setPreviewing(true)}>
+                  {t('editing.preview')}
+                </Button>
+                <NoteCopyButtons c={chosen} />
+              </Space>
+            </Card>
+          ) : (
+            <Empty description={t('candidate.none')} />
+          )}
+        </Col>
+        <Col xs={24} lg={15}>
+          {slots.length > 0 && (
+            <Image.PreviewGroup>
+              <Space wrap align="start" size={12}>
+                {slots.map((c) => (
+                  <ImageTile key={c.candidate_id} c={c} actions={actions} />
+                ))}
+              </Space>
+            </Image.PreviewGroup>
+          )}
+        </Col>
+      </Row>
+      {sorted.length > 0 && (
+        <Collapse
+          style={{ marginTop: 12 }}
+          items={[
+            {
+              key: 'texts',
+              label: t('editing.allTexts', { count: sorted.length }),
+              children: (
+                <>
+                  <label style={{ display: 'inline-flex', gap: 8, alignItems: 'center', marginBottom: 12 }}>
+                    <Switch size="small" checked={passOnly} onChange={setPassOnly} aria-label={t('editing.passOnly')} />
+                    {t('editing.passOnly')}
+                  </label>
+                  {shown.length > 0 ? shown.map((c) => <TextCard key={c.candidate_id} c={c} words={words} actions={actions} />) : <Empty description={t('editing.noPassing')} />}
+                </>
+              ),
+            },
+          ]}
+        />
+      )}
+      <Modal open={previewing} title={t('editing.previewTitle')} footer={null} onCancel={() => setPreviewing(false)} width={360}>
+        {chosen && <PhonePreview label={title} note={chosen} images={swipe} />}
+      </Modal>
+    </section>
+  );
 }
 
 export function CandidateBoard({
@@ -138,27 +233,10 @@ export function CandidateBoard({
   const keys: SetKey[] = (['A', 'B', 'C', 'none'] as SetKey[]).filter((k) => textSets.has(k) || imageSets.has(k));
   if (keys.length === 0) return <Empty description={t('candidate.none')} />;
   return (
-    <Row gutter={16}>
-      {keys.map((k) => {
-        const setImages = (imageSets.get(k) ?? []).slice().sort((a, b) => a.seq - b.seq);
-        return (
-          <Col key={k} xs={24} lg={24 / Math.min(keys.length, 3)} data-testid={`set-${k}`}>
-            <Typography.Title level={2} style={{ fontSize: 20 }}>{k === 'none' ? t('candidate.noSet') : t('candidate.set', { set: k })}</Typography.Title>
-            {(textSets.get(k) ?? []).map((c) => (
-              <TextCard key={c.candidate_id} c={c} words={words} actions={actions} />
-            ))}
-            {setImages.length > 0 && (
-              <Image.PreviewGroup>
-                <Space wrap align="start">
-                  {setImages.map((c) => (
-                    <ImageTile key={c.candidate_id} c={c} actions={actions} />
-                  ))}
-                </Space>
-              </Image.PreviewGroup>
-            )}
-          </Col>
-        );
-      })}
-    </Row>
+    <>
+      {keys.map((k) => (
+        <SetSection key={k} k={k} texts={textSets.get(k) ?? []} images={imageSets.get(k) ?? []} words={words} actions={actions} />
+      ))}
+    </>
   );
 }

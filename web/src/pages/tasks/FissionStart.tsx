@@ -1,40 +1,59 @@
-import { useMutation } from '@tanstack/react-query';
-import { Button, Form, InputNumber, Modal, Radio, Space } from 'antd';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Button, Form, InputNumber, List, Modal, Radio, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
 import { api } from '../../api/endpoints';
 import type { ReferenceLevel } from '../../api/types';
-import { recentIds, rememberId } from '../../components/recent';
+import { formatTime } from '../../components/format';
+import { tone } from '../../components/tags';
 
 interface Values {
   reference_level: ReferenceLevel;
   fanout_count: number;
 }
 
-export function FissionStart({ taskId }: { taskId: number }) {
+/** The task's fissions, as every member of the workspace sees them (server records), and starting a new one. */
+export function FissionStart({ taskId, canStart }: { taskId: number; canStart: boolean }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [open, setOpen] = useState(false);
   const [form] = Form.useForm<Values>();
-  const previous = recentIds('fissions', taskId);
+  const fissions = useQuery({
+    queryKey: ['fissions', taskId],
+    queryFn: () => api.fission.list({ source_task_id: taskId, page: 1, page_size: 20 }),
+    refetchInterval: (q) => (q.state.data?.items.some((f) => f.status === 'generating') ? 3000 : false),
+  });
   const create = useMutation({
     mutationFn: (v: Values) => api.fission.create(taskId, v.reference_level, v.fanout_count),
-    onSuccess: (d) => {
-      rememberId('fissions', taskId, d.fission_id);
-      navigate(`/fission/${d.fission_id}`);
-    },
+    onSuccess: (d) => navigate(`/fission/${d.fission_id}`),
   });
+  const items = fissions.data?.items ?? [];
   return (
     <>
-      <Space wrap>
-        <Button onClick={() => setOpen(true)}>{t('fission.start')}</Button>
-        {previous.map((id) => (
-          <Link key={id} to={`/fission/${id}`}>
-            {t('fission.record', { id })}
-          </Link>
-        ))}
-      </Space>
+      {canStart && <Button onClick={() => setOpen(true)}>{t('fission.start')}</Button>}
+      <List
+        size="small"
+        data-testid="task-fissions"
+        locale={{ emptyText: <Typography.Text style={{ color: '#595959' }}>{t('fissionList.empty')}</Typography.Text> }}
+        dataSource={items}
+        renderItem={(f) => (
+          <List.Item key={f.fission_id}>
+            <Space direction="vertical" size={0}>
+              <Space size={4} wrap>
+                <Link to={`/fission/${f.fission_id}`}>{t('fission.record', { id: f.fission_id })}</Link>
+                <Tag color={tone(f.status === 'failed' ? 'red' : f.status === 'completed' ? 'green' : 'blue')}>{t(`fission.statuses.${f.status}`)}</Tag>
+                <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                  {t(`fission.levels.${f.reference_level}`)} · {f.fanout_count}
+                </Typography.Text>
+              </Space>
+              <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                {t('fissionList.by', { user: f.created_by.username, at: formatTime(f.created_at) })}
+              </Typography.Text>
+            </Space>
+          </List.Item>
+        )}
+      />
       <Modal
         open={open}
         title={t('fission.start')}

@@ -1,16 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Col, Popconfirm, Row, Space, Typography } from 'antd';
+import { Alert, Button, Card, Col, Modal, Popconfirm, Row, Space, Typography } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
 import { wordFailure } from '../../api/errorText';
-import type { ImageCandidate, TaskDetail, TextCandidate } from '../../api/types';
+import { STRATEGIES, type ImageCandidate, type TaskAction, type TaskDetail, type TextCandidate } from '../../api/types';
+import { notifySuccess } from '../../app/notify';
 import { PageSpin } from '../../app/guards';
 import { formatTime } from '../../components/format';
 import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
-import { applyImageSelection, applyTextSelection, canSubmitForReview } from '../../components/selection';
+import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredImages } from '../../components/selection';
 import { TaskStatusTag } from '../../components/tags';
 import { isGenerating, useTaskStream } from '../../hooks/taskStream';
 import { useAllBannedWords } from '../config/queries';
@@ -20,6 +21,7 @@ import { EditTextModal, type EditValues } from './EditTextModal';
 import { FissionStart } from './FissionStart';
 import { ImportTextForm } from './ImportTextForm';
 import { LivePanel } from './LivePanel';
+import { PhonePreview } from './PhonePreview';
 import { PreferencePanel } from './PreferencePanel';
 import { ReviewHistory } from './ReviewHistory';
 
@@ -68,30 +70,57 @@ export default function TaskPage() {
     ...optimistic,
   });
   const edit = useMutation({
-    mutationFn: (v: EditValues) => api.tasks.editText(taskId, editing!.candidate_id, { content: v.content, title: v.title, tags: v.tags }),
+    mutationFn: (v: EditValues) =>
+      api.tasks.editText(taskId, editing!.candidate_id, { content: v.content, title: v.title, tags: v.tags, cover_title: v.cover_title }),
     onSuccess: () => setEditing(undefined),
     ...optimistic,
   });
   const regenerate = useMutation({ mutationFn: () => api.tasks.regenerate(taskId), ...optimistic });
-  const submit = useMutation({ mutationFn: () => api.tasks.submitReview(taskId), ...optimistic });
+  const submit = useMutation({ mutationFn: () => api.tasks.submitReview(taskId), onSuccess: () => setConfirmingSubmit(false), ...optimistic });
   const archive = useMutation({ mutationFn: () => api.tasks.archive(taskId), ...optimistic });
+  const [confirmingSubmit, setConfirmingSubmit] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: key });
 
+  const allowed = useMemo(() => new Set<TaskAction>(task.data?.allowed_actions ?? []), [task.data?.allowed_actions]);
   const actions: BoardActions = useMemo(
     () => ({
-      canSelect: task.data?.status === 'pending_selection',
-      canEdit: task.data?.status === 'pending_selection',
+      canSelect: allowed.has('select'),
+      canEdit: allowed.has('edit'),
+      canRegenerate: allowed.has('regenerate_image'),
+      canUpload: allowed.has('upload_image'),
+      canRetry: allowed.has('retry_images'),
       onSelectText: (c, selected) => selectText.mutate({ c, selected }),
-      onSelectImage: (c, selected) => selectImage.mutate({ c, selected }),
+      onSelect: (c, selected) => selectImage.mutate({ c, selected }),
       onEdit: setEditing,
+      onRegenerate: (c, instruction) =>
+        api.tasks
+          .regenerateImage(taskId, c.candidate_id, instruction)
+          .then(() => notifySuccess(t('editing.regenerateQueued')))
+          .finally(refresh),
+      onUpload: (c, file) =>
+        api.tasks
+          .uploadImage(taskId, { strategy: c.strategy, seq: c.seq, role: c.role }, file)
+          .then(() => notifySuccess(t('editing.replaced')))
+          .finally(refresh),
+      onRetry: () =>
+        void api.tasks
+          .retryImages(taskId)
+          .then((r) => notifySuccess(t('editing.retryQueued', { count: r.queued })))
+          .finally(refresh),
     }),
-    // mutate functions are stable; only the status changes what the cards may do
-    [task.data?.status],
+    // mutate functions are stable; only what the server allows changes what the cards may do
+    [allowed, taskId],
   );
 
   if (task.isLoading) return <PageSpin />;
   if (!task.data) return <QueryError error={task.error} />;
   const d = task.data;
-  const canSubmit = d.status === 'pending_selection' && canSubmitForReview(d.text_candidates);
+  const canSubmit = allowed.has('submit_review') && canSubmitForReview(d.text_candidates);
+  const selectedSets = STRATEGIES.map((s) => ({ s, text: d.text_candidates.find((c) => c.strategy === s && c.is_selected) })).filter(
+    (x) => d.text_candidates.some((c) => c.strategy === x.s),
+  );
+  const imagesOf = (c: TextCandidate | undefined) =>
+    c?.strategy ? deliveredImages(d.image_candidates, c.strategy).map((i) => ({ url: i.url!, alt: `${i.seq} ${t(`imageRole.${i.role}`)}` })) : [];
 
   return (
     <>
@@ -106,15 +135,32 @@ export default function TaskPage() {
           </Typography.Text>
         </div>
         <Space wrap>
-          <Button onClick={() => regenerate.mutate()} loading={regenerate.isPending} disabled={!['pending_selection', 'failed'].includes(d.status)}>
-            {t('taskPage.regenerate')}
-          </Button>
-          <Button type="primary" onClick={() => submit.mutate()} loading={submit.isPending} disabled={!canSubmit}>
-            {t('taskPage.submit')}
-          </Button>
-          <Popconfirm title={t('taskPage.archiveConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => archive.mutate()}>
-            <Button disabled={!['approved', 'pending_selection', 'failed'].includes(d.status)}>{t('taskPage.archive')}</Button>
-          </Popconfirm>
+          {allowed.has('retry_images') && (
+            <Button danger onClick={actions.onRetry}>
+              {t('editing.retryAll')}
+            </Button>
+          )}
+          {allowed.has('regenerate') && (
+            <Popconfirm
+              title={t('editing.regenConfirm')}
+              okText={t('form.ok')}
+              cancelText={t('form.cancel')}
+              onConfirm={() => regenerate.mutate()}
+              styles={{ root: { maxWidth: 320 } }}
+            >
+              <Button loading={regenerate.isPending}>{t('taskPage.regenerate')}</Button>
+            </Popconfirm>
+          )}
+          {allowed.has('submit_review') && (
+            <Button type="primary" onClick={() => setConfirmingSubmit(true)} disabled={!canSubmit}>
+              {t('taskPage.submit')}
+            </Button>
+          )}
+          {allowed.has('archive') && (
+            <Popconfirm title={t('taskPage.archiveConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => archive.mutate()}>
+              <Button>{t('taskPage.archive')}</Button>
+            </Popconfirm>
+          )}
         </Space>
       </Space>
 
@@ -144,11 +190,38 @@ export default function TaskPage() {
           <PreferencePanel taskId={taskId} version={d.status} />
           <DeliveryPanel taskId={taskId} status={d.status} />
           <Card size="small" title={t('fission.title')} style={{ marginBottom: 16 }}>
-            <FissionStart taskId={taskId} />
+            <FissionStart taskId={taskId} canStart={allowed.has('fission')} />
           </Card>
         </Col>
       </Row>
-      <EditTextModal candidate={editing} saving={edit.isPending} onCancel={() => setEditing(undefined)} onSave={(v) => edit.mutate(v)} />
+      <EditTextModal
+        open={Boolean(editing)}
+        initial={editing && { key: editing.candidate_id, title: editing.title, content: editing.content, tags: editing.tags, cover_title: editing.cover_title }}
+        images={imagesOf(editing)}
+        saving={edit.isPending}
+        onCancel={() => setEditing(undefined)}
+        onSave={(v) => edit.mutate(v)}
+      />
+      <Modal
+        open={confirmingSubmit}
+        title={t('editing.submitPreviewTitle')}
+        okText={t('editing.submitConfirm')}
+        cancelText={t('form.cancel')}
+        confirmLoading={submit.isPending}
+        onOk={() => submit.mutate()}
+        onCancel={() => setConfirmingSubmit(false)}
+        width={Math.min(360 * Math.max(selectedSets.length, 1) + 48, 1160)}
+      >
+        <Space wrap align="start" size={16}>
+          {selectedSets.map(({ s, text }) =>
+            text ? (
+              <PhonePreview key={s} label={t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) })} note={text} images={imagesOf(text)} />
+            ) : (
+              <Alert key={s} type="info" showIcon title={t('editing.noSelected', { set: s })} />
+            ),
+          )}
+        </Space>
+      </Modal>
     </>
   );
 }
