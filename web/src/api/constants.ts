@@ -9,6 +9,7 @@ export const PROVIDER_LABELS = [
   "zhipu",
   "moonshot",
   "siliconflow",
+  "openai-compatible",
   "local"
 ] as const;
 

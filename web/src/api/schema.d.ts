@@ -301,16 +301,36 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List provider keys
-         * @description Provider keys of the workspace: provider and last four characters only
+         * Provider connections of the workspace
+         * @description Each connection with its effective endpoint, models and capabilities and its latest test; the key itself only as its last four characters.
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
-         * Store a provider key
-         * @description Store a provider key (encrypted; never returned)
+         * Add a provider connection
+         * @description Stores the key encrypted (never returned) with the connection’s optional endpoint, models, image size and concurrency.
          */
         post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/presets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Provider presets and their defaults
+         * @description What a new connection starts from: endpoint, default models, capabilities and concurrency of every preset (contract-decisions §7).
+         */
+        get: operations["listProviderPresets"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -328,10 +348,58 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a provider key
-         * @description Delete a key (operators: only their own)
+         * Delete a provider connection
+         * @description Operators may delete only the connections they added; routing that named it falls back to automatic.
          */
         delete: operations["deleteApiKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a provider connection
+         * @description Any field of the connection, and the key itself; operators only their own connections. A changed endpoint, model or key clears the last test.
+         */
+        patch: operations["updateApiKey"];
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a provider connection
+         * @description One tiny text call, a vision call when the connection has a vision model, and one image only when asked; stored as last_test. Provider failures are results, never HTTP errors.
+         */
+        post: operations["testApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workspaces/current/generation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which connection writes, sees and draws
+         * @description Each capability’s connection id, or null for automatic (the caller’s newest connection with that capability, else the workspace’s newest).
+         */
+        get: operations["getGenerationRouting"];
+        /**
+         * Route text, vision and images to connections
+         * @description Admins and supervisors; a connection lacking the capability it is routed for is refused (400), another workspace’s is a 404.
+         */
+        put: operations["putGenerationRouting"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1641,6 +1709,27 @@ export interface components {
             /** @description number of generation runs started (regenerate adds one) */
             generation: number;
             failure_reason: string | null;
+            /** @description the connection and model of each capability the latest generation used (contract-decisions §7); null where none was used */
+            providers: {
+                text: {
+                    key_id: number;
+                    provider: string;
+                    name: string;
+                    model: string;
+                } | null;
+                vision: {
+                    key_id: number;
+                    provider: string;
+                    name: string;
+                    model: string;
+                } | null;
+                image: {
+                    key_id: number;
+                    provider: string;
+                    name: string;
+                    model: string;
+                } | null;
+            };
             /** @description what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these */
             allowed_actions: ("select" | "edit" | "import_text" | "regenerate" | "regenerate_image" | "upload_image" | "retry_images" | "submit_review" | "approve" | "reject" | "package" | "archive" | "fission")[];
             text_candidates: {
@@ -3708,7 +3797,37 @@ export interface operations {
                             items: {
                                 id: number;
                                 provider: string;
+                                name: string;
                                 key_last4: string;
+                                /** @description effective endpoint (the preset’s unless set) */
+                                base_url: string;
+                                /** @description effective model; "" = no text capability */
+                                text_model: string;
+                                /** @description effective model; "" = no vision capability */
+                                vision_model: string;
+                                /** @description effective model; "" = no image capability */
+                                image_model: string;
+                                image_size: string | null;
+                                /** @description calls of this connection in flight at once (per process) */
+                                concurrency: number;
+                                capabilities: {
+                                    text: boolean;
+                                    vision: boolean;
+                                    image: boolean;
+                                };
+                                last_test: {
+                                    ok: boolean;
+                                    /** Format: date-time */
+                                    at: string;
+                                    results: {
+                                        capability: "text" | "vision" | "image";
+                                        ok: boolean;
+                                        model: string;
+                                        latency_ms: number;
+                                        error_kind: string | null;
+                                        message: string | null;
+                                    }[];
+                                } | null;
                                 /** Format: date-time */
                                 created_at: string;
                                 created_by: number;
@@ -3795,9 +3914,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description one of openai, deepseek, qwen, doubao, zhipu, moonshot, siliconflow, local */
+                    /** @description one of openai, deepseek, qwen, doubao, zhipu, moonshot, siliconflow, openai-compatible, local */
                     provider: string;
                     api_key: string;
+                    name?: string;
+                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    base_url?: string;
+                    /** @description text model; "" = this connection has no text capability; absent = the preset’s */
+                    text_model?: string;
+                    /** @description vision model; "" = this connection has no vision capability; absent = the preset’s */
+                    vision_model?: string;
+                    /** @description image model; "" = this connection has no image capability; absent = the preset’s */
+                    image_model?: string;
+                    /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
+                    image_size?: string;
+                    concurrency?: number | null;
                 };
             };
         };
@@ -3814,7 +3945,37 @@ export interface operations {
                         data: {
                             id: number;
                             provider: string;
+                            name: string;
                             key_last4: string;
+                            /** @description effective endpoint (the preset’s unless set) */
+                            base_url: string;
+                            /** @description effective model; "" = no text capability */
+                            text_model: string;
+                            /** @description effective model; "" = no vision capability */
+                            vision_model: string;
+                            /** @description effective model; "" = no image capability */
+                            image_model: string;
+                            image_size: string | null;
+                            /** @description calls of this connection in flight at once (per process) */
+                            concurrency: number;
+                            capabilities: {
+                                text: boolean;
+                                vision: boolean;
+                                image: boolean;
+                            };
+                            last_test: {
+                                ok: boolean;
+                                /** Format: date-time */
+                                at: string;
+                                results: {
+                                    capability: "text" | "vision" | "image";
+                                    ok: boolean;
+                                    model: string;
+                                    latency_ms: number;
+                                    error_kind: string | null;
+                                    message: string | null;
+                                }[];
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             created_by: number;
@@ -3905,6 +4066,106 @@ export interface operations {
             };
         };
     };
+    listProviderPresets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            provider: string;
+                            display_name: string;
+                            base_url: string;
+                            text_model: string;
+                            vision_model: string;
+                            image_model: string;
+                            draws_images: boolean;
+                            /** @description the product photo is sent to the image model */
+                            reference_images: boolean;
+                            /** @description json_schema, json_object or prompt */
+                            structured_output: string;
+                            concurrency: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     deleteApiKey: {
         parameters: {
             query?: never;
@@ -3958,6 +4219,501 @@ export interface operations {
             };
             /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    api_key?: string;
+                    name?: string;
+                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    base_url?: string;
+                    /** @description text model; "" = this connection has no text capability; absent = the preset’s */
+                    text_model?: string;
+                    /** @description vision model; "" = this connection has no vision capability; absent = the preset’s */
+                    vision_model?: string;
+                    /** @description image model; "" = this connection has no image capability; absent = the preset’s */
+                    image_model?: string;
+                    /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
+                    image_size?: string;
+                    concurrency?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            provider: string;
+                            name: string;
+                            key_last4: string;
+                            /** @description effective endpoint (the preset’s unless set) */
+                            base_url: string;
+                            /** @description effective model; "" = no text capability */
+                            text_model: string;
+                            /** @description effective model; "" = no vision capability */
+                            vision_model: string;
+                            /** @description effective model; "" = no image capability */
+                            image_model: string;
+                            image_size: string | null;
+                            /** @description calls of this connection in flight at once (per process) */
+                            concurrency: number;
+                            capabilities: {
+                                text: boolean;
+                                vision: boolean;
+                                image: boolean;
+                            };
+                            last_test: {
+                                ok: boolean;
+                                /** Format: date-time */
+                                at: string;
+                                results: {
+                                    capability: "text" | "vision" | "image";
+                                    ok: boolean;
+                                    model: string;
+                                    latency_ms: number;
+                                    error_kind: string | null;
+                                    message: string | null;
+                                }[];
+                            } | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    testApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    image?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            ok: boolean;
+                            /** Format: date-time */
+                            at: string;
+                            results: {
+                                capability: "text" | "vision" | "image";
+                                ok: boolean;
+                                model: string;
+                                latency_ms: number;
+                                error_kind: string | null;
+                                message: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getGenerationRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            text_key_id: number | null;
+                            vision_key_id: number | null;
+                            image_key_id: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putGenerationRouting: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text_key_id: number | null;
+                    vision_key_id: number | null;
+                    image_key_id: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            text_key_id: number | null;
+                            vision_key_id: number | null;
+                            image_key_id: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
