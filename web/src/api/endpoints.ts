@@ -55,8 +55,13 @@ export const api = {
   },
   apiKeys: {
     list: (query: Paging) => dataOf(http.GET('/api/v1/api-keys', { params: { query } })),
-    create: (provider: string, api_key: string) => dataOf(http.POST('/api/v1/api-keys', { body: { provider, api_key } })),
+    presets: () => dataOf(http.GET('/api/v1/api-keys/presets')),
+    create: (body: Body<'/api/v1/api-keys', 'post'>) => dataOf(http.POST('/api/v1/api-keys', { body })),
+    update: (id: number, body: Body<'/api/v1/api-keys/{id}', 'patch'>) => dataOf(http.PATCH('/api/v1/api-keys/{id}', { ...path({ id }), body })),
+    test: (id: number, image: boolean) => dataOf(http.POST('/api/v1/api-keys/{id}/test', { ...path({ id }), body: { image } })),
     remove: (id: number) => dataOf(http.DELETE('/api/v1/api-keys/{id}', path({ id }))),
+    routing: () => dataOf(http.GET('/api/v1/workspaces/current/generation')),
+    setRouting: (body: Body<'/api/v1/workspaces/current/generation', 'put'>) => dataOf(http.PUT('/api/v1/workspaces/current/generation', { body })),
   },
   products: {
     list: (query: Paging & { q?: string }) => dataOf(http.GET('/api/v1/products', { params: { query } })),

@@ -36,15 +36,19 @@ describe('server errors in the interface language', () => {
 
 describe('failures recorded by the server, worded', () => {
   const t = i18n.getFixedT('zh-CN');
-  const advice = 'deepseek notes failed after 3 attempts (HTTP 401): the API key was refused: check or replace the key under API keys. Provider said: Incorrect API key provided';
+  const advice = 'deepseek text generation failed after 1 attempt (HTTP 401): the key was refused. Provider said: Incorrect API key provided';
 
   it('says what failed and why, by the provider failure kind', () => {
-    expect(wordFailure(t, `texts of set B failed: ${advice}`)).toBe('B 组文案生成失败：AI 服务拒绝了 API 密钥，请在“API 密钥”中检查或更换');
-    expect(wordFailure(t, 'image A2 (detail) failed: openai images failed after 1 attempt: the provider did not answer in time, or raise PROVIDER_TIMEOUT_MS. Provider said: aborted')).toBe(
+    expect(wordFailure(t, `texts of set B failed: ${advice}`)).toBe('B 组文案生成失败：AI 服务拒绝了密钥，请在“AI 服务连接”中检查或更换密钥');
+    expect(wordFailure(t, 'image A2 (detail) failed: openai image generation failed after 1 attempt: no answer in time. Provider said: aborted')).toBe(
       '图片 A2 生成失败：AI 服务响应超时，请重试',
     );
     expect(wordFailure(t, 'partly done: 1 of 3 text sets failed, 2 of 9 images failed; the rest is ready')).toBe('部分完成（1/3 组文案失败，2/9 张图片失败），其余内容已就绪');
-    expect(wordFailure(t, 'main image failed: whatever the provider said', 'rate_limit')).toBe('图片生成失败：AI 服务限流或额度用尽，请稍后再试');
+    expect(wordFailure(t, 'main image failed: whatever the provider said', 'rate_limited')).toBe('图片生成失败：AI 服务限流，请稍后再试，或在连接中调低并发');
+    // Zhipu's empty balance arrives as a 429; the server's kind, not the status, decides the words.
+    expect(wordFailure(t, 'texts of set A failed: zhipu text generation failed after 1 attempt (HTTP 429): the account has no balance left. Provider said: 余额不足')).toBe(
+      'A 组文案生成失败：AI 服务账户余额不足，请到服务商控制台充值后重试',
+    );
     expect(wordFailure(t, 'something no client knows')).toBe('生成失败：出现意外错误，请重试');
   });
 });

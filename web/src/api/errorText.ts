@@ -59,12 +59,17 @@ export function wordServerError(t: TFunction, status: number, code: number, mess
 
 /** The provider failure kinds (contract-decisions §7), recognised by the advice the server adds to each. */
 const PROVIDER_ADVICE: Array<[RegExp, string]> = [
-  [/the API key was refused/, 'auth'],
-  [/rate limit or quota was hit/, 'rate_limit'],
-  [/the provider rejected the request/, 'bad_request'],
-  [/the provider is unreachable or failing/, 'provider_down'],
-  [/did not answer in time/, 'timeout'],
-  [/did not return the requested structure/, 'invalid_output'],
+  [/the key was refused/, 'auth'],
+  [/the account has no balance left/, 'insufficient_balance'],
+  [/moderation blocked/, 'content_blocked'],
+  [/the model does not exist/, 'model_not_found'],
+  [/rate limit was hit/, 'rate_limited'],
+  [/the provider refused the request|has no (text|vision|image) model/, 'unsupported'],
+  [/no answer in time|did not finish in time/, 'timeout'],
+  [/the provider is unreachable or failing/, 'unavailable'],
+  [/was cut off by its output budget|reached its output budget/, 'truncated'],
+  [/the reply was not usable|does not fit the|answered without/, 'bad_output'],
+  [/no connection (that writes text|draws images)/, 'no_connection'],
 ];
 
 /** Why a provider call failed, in words: by its kind when known (fission images carry it), else by the server's advice. */

@@ -30,7 +30,8 @@ export interface LiveState {
   drafts: Record<string, string>;
   texts: Record<number, TextCandidate>;
   images: Record<number, ImageCandidate>;
-  errors: string[];
+  /** Failures as the server recorded them, with the provider failure kind (contract-decisions §7) where it is one. */
+  errors: Array<{ message: string; kind: string | null }>;
   /** The last applied event was `done`. */
   done: boolean;
 }
@@ -77,7 +78,7 @@ export function reduceLive(state: LiveState, name: StreamEventName, data: any): 
     case 'image_candidate':
       return { ...state, images: { ...state.images, [data.candidate_id]: data }, done: false };
     case 'error':
-      return { ...state, errors: [...state.errors, String(data?.message ?? '')], done: false };
+      return { ...state, errors: [...state.errors, { message: String(data?.message ?? ''), kind: typeof data?.error_kind === 'string' ? data.error_kind : null }], done: false };
     case 'done':
       return { ...state, status: data.status ?? state.status, drafts: {}, done: true };
     default:

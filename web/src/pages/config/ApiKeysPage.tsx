@@ -1,84 +1,281 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Form, Input, Popconfirm, Select, Space, Table, Typography } from 'antd';
+import { Alert, Button, Card, Col, Descriptions, Form, Input, InputNumber, Modal, Popconfirm, Row, Select, Space, Tag, Typography } from 'antd';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { ApiKey } from '../../api/types';
-import { formatTime } from '../../components/format';
-import { QueryError } from '../../components/QueryError';
-import { usePaging } from '../../components/usePaging';
+import { roleAtLeast } from '../../app/roles';
+import { useSession } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
+import { QueryError } from '../../components/QueryError';
 import { PROVIDERS, providerName } from './providerNames';
+
+type Capability = 'text' | 'vision' | 'image';
+const CAPABILITIES: Capability[] = ['text', 'vision', 'image'];
 
 interface Values {
   provider: string;
-  api_key: string;
+  name?: string;
+  api_key?: string;
+  base_url?: string;
+  text_model?: string;
+  vision_model?: string;
+  image_model?: string;
+  image_size?: string;
+  concurrency?: number | null;
 }
 
+/**
+ * AI service connections (contract-decisions §7): add a provider by its Chinese name with its
+ * defaults prefilled, edit endpoint and models, test it (each capability's result and latency),
+ * and choose which connection writes, sees and draws for the workspace.
+ */
 export default function ApiKeysPage() {
   const { t } = useTranslation();
-  const paging = usePaging();
+  const { role } = useSession();
   const queryClient = useQueryClient();
-  const [form] = Form.useForm<Values>();
-  const keys = useQuery({ queryKey: ['api-keys', paging.query], queryFn: () => api.apiKeys.list(paging.query) });
+  const [editing, setEditing] = useState<ApiKey | 'new' | null>(null);
+  const keys = useQuery({ queryKey: ['api-keys', 'all'], queryFn: () => api.apiKeys.list({ page: 1, page_size: 100 }) });
+  const presets = useQuery({ queryKey: ['api-keys', 'presets'], queryFn: api.apiKeys.presets, staleTime: Infinity });
+  const routing = useQuery({ queryKey: ['api-keys', 'routing'], queryFn: api.apiKeys.routing });
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-  const create = useMutation({
-    meta: { inlineError: true },
-    mutationFn: (v: Values) => api.apiKeys.create(v.provider, v.api_key.trim()),
-    onSuccess: () => {
-      form.resetFields();
-      void refresh();
-    },
-  });
   const remove = useMutation({ mutationFn: api.apiKeys.remove, onSuccess: refresh });
+  const test = useMutation({ meta: { inlineError: true }, mutationFn: ({ id, image }: { id: number; image: boolean }) => api.apiKeys.test(id, image), onSuccess: refresh });
+  const route = useMutation({ meta: { inlineError: true }, mutationFn: api.apiKeys.setRouting, onSuccess: refresh });
+  const connections = keys.data?.items ?? [];
+  const canRoute = roleAtLeast(role, 'supervisor');
+
   return (
     <>
-      <PageTitle style={{ marginBottom: 16 }}>
-        {t('apiKeys.title')}
-      </PageTitle>
-      <Card size="small" title={t('apiKeys.add')} style={{ marginBottom: 16, maxWidth: 720 }}>
-        {create.error && <Alert type="error" showIcon role="alert" title={errorMessage(create.error)} style={{ marginBottom: 12 }} />}
-        <Form<Values> form={form} layout="inline" onFinish={(v) => create.mutate(v)} initialValues={{ provider: 'openai' }}>
-          <Form.Item label={t('apiKeys.provider')} name="provider" rules={[{ required: true }]}>
-            <Select style={{ width: 150 }} options={PROVIDERS.map((p) => ({ value: p.value, label: p.label }))} />
-          </Form.Item>
-          <Form.Item label={t('apiKeys.key')} name="api_key" rules={[{ required: true, whitespace: true, message: t('form.required') }]}>
-            <Input.Password autoComplete="off" style={{ width: 260 }} />
-          </Form.Item>
-          <Button type="primary" htmlType="submit" loading={create.isPending}>
-            {t('form.add')}
-          </Button>
-        </Form>
-        <Typography.Paragraph type="secondary" style={{ marginTop: 12, marginBottom: 0 }}>
-          {t('apiKeys.hint')}
-        </Typography.Paragraph>
+      <PageTitle style={{ marginBottom: 16 }}>{t('connections.title')}</PageTitle>
+      <Typography.Paragraph type="secondary">{t('connections.intro')}</Typography.Paragraph>
+      <QueryError error={keys.error ?? routing.error} />
+
+      <Card size="small" title={t('connections.routing')} style={{ marginBottom: 16 }}>
+        {route.error && <Alert type="error" showIcon role="alert" title={errorMessage(route.error)} style={{ marginBottom: 12 }} />}
+        <Row gutter={[16, 12]}>
+          {CAPABILITIES.map((capability) => (
+            <Col xs={24} md={8} key={capability}>
+              <div style={{ marginBottom: 4 }}>{t(`connections.use.${capability}`)}</div>
+              <Select
+                style={{ width: '100%' }}
+                aria-label={t(`connections.use.${capability}`)}
+                disabled={!canRoute || !routing.data}
+                value={routing.data?.[`${capability}_key_id`] ?? 0}
+                options={[
+                  { value: 0, label: t('connections.automatic') },
+                  ...connections.filter((c) => c.capabilities[capability]).map((c) => ({ value: c.id, label: `${c.name} · ${modelOf(c, capability)}` })),
+                ]}
+                onChange={(value: number) => routing.data && route.mutate({ ...routing.data, [`${capability}_key_id`]: value || null })}
+              />
+            </Col>
+          ))}
+        </Row>
+        {!canRoute && <Typography.Text type="secondary">{t('connections.routingRole')}</Typography.Text>}
       </Card>
-      <QueryError error={keys.error} />
-      <Table<ApiKey>
-        rowKey="id"
-        loading={keys.isFetching}
-        dataSource={keys.data?.items}
-        pagination={paging.pagination(keys.data?.total)}
-        locale={{ emptyText: t('apiKeys.empty') }}
-        columns={[
-          { title: t('apiKeys.provider'), dataIndex: 'provider', render: providerName },
-          { title: t('apiKeys.last4'), dataIndex: 'key_last4', render: (v: string) => <code>••••{v}</code> },
-          { title: t('tasks.createdAt'), dataIndex: 'created_at', render: formatTime },
-          {
-            title: t('form.actions'),
-            key: 'actions',
-            render: (_, row) => (
-              <Space>
-                <Popconfirm title={t('apiKeys.deleteConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => remove.mutate(row.id)}>
-                  <Button type="link" danger size="small">
+
+      <Space style={{ marginBottom: 16 }}>
+        <Button type="primary" onClick={() => setEditing('new')}>
+          {t('connections.add')}
+        </Button>
+      </Space>
+      {test.error && <Alert type="error" showIcon role="alert" title={errorMessage(test.error)} style={{ marginBottom: 12 }} />}
+      {!keys.isLoading && connections.length === 0 && <Alert type="info" showIcon title={t('connections.empty')} />}
+      <Row gutter={[16, 16]}>
+        {connections.map((c) => (
+          <Col xs={24} lg={12} key={c.id}>
+            <Card
+              size="small"
+              data-testid="connection"
+              title={
+                <Space wrap>
+                  <span>{c.name}</span>
+                  <Tag>{providerName(c.provider)}</Tag>
+                </Space>
+              }
+              extra={<code>••••{c.key_last4}</code>}
+              actions={[
+                <Button key="test" type="link" loading={test.isPending && test.variables?.id === c.id && !test.variables.image} onClick={() => test.mutate({ id: c.id, image: false })}>
+                  {t('connections.test')}
+                </Button>,
+                ...(c.capabilities.image
+                  ? [
+                      <Button key="test-image" type="link" loading={test.isPending && test.variables?.id === c.id && test.variables.image} onClick={() => test.mutate({ id: c.id, image: true })}>
+                        {t('connections.testImage')}
+                      </Button>,
+                    ]
+                  : []),
+                <Button key="edit" type="link" onClick={() => setEditing(c)}>
+                  {t('form.edit')}
+                </Button>,
+                <Popconfirm key="delete" title={t('apiKeys.deleteConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => remove.mutate(c.id)}>
+                  <Button type="link" danger>
                     {t('form.delete')}
                   </Button>
-                </Popconfirm>
+                </Popconfirm>,
+              ]}
+            >
+              <Space wrap style={{ marginBottom: 8 }}>
+                {CAPABILITIES.map((capability) => (
+                  <Tag key={capability} color={c.capabilities[capability] ? 'green' : undefined}>
+                    {t(`connections.can.${capability}`)}
+                    {c.capabilities[capability] ? '' : ` · ${t('connections.none')}`}
+                  </Tag>
+                ))}
               </Space>
-            ),
-          },
-        ]}
-      />
+              <Descriptions size="small" column={1} items={[
+                { key: 'text', label: t('connections.textModel'), children: c.text_model || '—' },
+                { key: 'vision', label: t('connections.visionModel'), children: c.vision_model || '—' },
+                { key: 'image', label: t('connections.imageModel'), children: c.image_model || '—' },
+                { key: 'base', label: t('connections.baseUrl'), children: <span style={{ wordBreak: 'break-all' }}>{c.base_url}</span> },
+              ]} />
+              {c.last_test && (
+                <div data-testid="last-test" style={{ marginTop: 8 }}>
+                  {c.last_test.results.map((r) => (
+                    <Alert
+                      key={r.capability}
+                      type={r.ok ? 'success' : 'error'}
+                      showIcon
+                      style={{ marginTop: 4 }}
+                      title={`${t(`connections.can.${r.capability}`)} · ${r.model} · ${r.latency_ms} ms`}
+                      description={r.ok ? t('connections.testOk') : t(`failure.kind.${r.error_kind ?? 'other'}`, { defaultValue: t('failure.kind.other') })}
+                    />
+                  ))}
+                </div>
+              )}
+            </Card>
+          </Col>
+        ))}
+      </Row>
+      {editing && (
+        <ConnectionForm
+          editing={editing === 'new' ? null : editing}
+          presets={presets.data ?? []}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            void refresh();
+          }}
+        />
+      )}
     </>
   );
+}
+
+function modelOf(c: ApiKey, capability: Capability): string {
+  return capability === 'text' ? c.text_model : capability === 'vision' ? c.vision_model : c.image_model;
+}
+
+type Preset = Awaited<ReturnType<typeof api.apiKeys.presets>>[number];
+
+function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onClose: () => void; onSaved: () => void }) {
+  const { t } = useTranslation();
+  const { editing, presets } = props;
+  const [form] = Form.useForm<Values>();
+  const fill = (provider: string) => {
+    const preset = presets.find((p) => p.provider === provider);
+    form.setFieldsValue({
+      base_url: preset?.base_url ?? '',
+      text_model: preset?.text_model ?? '',
+      vision_model: preset?.vision_model ?? '',
+      image_model: preset?.image_model ?? '',
+      concurrency: preset?.concurrency ?? null,
+    });
+  };
+  const save = useMutation({
+    meta: { inlineError: true },
+    mutationFn: async (v: Values) => {
+      const body = {
+        name: v.name?.trim() || undefined,
+        base_url: v.base_url?.trim() ?? '',
+        text_model: v.text_model?.trim() ?? '',
+        vision_model: v.vision_model?.trim() ?? '',
+        image_model: v.image_model?.trim() ?? '',
+        image_size: v.image_size?.trim() ?? '',
+        concurrency: v.concurrency ?? null,
+        ...(v.api_key?.trim() ? { api_key: v.api_key.trim() } : {}),
+      };
+      const local = v.provider === 'local';
+      if (editing) return api.apiKeys.update(editing.id, local ? { name: body.name, ...(body.api_key ? { api_key: body.api_key } : {}) } : body);
+      return api.apiKeys.create(local ? { provider: v.provider, api_key: body.api_key ?? '', name: body.name } : { provider: v.provider, api_key: body.api_key ?? '', ...body });
+    },
+    onSuccess: props.onSaved,
+  });
+  const provider = Form.useWatch('provider', form);
+  const preset = presets.find((p) => p.provider === provider);
+  return (
+    <Modal open title={editing ? t('connections.edit') : t('connections.add')} onCancel={props.onClose} onOk={() => form.submit()} okText={t('form.save')} cancelText={t('form.cancel')} confirmLoading={save.isPending} width={640}>
+      {save.error && <Alert type="error" showIcon role="alert" title={errorMessage(save.error)} style={{ marginBottom: 12 }} />}
+      <Form<Values>
+        form={form}
+        layout="vertical"
+        onFinish={(v) => save.mutate(v)}
+        initialValues={
+          editing
+            ? { provider: editing.provider, name: editing.name, base_url: editing.base_url, text_model: editing.text_model, vision_model: editing.vision_model, image_model: editing.image_model, image_size: editing.image_size ?? '', concurrency: editing.concurrency }
+            : { provider: 'qwen', ...presetValues(presets, 'qwen') }
+        }
+      >
+        <Form.Item label={t('apiKeys.provider')} name="provider" rules={[{ required: true }]}>
+          <Select disabled={Boolean(editing)} options={PROVIDERS.map((p) => ({ value: p.value, label: p.label }))} onChange={(v: string) => fill(v)} />
+        </Form.Item>
+        {preset && (
+          <Typography.Paragraph type="secondary">
+            {t('connections.presetHint', {
+              caps: CAPABILITIES.filter((c) => (c === 'text' ? preset.text_model : c === 'vision' ? preset.vision_model : preset.image_model)).map((c) => t(`connections.can.${c}`)).join('、') || '—',
+            })}
+            {preset.draws_images && !preset.reference_images ? ` ${t('connections.noReference')}` : ''}
+          </Typography.Paragraph>
+        )}
+        <Form.Item label={t('connections.name')} name="name">
+          <Input maxLength={60} placeholder={providerName(provider ?? '')} />
+        </Form.Item>
+        <Form.Item label={t('apiKeys.key')} name="api_key" rules={editing ? [] : [{ required: true, whitespace: true, message: t('form.required') }]} extra={editing ? t('connections.keepKey') : t('apiKeys.hint')}>
+          <Input.Password autoComplete="off" />
+        </Form.Item>
+        {provider !== 'local' && (
+          <>
+            <Form.Item label={t('connections.baseUrl')} name="base_url" rules={provider === 'openai-compatible' ? [{ required: true, message: t('form.required') }] : []}>
+              <Input placeholder="https://" />
+            </Form.Item>
+            <Row gutter={12}>
+              <Col xs={24} md={8}>
+                <Form.Item label={t('connections.textModel')} name="text_model" extra={t('connections.emptyModel')}>
+                  <Input />
+                </Form.Item>
+              </Col>
+              <Col xs={24} md={8}>
+                <Form.Item label={t('connections.visionModel')} name="vision_model">
+                  <Input />
+                </Form.Item>
+              </Col>
+              <Col xs={24} md={8}>
+                <Form.Item label={t('connections.imageModel')} name="image_model">
+                  <Input disabled={Boolean(preset && !preset.draws_images)} />
+                </Form.Item>
+              </Col>
+            </Row>
+            <Row gutter={12}>
+              <Col xs={24} md={12}>
+                <Form.Item label={t('connections.imageSize')} name="image_size" extra={t('connections.imageSizeHint')}>
+                  <Input placeholder="2K / 1536x2048" />
+                </Form.Item>
+              </Col>
+              <Col xs={24} md={12}>
+                <Form.Item label={t('connections.concurrency')} name="concurrency">
+                  <InputNumber min={1} max={64} style={{ width: '100%' }} />
+                </Form.Item>
+              </Col>
+            </Row>
+          </>
+        )}
+      </Form>
+    </Modal>
+  );
+}
+
+function presetValues(presets: Preset[], provider: string): Partial<Values> {
+  const preset = presets.find((p) => p.provider === provider);
+  return preset ? { base_url: preset.base_url, text_model: preset.text_model, vision_model: preset.vision_model, image_model: preset.image_model, concurrency: preset.concurrency } : {};
 }

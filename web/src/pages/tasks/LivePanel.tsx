@@ -53,7 +53,7 @@ function StreamErrors({ store }: { store: LiveStore }) {
   const { t } = useTranslation();
   const errors = useLive(store, (s) => s.errors);
   if (errors.length === 0) return null;
-  const lines = [...new Set(errors.map((e) => wordFailure(t, e)))];
+  const lines = [...new Set(errors.map((e) => wordFailure(t, e.message, e.kind)))];
   return (
     <Alert
       type="warning"

@@ -175,6 +175,13 @@ export default function TaskPage() {
         />
       )}
       {d.status === 'failed' && d.failure_reason && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={wordFailure(t, d.failure_reason)} />}
+      {(d.providers.text || d.providers.image) && (
+        <Typography.Paragraph type="secondary" data-testid="task-providers" style={{ marginBottom: 16 }}>
+          {(['text', 'image'] as const)
+            .flatMap((c) => (d.providers[c] ? [`${t(`connections.use.${c}`)}：${d.providers[c]!.name} · ${d.providers[c]!.model}`] : []))
+            .join('　')}
+        </Typography.Paragraph>
+      )}
       {d.status === 'pending_selection' && !canSubmitForReview(d.text_candidates) && (
         <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('taskPage.selectHint')} />
       )}
