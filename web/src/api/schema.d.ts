@@ -712,7 +712,7 @@ export interface paths {
         put?: never;
         /**
          * Add many banned words at once (supervisor or admin)
-         * @description A pasted list in one transaction. Words already in the workspace and repeats within the list are skipped and named in `skipped`; pasting the same list again changes nothing.
+         * @description A pasted list in one transaction. A word repeated within the list counts once; words already in the workspace are skipped and named in `skipped`; pasting the same list again changes nothing.
          */
         post: operations["createBannedWords"];
         delete?: never;

@@ -477,7 +477,7 @@ export const en: Strings<typeof zhCN> = {
     pasteLabel: 'Words (one per line)',
     pasteHint: 'Commas also separate; for auto-fix write word=replacement; at most {{max}} at once',
     pasteCount: '{{count}} words found',
-    pasteResult: '{{created}} added, {{skipped}} skipped (already there or repeated)',
+    pasteResult: '{{created}} added, {{skipped}} skipped (already there)',
     pasteSkipped: 'Skipped: {{words}}',
     close: 'Close',
     search: 'Search banned words',

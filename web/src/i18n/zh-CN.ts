@@ -472,7 +472,7 @@ export const zhCN = {
     pasteLabel: '词语（每行一个）',
     pasteHint: '也可用逗号、顿号分隔；“自动替换”级别可写成 词=替换词；一次最多 {{max}} 个',
     pasteCount: '识别到 {{count}} 个词',
-    pasteResult: '新增 {{created}} 个，跳过 {{skipped}} 个已有或重复的词',
+    pasteResult: '新增 {{created}} 个，跳过 {{skipped}} 个已有的词',
     pasteSkipped: '已跳过：{{words}}',
     close: '关闭',
     search: '搜索违禁词',

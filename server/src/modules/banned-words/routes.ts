@@ -68,7 +68,7 @@ export const bannedWordRoutes: ApiModule = async (app, ctx) => {
         operationId: 'createBannedWords',
         summary: 'Add many banned words at once (supervisor or admin)',
         description:
-          'A pasted list in one transaction. Words already in the workspace and repeats within the list are skipped and named in `skipped`; pasting the same list again changes nothing.',
+          'A pasted list in one transaction. A word repeated within the list counts once; words already in the workspace are skipped and named in `skipped`; pasting the same list again changes nothing.',
         body: Type.Object({ items: Type.Array(BannedWordBody, { minItems: 1, maxItems: 1000 }) }),
         response: { 200: Ok(Type.Object({ created: Type.Integer(), skipped: Type.Array(Type.String()) })), ...commonErrors },
       },

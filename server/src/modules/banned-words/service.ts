@@ -111,9 +111,9 @@ export async function importPreset(ctx: AppContext, auth: AuthUser, name: string
 }
 
 /**
- * Many words at once (a pasted list), in one transaction. Words already in the workspace, and
- * repeats within the list, are skipped and named rather than refused, so pasting the same list
- * twice changes nothing.
+ * Many words at once (a pasted list), in one transaction. A word repeated in the list counts
+ * once (its first entry); words already in the workspace are skipped and named rather than
+ * refused, so pasting the same list twice changes nothing.
  */
 export async function createBannedWords(ctx: AppContext, auth: AuthUser, items: BannedWordInput[]) {
   const unique = new Map<string, ReturnType<typeof normalise>>();
