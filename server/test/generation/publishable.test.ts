@@ -127,7 +127,8 @@ describe('published note limits', () => {
     const taskId = (await createTask(server, ws, { text_count: 1, image_count: 3 })).id as number;
     await runTaskGeneration(server.ctx, taskId);
     const calls = fake.calls.slice(before);
-    expect(calls.find((c) => c.kind === 'notes')!.prompt).toContain('第 1 篇依次给出 3 张配图，角色为 hook, pain, convert');
+    const notesCall = calls.find((c) => c.kind === 'notes')!.prompt;
+    expect(notesCall).toContain('第 1 篇依次给出 3 张配图，角色为 hook, pain, convert');
     const images = calls.filter((c) => c.kind === 'image').map((c) => c.prompt);
     expect(images).toHaveLength(3);
     for (const role of ['hook', 'pain', 'convert']) expect(images.filter((p) => p.includes(`[shot-${role}]`))).toHaveLength(1);

@@ -221,7 +221,7 @@ class GenerationRun {
     const done = { lead: existing[0] ?? null, stored: Promise.resolve() };
     if (existing.length >= slots.length) return done;
     const count = slots.length;
-    const input = notesInput(this.loaded.inputs, strategy, count, storyboardRoles(strategy, this.task.image_count));
+    const input = notesInput(this.loaded.inputs, strategy, count);
     let notes: Note[];
     try {
       notes = (await this.writeNotes(strategy, count, `${this.prefix}:text:${strategy}`, 0)).map((n) => normaliseNote(n, strategy));
@@ -296,7 +296,8 @@ class GenerationRun {
       }
       return parts;
     }
-    const input = notesInput(this.loaded.inputs, strategy, count);
+    // The set's first note plans its images: only the call that writes it is given the roles.
+    const input = notesInput(this.loaded.inputs, strategy, count, offset === 0 ? storyboardRoles(strategy, this.task.image_count) : []);
     try {
       return (await this.ledger(callKey, () => this.callNotes(input, notesPrompt(input), { strategy, offset }))).notes.slice(0, count);
     } catch (err) {
