@@ -47,7 +47,7 @@ describe('editing loop', () => {
   const row = (id: number) => server.ctx.db.selectFrom('image_candidates').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('a failed image is stored as a failed slot, offered for retry, and retry-images makes only it again', async () => {
-    fake.options = { failImage: (prompt) => (prompt.includes('macro shot') ? 400 : undefined) };
+    fake.options = { failImage: (prompt) => (prompt.includes('macro close-up') ? 400 : undefined) };
     const created = await createTask(server, ws, { text_count: 3, image_count: 6 });
     await runTaskGeneration(server.ctx, created.id);
     const detail = await taskDetail(server, ws.token, created.id);
