@@ -9,6 +9,7 @@ import { roleAtLeast } from '../../app/roles';
 import { useSession } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
+import { tone } from '../../components/tags';
 import { PROVIDERS, providerName } from './providerNames';
 
 type Capability = 'text' | 'vision' | 'image';
@@ -118,7 +119,7 @@ export default function ApiKeysPage() {
             >
               <Space wrap style={{ marginBottom: 8 }}>
                 {CAPABILITIES.map((capability) => (
-                  <Tag key={capability} color={c.capabilities[capability] ? 'green' : undefined}>
+                  <Tag key={capability} color={c.capabilities[capability] ? tone('green') : undefined}>
                     {t(`connections.can.${capability}`)}
                     {c.capabilities[capability] ? '' : ` · ${t('connections.none')}`}
                   </Tag>
