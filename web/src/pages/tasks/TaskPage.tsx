@@ -189,7 +189,7 @@ export default function TaskPage() {
       <Row gutter={16}>
         <Col xs={24} xl={17}>
           <LivePanel store={store} fallback={d.progress} generating={generating} />
-          {d.track === 'import' && ['pending_selection', 'generating', 'pending'].includes(d.status) && <ImportTextForm taskId={taskId} />}
+          {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
           <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} words={words} actions={actions} />
         </Col>
         <Col xs={24} xl={7}>
