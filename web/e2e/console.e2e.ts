@@ -247,20 +247,23 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await screenshot('04b-benchmark');
   });
 
-  it('adds an API key and shows only its provider and last four characters', async () => {
+  it('adds a provider connection and shows only its provider and last four characters', async () => {
     await page.goto(`${server.url}/api-keys`);
-    await chooseOption(page.getByRole('combobox', { name: '服务商' }), 'deepseek');
-    await page.getByLabel('密钥', { exact: true }).fill('sk-e2e-secret-key-9876');
-    await page.getByRole('button', { name: '添加', exact: true }).click();
-    const row = page.getByRole('row').filter({ hasText: '••••9876' });
-    await row.waitFor();
+    await page.getByRole('button', { name: '添加连接' }).click();
+    const dialog = page.getByRole('dialog');
+    await chooseOption(dialog.getByRole('combobox', { name: '服务商' }), 'DeepSeek');
+    await dialog.getByLabel('密钥', { exact: true }).fill('sk-e2e-secret-key-9876');
+    await dialog.getByRole('button', { name: /保\s*存/ }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const connection = page.getByTestId('connection').filter({ hasText: '••••9876' });
+    await connection.waitFor();
     expect(await page.content()).not.toContain('sk-e2e-secret-key');
     await screenshot('05b-api-keys');
     await expectAccessible('api-keys');
-    // Deleted again: generation uses the newest key, and this one reaches no real provider.
-    await row.getByRole('button', { name: '删除' }).click();
-    await page.getByRole('tooltip').getByRole('button', { name: '确定' }).click();
-    await row.waitFor({ state: 'detached' });
+    // Deleted again: this connection reaches no real provider.
+    await connection.getByRole('button', { name: /删\s*除/ }).click();
+    await page.getByRole('tooltip').getByRole('button', { name: /确\s*定/ }).click();
+    await connection.waitFor({ state: 'detached' });
   });
 
   it('lists products and banned words, and imports a preset word list', async () => {

@@ -101,7 +101,7 @@ describe('operations endpoints', () => {
     const images = fake.calls.filter((c) => c.kind === 'image');
     const failedImages = images.filter((c) => c.status === 500).length;
     expect(failedImages).toBeGreaterThan(0);
-    expect(delta('cps_provider_errors_total', { provider: 'openai', kind: 'provider_down' })).toBe(failedImages);
+    expect(delta('cps_provider_errors_total', { provider: 'openai', kind: 'unavailable' })).toBe(failedImages);
     expect(delta('cps_provider_call_duration_seconds_count', { provider: 'openai', operation: 'image generation', outcome: 'ok' })).toBe(images.length - failedImages);
     expect(delta('cps_job_duration_seconds_count', { kind: 'task.generate', outcome: 'ok' })).toBe(1);
     // The in-process queue is empty again once the job finished.

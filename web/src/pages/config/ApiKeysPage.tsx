@@ -187,9 +187,13 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
   const save = useMutation({
     meta: { inlineError: true },
     mutationFn: async (v: Values) => {
+      // The preset's own endpoint is sent empty, so the connection follows the preset and its
+      // address is not looked up on save like a typed one.
+      const defaultUrl = presets.find((p) => p.provider === v.provider)?.base_url ?? '';
+      const baseUrl = v.base_url?.trim() ?? '';
       const body = {
         name: v.name?.trim() || undefined,
-        base_url: v.base_url?.trim() ?? '',
+        base_url: baseUrl === defaultUrl ? '' : baseUrl,
         text_model: v.text_model?.trim() ?? '',
         vision_model: v.vision_model?.trim() ?? '',
         image_model: v.image_model?.trim() ?? '',
