@@ -13,6 +13,9 @@ import { adminToken, API, call, Deployment, must, sleep, userWithRole, type Scen
 type MinRole = 'operator' | 'supervisor' | 'admin';
 const RANK: Record<MinRole, number> = { operator: 1, supervisor: 2, admin: 3 };
 
+/** Routes an operator may use on their own connection only: on another workspace's, 404 like any foreign record. */
+const OTHERS_CONNECTION = /^(PATCH \/api-keys\/\{id\}|POST \/api-keys\/\{id\}\/test)$/;
+
 /** §3 as a table: the first matching rule wins; everything else is operator (read and write). */
 const RULES: Array<[RegExp, MinRole | 'public' | 'token' | 'ticket']> = [
   [/^POST \/auth\/login$/, 'public'],
@@ -27,6 +30,10 @@ const RULES: Array<[RegExp, MinRole | 'public' | 'token' | 'ticket']> = [
   [/^GET \/review\/queue$/, 'supervisor'],
   [/^POST \/review\/\{task_id\}\/(approve|reject)$/, 'supervisor'],
   [/^(POST|PUT|DELETE) \/banned-words/, 'supervisor'],
+  // The fixture's connection is the admin's: an operator changes or tests only their own.
+  [OTHERS_CONNECTION, 'supervisor'],
+  [/^PUT \/workspaces\/current\/generation$/, 'supervisor'],
+  [/ \/webhooks/, 'admin'],
 ];
 
 function ruleFor(route: string): MinRole | 'public' | 'token' | 'ticket' {
@@ -46,6 +53,7 @@ interface Fixtures {
   fission: number;
   user: number;
   invitation: number;
+  webhook: number;
   fileKey: string;
 }
 
@@ -76,6 +84,9 @@ async function uploadImage(base: string, token: string, productId: number): Prom
   return body.data;
 }
 
+/** A receiver that answers nobody: what the matrix checks is who may manage the webhook, not its deliveries. */
+const WEBHOOK = { name: '权限测试', url: 'https://example.com/authz-hook', kind: 'generic', events: ['task.approved'] };
+
 async function fixtures(base: string, token: string): Promise<Fixtures> {
   const me = await must(base, 'GET', '/auth/me', token);
   // A user of this workspace only (POST /users adds to the caller's current workspace).
@@ -95,6 +106,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
   await waitFor(async () => ((await must(base, 'GET', `/delivery-packages/${pkg.delivery_package_id}/download`, token)).status === 'ready' ? true : undefined));
   const fission = await call(base, 'POST', `${API}/fission`, { token, body: { source_task_id: task.id, fanout_count: 1 } });
   const invitation = await must(base, 'POST', `/workspaces/${me.current_workspace_id}/invitations`, token, { username: `invitee_${me.current_workspace_id}`, role: 'operator' });
+  const webhook = await must(base, 'POST', '/webhooks', token, WEBHOOK);
   return {
     workspace: me.current_workspace_id,
     product: product.id,
@@ -108,6 +120,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
     fission: fission.body?.data?.fission_id ?? 1,
     user: member.id,
     invitation: invitation.id,
+    webhook: webhook.id,
     fileKey: /files\/([^?]+)/.exec(image.url)![1]!,
   };
 }
@@ -125,6 +138,7 @@ function fillPath(route: string, f: Fixtures): string {
     fission: f.fission,
     users: f.user,
     workspaces: f.workspace,
+    webhooks: f.webhook,
   };
   return p
     .replace('{id}', String(idOf[resource!] ?? 1))
@@ -208,9 +222,9 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
     let checks = 0;
     const send = async (route: string, f: Fixtures, headers: Record<string, string>) => {
       const method = route.split(' ')[0]!;
-      const upload = /^POST \/products\/\{id\}\/(images|benchmarks\/upload)$/.test(route);
+      const upload = /^POST \/(products\/\{id\}\/(images|benchmarks\/upload)|tasks\/\{id\}\/image-candidates\/upload)$/.test(route);
       const body = method === 'GET' || method === 'DELETE' || upload ? undefined : bodyFor(route, f);
-      const raw = upload ? await uploadForm(route.endsWith('upload') ? 'screenshot' : 'image') : undefined;
+      const raw = upload ? await uploadForm(route.includes('benchmarks') ? 'screenshot' : 'image') : undefined;
       const res = await call(base, method, `${API}${fillPath(route, f)}`, { headers, ...(body === undefined ? {} : { body }), ...(raw ? { raw } : {}) });
       if (res.status >= 500) mismatches.push({ route, who: headers.authorization ?? 'none', expected: '<500', got: res.status, code: res.body?.code });
       return res;
@@ -250,7 +264,7 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
         );
         if (!isId(route)) continue;
         const far = await send(route, foreign, auth);
-        if (!allowed) expect({ route, who: `${role}, foreign workspace`, expected: '403 or 404', got: far.status, code: far.body?.code }, far.status === 403 || (namesWorkspace(route) && far.status === 404));
+        if (!allowed) expect({ route, who: `${role}, foreign workspace`, expected: '403 or 404', got: far.status, code: far.body?.code }, far.status === 403 || ((namesWorkspace(route) || OTHERS_CONNECTION.test(route)) && far.status === 404));
         else if (namesWorkspace(route)) expect({ route, who: `${role}, foreign workspace`, expected: '403 or 404', got: far.status, code: far.body?.code }, far.status === 403 || far.status === 404);
         else if (far.status !== 400) expect({ route, who: `${role}, foreign workspace`, expected: '404/40400', got: far.status, code: far.body?.code }, far.status === 404 && far.body?.code === 40400);
       }
@@ -302,6 +316,7 @@ async function fixturesForDelete(base: string, root: string, own: Fixtures, rout
   if (route === 'DELETE /products/{id}/images/{image_id}') f.image = (await uploadImage(base, token, own.product)).id;
   if (route === 'DELETE /benchmarks/{id}') f.benchmark = (await must(base, 'POST', `/products/${own.product}/benchmarks`, token, { highlights: 'x', link_url: null, screenshot_url: null })).id;
   if (route === 'DELETE /banned-words/{id}') f.bannedWord = (await must(base, 'POST', '/banned-words', root, { word: `删${Math.random().toString(36).slice(2, 8)}`, level: 'soft_warn' })).id;
+  if (route === 'DELETE /webhooks/{id}') f.webhook = (await must(base, 'POST', '/webhooks', root, WEBHOOK)).id;
   if (route === 'DELETE /api-keys/{id}') f.apiKey = (await must(base, 'POST', '/api-keys', token, { provider: 'local', api_key: 'local-delete-me' })).id;
   if (route === 'DELETE /workspaces/{id}/invitations/{invitation_id}') {
     f.invitation = (await must(base, 'POST', `/workspaces/${own.workspace}/invitations`, root, { username: `m_inv_${Math.random().toString(36).slice(2, 8)}`, role: 'operator' })).id;

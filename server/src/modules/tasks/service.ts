@@ -245,6 +245,8 @@ export async function listTasksSerialized(
  * workspace) are left out. Signed links are made per request, apart from the cached list pages.
  */
 export async function taskCovers(ctx: AppContext, auth: AuthUser, taskIds: number[]) {
+  // Ids out of range (0, beyond 2^31 − 1) name no task; none left is no query (PostgreSQL refuses `IN ()`).
+  if (taskIds.length === 0) return { items: [] };
   const rows = await repo.coverImages(ctx.db, auth.workspaceId, [...new Set(taskIds)]);
   const rank = (r: (typeof rows)[number]) => [r.is_selected ? 0 : 1, -r.generation, r.strategy, -r.id] as const;
   const before = (a: (typeof rows)[number], b: (typeof rows)[number]) => {
