@@ -4,12 +4,12 @@
  * receiver gets a Feishu interactive card in Chinese. Layout (no sideways scrolling), one h1 and
  * axe-core are checked on the page with content. Screenshots: e2e/screenshots/webhooks-*.png.
  */
-import axe from 'axe-core';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectPage } from './inspect';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -53,22 +53,7 @@ describe.skipIf(!available)('通知 Webhook page', () => {
     await new Promise((resolve) => receiver?.close(resolve));
   });
 
-  async function inspect(): Promise<string[]> {
-    const problems: string[] = [];
-    const layout = await page.evaluate(() => ({
-      docWidth: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-      innerWidth: window.innerWidth,
-      h1: document.querySelectorAll('h1').length,
-    }));
-    if (layout.docWidth > layout.innerWidth) problems.push(`document ${layout.docWidth} px wide in ${layout.innerWidth} px`);
-    if (layout.h1 !== 1) problems.push(`${layout.h1} h1`);
-    await page.evaluate(axe.source);
-    const violations = await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => `axe ${v.id}: ${v.nodes.slice(0, 2).map((n) => n.target.join(' ')).join(' | ')}`);
-    });
-    return [...problems, ...violations];
-  }
+  const inspect = () => inspectPage(page);
 
   it('on a phone: add a Feishu bot, send a test, see it delivered', async () => {
     await page.goto(`${server.url}/login`);

@@ -1,45 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
-import { freshPostgresDatabase, usingPostgres } from '../helpers/server.js';
+import { databaseBefore } from '../helpers/migration.js';
 
 describe('migration 20261124_0001_fission_images', () => {
   it('moves every note image (made, failed, queued, pending) into rows and back down without loss', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-migrate-'));
-    const pgDb = usingPostgres ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
-    const database = openDatabase({ databaseUrl: pgDb?.url, dataDir });
-    // Raw SQL: the row types describe the schema after the migration, not before it.
-    const db = database.db as never as import('kysely').Kysely<any>;
+    const { db, migrator, now, workspaceId, userId, taskId, close } = await databaseBefore('20261123_0200_task_list_versions', { image_count: 4 });
     try {
-      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
-      expect((await migrator.migrateTo('20261123_0200_task_list_versions')).error).toBeUndefined();
-      const now = new Date().toISOString();
-      const ws = await db.insertInto('workspaces').values({ name: 'W', slug: 'w', created_at: now }).returning('id').executeTakeFirstOrThrow();
-      const user = await db
-        .insertInto('users')
-        .values({ username: 'u', email: 'u@example.com', password_hash: 'x', must_change_password: false, is_active: true, token_version: 0, created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const product = await db
-        .insertInto('products')
-        .values({ workspace_id: ws.id, name: 'P', category: 'C', source: 'custom', selling_points: '[]', text_angles: '[]', banned_word_ids: '[]', created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const task = await db
-        .insertInto('tasks')
-        .values({
-          workspace_id: ws.id, product_id: product.id, operator_id: user.id, theme: 't', text_count: 1, image_count: 4, track: 'ai', status: 'pending_selection',
-          benchmark_ids: '[]', need_product_image: false, overlay_text: true, generation: 1, progress: 'null', created_at: now, updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
       const fission = await db
         .insertInto('fission_tasks')
-        .values({ workspace_id: ws.id, source_task_id: task.id, operator_id: user.id, reference_level: 'mid', fanout_count: 1, status: 'completed', created_at: now, updated_at: now })
+        .values({ workspace_id: workspaceId, source_task_id: taskId, operator_id: userId, reference_level: 'mid', fanout_count: 1, status: 'completed', created_at: now, updated_at: now })
         .returning('id')
         .executeTakeFirstOrThrow();
       const overlay = { kind: 'cover', text: '封面标题' };
@@ -52,7 +21,7 @@ describe('migration 20261124_0001_fission_images', () => {
       const note = await db
         .insertInto('fission_notes')
         .values({
-          workspace_id: ws.id, fission_id: fission.id, seq: 1, note: '{}', images: JSON.stringify(elements), score: 81, passed: true,
+          workspace_id: workspaceId, fission_id: fission.id, seq: 1, note: '{}', images: JSON.stringify(elements), score: 81, passed: true,
           needs_optimization: false, dimension: 'd', status: 'image_done', created_at: now, updated_at: now,
         })
         .returning('id')
@@ -72,9 +41,7 @@ describe('migration 20261124_0001_fission_images', () => {
       const back = await sql<{ images: unknown }>`SELECT images FROM fission_notes WHERE id = ${note.id}`.execute(db);
       expect(decode(back.rows[0]!.images)).toEqual(elements);
     } finally {
-      await database.close();
-      await pgDb?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await close();
     }
   });
 });
