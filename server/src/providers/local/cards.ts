@@ -9,16 +9,6 @@ import type { Random } from './random.js';
 const W = 1080;
 const H = 1440;
 
-const ROLE_NAMES: Record<string, string> = {
-  main: '主图',
-  hook: '封面',
-  pain: '痛点',
-  proof: '实测',
-  quality: '细节',
-  credit: '口碑',
-  convert: '入手',
-};
-
 /** Base hue per strategy (A warm, B cool, C fresh), varied a little per image. */
 const STRATEGY_HUES: Record<string, number> = { A: 350, B: 210, C: 140 };
 
@@ -49,7 +39,7 @@ export async function renderCardImage(spec: CardSpec, rng: Random, size: { width
 
 /**
  * A 1080×1440 storyboard card: a soft gradient in the strategy's colours, the product photo
- * in a rounded frame (or an illustrated stand-in), and the product name and role in Chinese.
+ * in a rounded frame (or a neutral product tile), and the product name and theme in Chinese.
  * The top third and the bottom band stay calm for the cover title and captions the service
  * overlays afterwards. Returned as pixels, for a single encode by the caller.
  */
@@ -61,12 +51,12 @@ async function renderCard(spec: CardSpec, rng: Random): Promise<RawImage> {
   }).join('');
   const { x, y, w, h, strip, radius } = FRAME;
   const nameLines = wrapText(spec.productName || '好物推荐', w - 80, 46, 1);
-  const subtitle = wrapText(`${ROLE_NAMES[spec.role] ?? '配图'} · ${spec.theme || '日常分享'} · 第${spec.seq}张`, w - 80, 30, 1);
+  // The theme as the reader would read it, never the image's place in the set ("封面 · 第1张").
+  const subtitle = wrapText(spec.theme || '日常分享', w - 80, 30, 1);
   const standIn = spec.reference
     ? ''
     : `<g transform="translate(${x + w / 2} ${y + (h - strip) / 2 + 20})">
-         <rect x="-95" y="-150" width="190" height="300" rx="48" fill="${hsl(hue, 45, 62)}"/>
-         <rect x="-55" y="-205" width="110" height="70" rx="18" fill="${hsl(hue, 35, 40)}"/>
+         <rect x="-140" y="-140" width="280" height="280" rx="40" fill="${hsl(hue, 45, 62)}"/>
          <rect x="-70" y="-40" width="140" height="90" rx="14" fill="#ffffff" fill-opacity="0.85"/>
          <text y="18" font-family="${FONT_FAMILY}" font-size="34" font-weight="700" fill="${hsl(hue, 40, 35)}" text-anchor="middle">${escapeXml([...(spec.productName || '好物')].slice(0, 4).join(''))}</text>
        </g>`;
