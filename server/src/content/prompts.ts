@@ -1,4 +1,4 @@
-import type { ImageRole, NotesIntentInput, ScoreIntentInput, StrategyCode } from './schemas.js';
+import type { ImageRole, NotesIntentInput, Rejection, ScoreIntentInput, StrategyCode } from './schemas.js';
 import type { StoryboardFrame } from './storyboard.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { clip } from './text.js';
@@ -7,6 +7,8 @@ import { clip } from './text.js';
 export interface PreferenceContext {
   recent_preference: string;
   reject_reasons: string[];
+  /** `reject_reasons` with the note each rejected (absent in snapshots taken before excerpts were stored). */
+  rejections?: Rejection[];
   style_examples: string[];
   injected_count: number;
   /** The angles the team preferred, best first (absent in snapshots taken before they were recorded). */
@@ -34,6 +36,7 @@ export function preferencesInput(pref: PreferenceContext): NotesIntentInput['pre
   return {
     recent_preference: pref.recent_preference,
     reject_reasons: pref.reject_reasons,
+    ...(pref.rejections ? { rejections: pref.rejections } : {}),
     style_examples: pref.style_examples,
     ...(pref.preferred_angles ? { preferred_angles: pref.preferred_angles } : {}),
     ...(pref.preferred_strategy !== undefined ? { preferred_strategy: pref.preferred_strategy } : {}),
@@ -109,7 +112,8 @@ export function benchmarkSection(input: Pick<NotesIntentInput, 'benchmarks'>): s
 /**
  * Trusted instructions from the team, outside the data fence: the brand's rules
  * (`custom_prompt`), what reviewers rejected (verbatim: a reviewer's words lose their point when
- * paraphrased), the texts the team wrote or fixed themselves as positive examples, and the
+ * paraphrased; with the start of the note they rejected, since "语气太夸张" alone does not say
+ * what was too much), the texts the team wrote or fixed themselves as positive examples, and the
  * preferred angles and strategy (the strategy only for its own set). `strategy` null: fission,
  * where each package names its own.
  */
@@ -117,8 +121,10 @@ export function teamSection(input: Pick<NotesIntentInput, 'product' | 'preferenc
   const pref = input.preferences;
   const parts: string[] = [];
   if (input.product.custom_prompt?.trim()) parts.push(`品牌要求（必须遵守）：\n${input.product.custom_prompt.trim()}`);
-  if (pref.reject_reasons.length > 0) {
-    parts.push(`审核驳回过的原因（原话，不要再犯）：\n${pref.reject_reasons.map((r) => `- 「${r}」`).join('\n')}`);
+  const rejections = pref.rejections ?? pref.reject_reasons.map((reason) => ({ reason, excerpt: null }));
+  if (rejections.length > 0) {
+    const lines = rejections.map((r) => (r.excerpt ? `- 被驳回：「${r.excerpt}」 — 原因：「${r.reason}」` : `- 原因：「${r.reason}」`));
+    parts.push(`审核驳回过的笔记和原因（原话，不要再犯）：\n${lines.join('\n')}`);
   }
   if (pref.style_examples.length > 0) {
     parts.push(`团队自己写或改过的文字（正面示例：学习语气和写法，不要照抄）：\n${pref.style_examples.map((s) => `- 「${s}」`).join('\n')}`);

@@ -64,6 +64,12 @@ export interface NotesReply {
   notes: Note[];
 }
 
+/** A reviewer's reject reason and the start of the note it rejected (null: rejected before excerpts were kept, or nothing was selected). */
+export interface Rejection {
+  reason: string;
+  excerpt: string | null;
+}
+
 /** Input of a `notes` intent (generation of a set, or the rewrite of one blocked note). */
 export interface NotesIntentInput {
   strategy: StrategyCode;
@@ -85,6 +91,8 @@ export interface NotesIntentInput {
   preferences: {
     recent_preference: string;
     reject_reasons: string[];
+    /** The reject reasons with an excerpt of the note each rejected (absent in older snapshots). */
+    rejections?: Rejection[];
     style_examples: string[];
     preferred_angles?: string[];
     preferred_strategy?: StrategyCode | null;

@@ -21,6 +21,19 @@ export function clip(text: string, max: number): string {
   return chars.length <= max ? chars.join('') : chars.slice(0, max).join('');
 }
 
+/** Bounds what one rejected note adds to later prompts: its title and the first lines of its body. */
+export const EXCERPT_CHARS = 80;
+
+/**
+ * `标题｜正文开头…` on one line, at most EXCERPT_CHARS graphemes plus the ellipsis: enough for a
+ * writer to see what a reviewer turned down, short enough that three of them stay a footnote.
+ */
+export function noteExcerpt(title: string, body: string): string {
+  const line = [title, body].map((s) => s.replace(/\s+/g, ' ').trim()).filter(Boolean).join('｜');
+  const cut = clipWords(line, EXCERPT_CHARS);
+  return cut.length < line.length ? `${cut}…` : cut;
+}
+
 const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
 /** One-character words a short label must not end on: they leave it hanging (…的, …和, …小). */
 const HANGING = new Set(['的', '地', '得', '之', '和', '与', '及', '或', '在', '是', '了', '着', '把', '被', '让', '给', '向', '从', '对', '为', '很', '太', '更', '最', '小', '大']);

@@ -27,7 +27,12 @@ const inputs: GenerationInputs = {
 };
 
 describe('prompt building', () => {
-  const structured = { ...inputs, preferences: { ...inputs.preferences, preferred_angles: ['熬夜急救'], preferred_strategy: 'B' as const } };
+  const rejections = [
+    { reason: inputs.preferences.reject_reasons[0]!, excerpt: '全网最低价的晚安面膜｜姐妹们这个价格真的绝了…' },
+    // A reject recorded before excerpts were kept.
+    { reason: inputs.preferences.reject_reasons[1]!, excerpt: null },
+  ];
+  const structured = { ...inputs, preferences: { ...inputs.preferences, rejections, preferred_angles: ['熬夜急救'], preferred_strategy: 'B' as const } };
 
   for (const strategy of STRATEGIES) {
     it(`assembles strategy ${strategy}: Chinese, the team's rules as trusted instructions, user material fenced`, () => {
@@ -41,7 +46,9 @@ describe('prompt building', () => {
       // The brand's rules, reject reasons (verbatim) and the team's own words are instructions, outside the fence.
       expect(beforeFence).toContain('【团队规则（必须遵守）】');
       expect(beforeFence).toContain('品牌要求（必须遵守）：\n不要提竞品');
-      for (const reason of inputs.preferences.reject_reasons) expect(beforeFence).toContain(`「${reason}」`);
+      // Each reason with the note it rejected, so the writer knows what was turned down and why.
+      expect(beforeFence).toContain(`- 被驳回：「${rejections[0]!.excerpt}」 — 原因：「${rejections[0]!.reason}」`);
+      expect(beforeFence).toContain(`- 原因：「${rejections[1]!.reason}」`);
       expect(beforeFence).toContain(inputs.preferences.style_examples[0]);
       expect(beforeFence).toContain('「熬夜急救」');
       expect(prompt.prompt).not.toContain('(score');
@@ -81,6 +88,8 @@ describe('prompt building', () => {
     expect(prompt).not.toContain('禁用词');
     const old = notesPrompt(notesInput(inputs, 'A', 1)).prompt;
     expect(old).toContain(`团队近期的偏好：${inputs.preferences.recent_preference}`);
+    // Reasons without the structured rejections (older snapshots) are still told, verbatim.
+    for (const reason of inputs.preferences.reject_reasons) expect(old).toContain(`- 原因：「${reason}」`);
   });
 
   it('rewrite and score prompts name what they are about', () => {

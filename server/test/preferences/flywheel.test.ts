@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HALF_LIFE_DAYS, decayFactor, preferenceContextForGeneration } from '../../src/modules/preferences/service.js';
+import { EXCERPT_CHARS, length } from '../../src/content/text.js';
+import { insertSnapshot } from '../../src/modules/preferences/repository.js';
 import { recordSignal, type SignalType } from '../../src/modules/preferences/signals.js';
 import { ADMIN_NEW_PASSWORD, startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 import { seedTask } from '../delivery/fixtures.js';
@@ -143,7 +145,12 @@ describe('flywheel (local provider, real pipeline)', () => {
     // The next generation sees the newest three reasons, newest first.
     const next = await preferenceContextForGeneration(server.ctx, { id: taskId, workspaceId: ws.workspaceId, productId: product.id, generation: 2 });
     expect(next.reject_reasons).toEqual(['第四条', '第三条', '第二条']);
+    // These signals carry no excerpt (a reject with nothing selected, or recorded before excerpts were kept).
+    expect(next.rejections).toEqual(next.reject_reasons.map((reason) => ({ reason, excerpt: null })));
     expect((await ok(server, 'GET', `/tasks/${taskId}/preference/context`, ws.token)).generation).toBe(2);
+    // A snapshot stored before rejections existed still reads with them, excerpts null.
+    await insertSnapshot(server.ctx.db, taskId, 3, { recent_preference: '', reject_reasons: ['旧理由'], style_examples: [], injected_count: 1 }, new Date(server.clock.now()).toISOString());
+    expect(await ok(server, 'GET', `/tasks/${taskId}/preference/context`, ws.token)).toMatchObject({ generation: 3, reject_reasons: ['旧理由'], rejections: [{ reason: '旧理由', excerpt: null }] });
   });
 });
 
@@ -185,7 +192,7 @@ describe('flywheel: injection into the next generation (fake OpenAI provider)', 
       }
       await ok(server, 'POST', `/tasks/${task.id}/submit-review`, ws.token);
       await decide(task.id);
-      return { id: task.id as number, angle: textB.angle_label as string };
+      return { id: task.id as number, angle: textB.angle_label as string, title: textB.title as string, content: textB.content as string };
     };
 
     const first = await reviewed((id) => ok(server, 'POST', `/review/${id}/approve`, supervisor.token));
@@ -209,6 +216,14 @@ describe('flywheel: injection into the next generation (fake OpenAI provider)', 
     const context = await ok(server, 'GET', `/tasks/${third.id}/preference/context`, ws.token);
     expect(context.generation).toBe(1);
     expect(context.reject_reasons).toEqual([reason]);
+    // The reason comes with the start of the note it rejected: its title, then its body's first words.
+    expect(context.rejections).toHaveLength(1);
+    const { excerpt } = context.rejections[0];
+    expect(context.rejections[0].reason).toBe(reason);
+    expect(excerpt.startsWith(`${second.title}｜${second.content.replace(/\s+/g, ' ').slice(0, 10)}`)).toBe(true);
+    expect(length(excerpt)).toBeLessThanOrEqual(EXCERPT_CHARS + 1);
+    const signals = await ok(server, 'GET', `/tasks/${second.id}/preference/signals`, ws.token);
+    expect(signals.items.find((s: any) => s.signal_type === 'reject')).toMatchObject({ reason, excerpt });
     expect(context.recent_preference).toContain('「B组角度1」');
     expect(context.recent_preference).toContain('preferred strategy: B');
     // One angle, one strategy, one reason; no style examples.
@@ -217,7 +232,7 @@ describe('flywheel: injection into the next generation (fake OpenAI provider)', 
     const prompts = notesPrompts(thirdFrom);
     expect(prompts).toHaveLength(3);
     for (const prompt of prompts) {
-      expect(prompt).toContain(reason);
+      expect(prompt.slice(0, prompt.indexOf('<data>\n'))).toContain(`- 被驳回：「${excerpt}」 — 原因：「${reason}」`);
       expect(prompt).toContain('B组角度1');
     }
   });

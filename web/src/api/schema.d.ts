@@ -10303,6 +10303,12 @@ export interface operations {
                             recent_preference: string;
                             /** @description newest first, verbatim */
                             reject_reasons: string[];
+                            /** @description reject_reasons in the same order, each with the note it rejected */
+                            rejections: {
+                                /** @description verbatim, as in reject_reasons */
+                                reason: string;
+                                excerpt: string | null;
+                            }[];
                             /** @description excerpts of recently edited or imported texts */
                             style_examples: string[];
                             /** @description angles + strategy + reject reasons + style examples injected */

@@ -9,6 +9,13 @@ const tags = ['preferences'];
 const PreferenceContextView = Type.Object({
   recent_preference: Type.String({ description: 'the preferred angles and strategy in words; empty when nothing is preferred yet' }),
   reject_reasons: Type.Array(Type.String(), { maxItems: 3, description: 'newest first, verbatim' }),
+  rejections: Type.Array(
+    Type.Object({
+      reason: Type.String({ description: 'verbatim, as in reject_reasons' }),
+      excerpt: Nullable(Type.String({ description: 'title and start of the body of the note it rejected; null when the reject predates excerpts or nothing was selected' })),
+    }),
+    { maxItems: 3, description: 'reject_reasons in the same order, each with the note it rejected' },
+  ),
   style_examples: Type.Array(Type.String(), { description: 'excerpts of recently edited or imported texts' }),
   injected_count: Type.Integer({ description: 'angles + strategy + reject reasons + style examples injected' }),
   generation: Nullable(Type.Integer({ description: 'the generation this snapshot was taken for; null: not generated yet, this is what would be injected now' })),

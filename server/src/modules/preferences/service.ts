@@ -5,7 +5,7 @@ import { notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
-import type { StrategyCode } from '../../content/schemas.js';
+import type { Rejection, StrategyCode } from '../../content/schemas.js';
 import * as repo from './repository.js';
 
 // Signals are recorded by every module whose action is a preference signal, in its transaction.
@@ -77,7 +77,7 @@ function strategyName(code: string): string {
 
 /**
  * What the flywheel hands the next generation of a product: the preferred angles and strategy
- * in words, the newest reject reasons verbatim, and excerpts of texts people wrote or fixed
+ * in words, the newest reject reasons verbatim (each with the start of the note it rejected), and excerpts of texts people wrote or fixed
  * themselves. `injected_count` is the number of those items (each angle, the strategy, each
  * reason, each example), so "0" means the prompt was not influenced at all.
  */
@@ -93,11 +93,12 @@ export async function buildPreferenceContext(ctx: AppContext, workspaceId: numbe
   }
   if (strategy) parts.push(`preferred strategy: ${strategyName(strategy.strategy)} (score ${strategy.score})`);
 
-  const rejectReasons: string[] = [];
+  const rejections: Rejection[] = [];
   const styleExamples: string[] = [];
   for (const s of signals) {
-    if (s.signal_type === 'reject' && s.reason && rejectReasons.length < MAX_REJECT_REASONS && !rejectReasons.includes(s.reason)) {
-      rejectReasons.push(s.reason);
+    const reason = s.reason;
+    if (s.signal_type === 'reject' && reason && rejections.length < MAX_REJECT_REASONS && !rejections.some((r) => r.reason === reason)) {
+      rejections.push({ reason, excerpt: s.excerpt });
     }
     if ((s.signal_type === 'text_edit' || s.signal_type === 'text_import') && s.excerpt && styleExamples.length < MAX_STYLE_EXAMPLES) {
       styleExamples.push(s.excerpt.slice(0, STYLE_EXAMPLE_CHARS));
@@ -106,9 +107,10 @@ export async function buildPreferenceContext(ctx: AppContext, workspaceId: numbe
 
   return {
     recent_preference: parts.join('; '),
-    reject_reasons: rejectReasons,
+    reject_reasons: rejections.map((r) => r.reason),
+    rejections,
     style_examples: styleExamples,
-    injected_count: angles.length + (strategy ? 1 : 0) + rejectReasons.length + styleExamples.length,
+    injected_count: angles.length + (strategy ? 1 : 0) + rejections.length + styleExamples.length,
     // The same, structured, for the prompts: the angles by name, the strategy for its own set only.
     preferred_angles: angles.map((a) => a.angle_label),
     preferred_strategy: strategy && strategy.strategy in STRATEGY_GUIDES ? (strategy.strategy as StrategyCode) : null,
@@ -137,7 +139,12 @@ export async function taskPreferenceContext(ctx: AppContext, auth: AuthUser, tas
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw notFound('task');
   const snapshot = await repo.latestSnapshot(ctx.db, auth.workspaceId, task.id);
-  if (snapshot) return { ...snapshot.context, generation: snapshot.generation, snapshot_at: snapshot.created_at };
+  if (snapshot) {
+    // Snapshots taken before excerpts were kept hold the reasons alone.
+    const { context } = snapshot;
+    const rejections = context.rejections ?? context.reject_reasons.map((reason) => ({ reason, excerpt: null }));
+    return { ...context, rejections, generation: snapshot.generation, snapshot_at: snapshot.created_at };
+  }
   return { ...(await buildPreferenceContext(ctx, auth.workspaceId, task.product_id)), generation: null, snapshot_at: null };
 }
 

@@ -26,7 +26,7 @@ export interface PreferenceSignal {
   angleLabel?: string | null;
   /** Reject reasons are stored verbatim, never summarised. */
   reason?: string | null;
-  /** Excerpt of an edited or imported text, used later as a style example. */
+  /** Excerpt of an edited or imported text (a style example), or of the note a reject turned down. */
   excerpt?: string | null;
   at: Date;
 }

@@ -5,6 +5,7 @@ import type { DB, Row, RowUpdate } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { noteExcerpt } from '../../content/text.js';
 import { recordSignal } from '../preferences/service.js';
 import { runTaskAction, syncCovers, TASK_RULES, type TaskAction, type TaskRow } from '../tasks/service.js';
 import { imageCandidateView, textCandidateView } from '../tasks/views.js';
@@ -83,7 +84,7 @@ export function approve(ctx: AppContext, auth: AuthUser, taskId: number) {
 /**
  * Back to pending_selection with the reason on the task, or, with `final`, the end of the task
  * (status rejected). The reason is kept exactly as written: it is injected into the next
- * generation of the product verbatim.
+ * generation of the product verbatim, with the start of the note it rejected.
  */
 export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: string, final: boolean) {
   if (reason.trim() === '') throw badRequest('body.reason must not be blank');
@@ -101,6 +102,7 @@ export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: 
       strategy: text?.strategy ?? null,
       angleLabel: text?.angle_label ?? null,
       reason,
+      excerpt: text ? noteExcerpt(text.title, text.content) : null,
       at: ctx.clock.now(),
     });
     return { review_status: 'rejected', reject_reason: reason, reviewed_at: now };
