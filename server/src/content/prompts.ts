@@ -31,6 +31,11 @@ export interface GenerationInputs {
 /** Benchmark material is long and free-form; this bounds what one benchmark adds to a prompt. */
 const BENCHMARK_CHARS = 1200;
 
+/** The reject reasons with their excerpts; a snapshot taken before excerpts were kept holds the reasons alone. */
+export function rejectionsOf(pref: Pick<PreferenceContext, 'reject_reasons' | 'rejections'>): Rejection[] {
+  return pref.rejections ?? pref.reject_reasons.map((reason) => ({ reason, excerpt: null }));
+}
+
 /** The preference part of a notes input: what the prompt tells about the team. */
 export function preferencesInput(pref: PreferenceContext): NotesIntentInput['preferences'] {
   return {
@@ -121,7 +126,7 @@ export function teamSection(input: Pick<NotesIntentInput, 'product' | 'preferenc
   const pref = input.preferences;
   const parts: string[] = [];
   if (input.product.custom_prompt?.trim()) parts.push(`品牌要求（必须遵守）：\n${input.product.custom_prompt.trim()}`);
-  const rejections = pref.rejections ?? pref.reject_reasons.map((reason) => ({ reason, excerpt: null }));
+  const rejections = rejectionsOf(pref);
   if (rejections.length > 0) {
     const lines = rejections.map((r) => (r.excerpt ? `- 被驳回：「${r.excerpt}」 — 原因：「${r.reason}」` : `- 原因：「${r.reason}」`));
     parts.push(`审核驳回过的笔记和原因（原话，不要再犯）：\n${lines.join('\n')}`);

@@ -4,6 +4,7 @@ import type { PreferenceContext } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { rejectionsOf } from '../../content/prompts.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
 import type { Rejection, StrategyCode } from '../../content/schemas.js';
 import * as repo from './repository.js';
@@ -135,17 +136,16 @@ export async function preferenceContextForGeneration(
   return stored?.context ?? context;
 }
 
+function withRejections(context: PreferenceContext) {
+  return { ...context, rejections: rejectionsOf(context) };
+}
+
 export async function taskPreferenceContext(ctx: AppContext, auth: AuthUser, taskId: number) {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw notFound('task');
   const snapshot = await repo.latestSnapshot(ctx.db, auth.workspaceId, task.id);
-  if (snapshot) {
-    // Snapshots taken before excerpts were kept hold the reasons alone.
-    const { context } = snapshot;
-    const rejections = context.rejections ?? context.reject_reasons.map((reason) => ({ reason, excerpt: null }));
-    return { ...context, rejections, generation: snapshot.generation, snapshot_at: snapshot.created_at };
-  }
-  return { ...(await buildPreferenceContext(ctx, auth.workspaceId, task.product_id)), generation: null, snapshot_at: null };
+  if (snapshot) return { ...withRejections(snapshot.context), generation: snapshot.generation, snapshot_at: snapshot.created_at };
+  return { ...withRejections(await buildPreferenceContext(ctx, auth.workspaceId, task.product_id)), generation: null, snapshot_at: null };
 }
 
 export async function productPreferenceScores(ctx: AppContext, auth: AuthUser, productId: number) {
