@@ -4,7 +4,8 @@
  * shows its live progress; benchmarks show their screenshot, are edited and deleted and accept a
  * pasted share text; banned words are searched, filtered by level, pasted many and deleted in
  * bulk; the task list searches by keyword, shows covers and hides archived tasks; products and
- * benchmarks export. Screenshots go to e2e/screenshots/pages-item7/.
+ * benchmarks export; and (issue 14 item 7) the demo provider's output is marked 演示内容 on the task page, in
+ * the phone preview and in a fission. Screenshots go to e2e/screenshots/pages-item7/.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -108,20 +109,78 @@ describe.skipIf(!available)('item 7 pages in Chromium', () => {
     }, token);
   });
 
-  it('the first task shows its live progress from the first event', async () => {
+  it('the first task shows its live progress from the first event: form, then the queued task, then progress, then 已完成', async () => {
     await page.goto(`${server.url}/tasks/new?product_id=${productId}`);
     await page.getByLabel('主题').fill('早八通勤的防晒');
+    // As a person would: the form is filled in once the page has settled (its code loaded).
+    await page.waitForLoadState('networkidle');
+    // What the page shows, each time it changes, from the click on: the order is what a user sees.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      const state = () => {
+        if (document.querySelector('[data-testid=live-finished]')) return 'finished';
+        if (document.querySelector('[data-testid^=stage-]')) return 'progress';
+        if (document.querySelector('[data-testid=live-queued]')) return 'queued';
+        if (document.querySelector('[data-testid=live-generating]')) return 'generating';
+        if (document.querySelector('.ant-spin-spinning')) return 'spinner';
+        if ([...document.querySelectorAll('button')].some((b) => b.textContent?.includes('创建并开始生成'))) return 'form';
+        return 'blank';
+      };
+      const record = () => {
+        const now = state();
+        if (seen.at(-1) !== now) seen.push(now);
+      };
+      record();
+      new MutationObserver(record).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+      (window as unknown as { seen: string[] }).seen = seen;
+    });
     const started = Date.now();
     await page.getByRole('button', { name: '创建并开始生成' }).click();
     await page.waitForURL(/\/tasks\/\d+$/);
     firstTaskId = Number(new URL(page.url()).pathname.split('/').at(-1));
     await page.getByTestId('live-panel').waitFor();
-    const seenAt = Date.now() - started;
-    // The panel is there while the task still generates: it follows from the first events on.
-    const detail = await api<{ status: string }>(server, 'GET', `/tasks/${firstTaskId}`, token);
-    console.log(`[e2e] first task: live panel after ${seenAt} ms, task ${detail.status}`);
-    await page.getByTestId('live-finished').waitFor({ timeout: 90_000 });
+    const panelAfter = Date.now() - started;
+    await page.getByTestId('live-finished').getByText('已完成').waitFor({ timeout: 90_000 });
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen.filter((s) => s !== 'blank'));
+    console.log(`[e2e] first task: live panel ${panelAfter} ms after the click; seen ${seen.join(' → ')}`);
+    // The form, then at once the task's own page saying it is queued (no page-wide spinner in
+    // between), then the stages as they report, and 已完成 last.
+    expect(seen[0]).toBe('form');
+    expect(seen[1]).toBe('queued');
+    expect(seen).not.toContain('spinner');
+    expect(seen.indexOf('progress')).toBeGreaterThan(1);
+    expect(seen.at(-1)).toBe('finished');
     await shot('02-first-task-finished-desk');
+  });
+
+  it('marks the offline demo provider’s output as 演示内容 on the task, in the preview and in a fission (desk and phone)', async () => {
+    const fission = await api<{ fission_id: number }>(server, 'POST', '/fission', token, { source_task_id: firstTaskId, reference_level: 'mid', fanout_count: 1 });
+    for (const viewport of ['desk', 'phone'] as const) {
+      page = pages[viewport];
+      await page.goto(`${server.url}/tasks/${firstTaskId}`);
+      const notice = page.getByTestId('demo-notice');
+      await notice.getByText('演示内容：本任务的文案和图片由内置的离线演示服务生成，只用于体验流程，请勿发布').waitFor();
+      const setA = page.getByTestId('set-A');
+      await setA.getByTestId('chosen-text').getByTestId('demo-tag').waitFor();
+      expect(await setA.getByTestId('chosen-text').getByTestId('demo-tag').textContent()).toBe('演示内容');
+      await expect.poll(() => setA.getByTestId('image-candidate').count()).toBeGreaterThan(0);
+      expect(await setA.getByTestId('demo-mark').count()).toBe(await setA.locator('[data-testid=image-candidate][data-status=done]').count());
+      await noSideScroll();
+      await shot(`02b-demo-task-${viewport}`);
+      await setA.getByTestId('chosen-text').getByRole('button', { name: '手机预览' }).click();
+      const preview = page.getByRole('dialog').getByTestId('phone-preview');
+      await preview.getByTestId('demo-mark').waitFor();
+      await preview.getByTestId('preview-demo').getByText('演示内容', { exact: false }).waitFor();
+      // The dialog as it stands on the screen (a full-page shot of a phone is too long to read).
+      await page.screenshot({ path: path.join(SHOTS, `02c-demo-preview-${viewport}.png`) });
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    }
+    page = pages.desk;
+    await page.goto(`${server.url}/fission/${fission.fission_id}`);
+    await page.getByTestId('demo-notice').getByText(/^演示内容：这次裂变/).waitFor();
+    await page.getByTestId('fission-note').first().getByTestId('demo-tag').waitFor({ timeout: 60_000 });
+    await shot('02d-demo-fission-desk');
   });
 
   it('tasks: keyword search, covers, archived hidden by default (desk and phone)', async () => {

@@ -5,6 +5,7 @@ import { AppConfig } from '../app/AppConfig';
 import type { ImageCandidate, Strategy, TextCandidate } from '../api/types';
 import { LiveStore } from '../hooks/taskStream';
 import { CandidateBoard } from '../pages/tasks/CandidateBoard';
+import { demoOrigin, NOT_DEMO } from './demo';
 import { applyImageSelection, applyTextSelection, canSubmitForReview, groupBySet } from './selection';
 
 function text(id: number, strategy: Strategy | null, over: Partial<TextCandidate> = {}): TextCandidate {
@@ -28,8 +29,8 @@ function text(id: number, strategy: Strategy | null, over: Partial<TextCandidate
   };
 }
 
-function image(id: number, strategy: Strategy, seq: number, selected = false): ImageCandidate {
-  return { candidate_id: id, strategy, url: `data:image/png;base64,iVBORw0KGgo=`, role: 'main', seq, is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null, source: 'ai', status: 'done', error_kind: null, instruction: null };
+function image(id: number, strategy: Strategy, seq: number, selected = false, over: Partial<ImageCandidate> = {}): ImageCandidate {
+  return { candidate_id: id, strategy, url: `data:image/png;base64,iVBORw0KGgo=`, role: 'main', seq, is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null, source: 'ai', status: 'done', error_kind: null, instruction: null, ...over };
 }
 
 const selectedIds = (texts: TextCandidate[]) => texts.filter((t) => t.is_selected).map((t) => t.candidate_id);
@@ -72,8 +73,9 @@ describe('selection rules per strategy set', () => {
 });
 
 describe('CandidateBoard', () => {
-  const board = (canSelect: boolean, texts: TextCandidate[], images: ImageCandidate[] = []) => {
+  const board = (canSelect: boolean, texts: TextCandidate[], images: ImageCandidate[] = [], demo = NOT_DEMO) => {
     const actions = {
+      demo,
       canSelect,
       canEdit: canSelect,
       canRegenerate: canSelect,
@@ -133,5 +135,28 @@ describe('CandidateBoard', () => {
     expect(screen.queryByRole('button', { name: /重新生成/ })).toBeNull();
     expect(screen.queryByRole('button', { name: /替换/ })).toBeNull();
     expect(screen.queryByRole('button', { name: /编辑/ })).toBeNull();
+  });
+
+  it('marks the offline demo provider’s texts and images as demo output, never an imported text or an uploaded image', () => {
+    const demo = demoOrigin({
+      text: { key_id: 1, provider: 'local', name: '本地离线', model: 'local' },
+      vision: null,
+      image: { key_id: 1, provider: 'local', name: '本地离线', model: 'local' },
+    });
+    board(true, [text(1, 'A'), text(2, 'A', { source: 'import', score: { title: 0, emotion: 0, selling: 0, keyword: 0, compliance: 0, total: 0 } })], [image(11, 'A', 1), image(12, 'A', 2, false, { source: 'upload' })], demo);
+    const set = screen.getByTestId('set-A');
+    // The chosen (best) text and its card in the list; not the imported one.
+    expect(within(within(set).getByTestId('chosen-text')).getAllByTestId('demo-tag')).toHaveLength(1);
+    const cards = within(set).getAllByTestId('text-candidate');
+    expect(cards.map((c) => within(c).queryAllByTestId('demo-tag').length)).toEqual([1, 0]);
+    const tiles = within(set).getAllByTestId('image-candidate');
+    expect(tiles.map((c) => within(c).queryAllByTestId('demo-mark').length)).toEqual([1, 0]);
+  });
+
+  it('marks nothing when a real provider wrote the task', () => {
+    const real = demoOrigin({ text: { key_id: 2, provider: 'deepseek', name: 'DeepSeek', model: 'deepseek-chat' }, vision: null, image: null });
+    board(true, [text(1, 'A')], [image(11, 'A', 1)], real);
+    expect(screen.queryAllByTestId('demo-tag')).toHaveLength(0);
+    expect(screen.queryAllByTestId('demo-mark')).toHaveLength(0);
   });
 });

@@ -216,7 +216,7 @@ describe('rendering while events stream in', () => {
       return (
         <div data-connection={connection}>
           <Draft />
-          <LivePanel store={store} fallback={null} generating />
+          <LivePanel store={store} fallback={null} status="generating" />
         </div>
       );
     }
@@ -233,7 +233,7 @@ describe('rendering while events stream in', () => {
 
   it('updates the progress bars per stage as progress events arrive', () => {
     const store = new LiveStore();
-    render(<LivePanel store={store} fallback={null} generating />);
+    render(<LivePanel store={store} fallback={null} status="generating" />);
     act(() => {
       store.apply(1, 'progress', { stage: 'image', done: 2, total: 6 });
     });
@@ -241,15 +241,25 @@ describe('rendering while events stream in', () => {
     expect(screen.queryByTestId('stage-text')).toBeNull();
   });
 
+  it('says the task is queued until its first stage reports, then that it is generating', () => {
+    const store = new LiveStore();
+    render(<LivePanel store={store} fallback={null} status="pending" />);
+    expect(screen.getByTestId('live-queued').textContent).toBe('已排队，马上开始生成…');
+    act(() => {
+      store.apply(1, 'status', { task_id: TASK, status: 'generating' });
+    });
+    expect(screen.getByTestId('live-generating')).toBeTruthy();
+  });
+
   it('reads 已完成 once the generation is over, not the state of the connection', () => {
     const store = new LiveStore();
-    const { rerender } = render(<LivePanel store={store} fallback={null} generating />);
+    const { rerender } = render(<LivePanel store={store} fallback={null} status="generating" />);
     expect(screen.getByText('未连接')).toBeTruthy();
     act(() => {
       store.apply(1, 'done', { status: 'pending_selection' });
       store.setConnection('reconnecting');
     });
-    rerender(<LivePanel store={store} fallback={null} generating={false} />);
+    rerender(<LivePanel store={store} fallback={null} status="pending_selection" />);
     expect(screen.getByTestId('live-finished').textContent).toBe('已完成');
     act(() => {
       store.apply(2, 'status', { task_id: TASK, status: 'failed' });

@@ -12,7 +12,7 @@
  * slice it shows, so a streaming text re-renders its own card only, not the whole page.
  */
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useSyncExternalStore } from 'react';
+import { useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import { apiUrl } from '../api/client';
 import { api } from '../api/endpoints';
 import type { ImageCandidate, Progress, TaskStatus, TextCandidate } from '../api/types';
@@ -218,7 +218,10 @@ export function isGenerating(status: TaskStatus | undefined): boolean {
 export function useTaskStream(taskId: number, active: boolean): LiveStore {
   const queryClient = useQueryClient();
   const store = useMemo(() => new LiveStore(), [taskId]);
-  useEffect(() => {
+  // A layout effect runs before every passive one, so the stream ticket is the page's first
+  // request, ahead of the side panels' queries: the browser opens six connections to a host,
+  // and behind the others the ticket (and so the first progress) would wait for a free one.
+  useLayoutEffect(() => {
     if (!active) return undefined;
     let seen = store.getState();
     // A replay delivers a task's whole history at once: one refetch for a burst, not one per event.

@@ -168,6 +168,18 @@ export const en: Strings<typeof zhCN> = {
     failed: 'Failed',
   },
   track: { ai: 'AI generated', import: 'Imported text' },
+  demo: {
+    tag: 'Demo output',
+    mark: 'Demo',
+    why: 'Made by the built-in offline demo provider, not by a real model: do not publish it',
+    title: 'Demo output: this task’s {{what}} were made by the built-in offline demo provider, to try the flow only; do not publish them',
+    fissionTitle: 'Demo output: this fission’s source task was made by the built-in offline demo provider, to try the flow only; do not publish it',
+    body: 'Add a real model service under AI connections and generate again to get content you can publish.',
+    text: 'texts',
+    image: 'images',
+    both: 'texts and images',
+    connections: 'Add an AI connection',
+  },
   demoHint: {
     title: 'The sample workspace “{{name}}” is ready',
     body: 'This workspace has no products or tasks yet. “{{name}}” has sample products and an offline AI key, so you can create a task and try the whole flow; switch workspaces in the header at any time.',
@@ -213,6 +225,7 @@ export const en: Strings<typeof zhCN> = {
   },
   live: {
     title: 'Progress',
+    queued: 'Queued; generation starts in a moment…',
     generating: 'Generating; results appear below as they arrive…',
     drafting: 'Set {{set}}: writing',
     finished: 'Finished',

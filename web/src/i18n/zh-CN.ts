@@ -163,6 +163,18 @@ export const zhCN = {
     failed: '失败',
   },
   track: { ai: 'AI 生成', import: '导入文案' },
+  demo: {
+    tag: '演示内容',
+    mark: '演示',
+    why: '由内置的离线演示服务生成，不是真实模型写的，请勿发布',
+    title: '演示内容：本任务的{{what}}由内置的离线演示服务生成，只用于体验流程，请勿发布',
+    fissionTitle: '演示内容：这次裂变的来源任务由内置的离线演示服务生成，只用于体验流程，请勿发布',
+    body: '在“AI 服务连接”中添加真实的模型服务后重新生成，才会得到可以发布的内容。',
+    text: '文案',
+    image: '图片',
+    both: '文案和图片',
+    connections: '去添加 AI 服务连接',
+  },
   demoHint: {
     title: '示例工作区「{{name}}」已经准备好',
     body: '当前工作区还没有产品和任务。「{{name}}」里有示例产品和一个离线可用的 AI 密钥，可以直接建任务体验完整流程；随时可在页头切换工作区。',
@@ -208,6 +220,7 @@ export const zhCN = {
   },
   live: {
     title: '生成进度',
+    queued: '已排队，马上开始生成…',
     generating: '正在生成，内容会实时出现在下方…',
     drafting: '{{set}} 组文案生成中',
     finished: '已完成',

@@ -10,6 +10,7 @@ import type { FissionNote } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
 import { CopyButton } from '../../components/CopyButton';
 import { QueryError } from '../../components/QueryError';
+import { demoOrigin, DemoNotice, DemoTag, type DemoOrigin } from '../../components/demo';
 import { PASS_LINE } from '../../api/constants';
 import { BannedStatusTag, tone } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
@@ -17,7 +18,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { saveFile } from '../../components/saveFile';
 import { EditTextModal, type EditValues } from '../tasks/EditTextModal';
 
-function NoteCard({ fissionId, note, onRetried, onEdit }: { fissionId: number; note: FissionNote; onRetried: () => void; onEdit: () => void }) {
+function NoteCard({ fissionId, note, demo, onRetried, onEdit }: { fissionId: number; note: FissionNote; demo: DemoOrigin; onRetried: () => void; onEdit: () => void }) {
   const { t } = useTranslation();
   const failedImages = note.images.filter((i) => i.error);
   const retry = useMutation({
@@ -38,6 +39,7 @@ function NoteCard({ fissionId, note, onRetried, onEdit }: { fissionId: number; n
       title={`${t('fission.set', { seq: note.seq })} · ${note.dimension}`}
       extra={
         <Space size={4}>
+          {demo.text && <DemoTag />}
           <Tag color={tone(note.passed ? 'green' : 'orange')}>
             {note.score} {note.passed ? t('score.passed') : t('score.belowLine')}
           </Tag>
@@ -69,7 +71,7 @@ function NoteCard({ fissionId, note, onRetried, onEdit }: { fissionId: number; n
                 </div>
               </Tooltip>
             ) : (
-              <Thumb key={i} url={img.url} alt={`${note.seq} ${img.role}`} width={90} />
+              <Thumb key={i} url={img.url} alt={`${note.seq} ${img.role}`} width={90} demo={demo.image} />
             ),
           )}
         </Space>
@@ -106,6 +108,11 @@ export default function FissionPage() {
   const notes = useQuery({ queryKey: ['fission', id, 'notes'], queryFn: () => api.fission.notes(id), refetchInterval: (q) => poll(q.state.data) });
   const download = useMutation({ mutationFn: async () => saveFile(await api.fission.download(id), `fission_${id}.zip`) });
   const progress = fission.data?.progress;
+  // The fission rewrites its source task with the same workspace's connections: where the source
+  // is demo output, so are its notes (the fission itself does not say which provider wrote it).
+  const sourceId = fission.data?.source_task_id;
+  const source = useQuery({ queryKey: ['task', sourceId], queryFn: () => api.tasks.get(sourceId!), enabled: sourceId !== undefined });
+  const demo = demoOrigin(source.data?.providers);
   const [editing, setEditing] = useState<FissionNote>();
   const edit = useMutation({
     mutationFn: (v: EditValues) => api.fission.editNote(id, editing!.seq, v),
@@ -127,6 +134,7 @@ export default function FissionPage() {
         </Button>
       </Space>
       <QueryError error={fission.error ?? notes.error} />
+      <DemoNotice origin={demo} fission />
       {fission.data?.error && <Alert type="warning" showIcon title={wordFailure(t, fission.data.error)} style={{ marginBottom: 16 }} />}
       {fission.data && progress && (
         <Card size="small" style={{ marginBottom: 16 }}>
@@ -151,7 +159,7 @@ export default function FissionPage() {
       <Row gutter={[16, 16]}>
         {notes.data?.notes.map((n) => (
           <Col key={n.seq} xs={24} md={12} xl={8}>
-            <NoteCard fissionId={id} note={n} onEdit={() => setEditing(n)} onRetried={() => void queryClient.invalidateQueries({ queryKey: ['fission', id] })} />
+            <NoteCard fissionId={id} note={n} demo={demo} onEdit={() => setEditing(n)} onRetried={() => void queryClient.invalidateQueries({ queryKey: ['fission', id] })} />
           </Col>
         ))}
       </Row>
@@ -159,6 +167,7 @@ export default function FissionPage() {
         open={Boolean(editing)}
         initial={editing && { key: editing.seq, title: editing.note.title, content: editing.note.content, tags: editing.note.tags, cover_title: editing.note.cover_title }}
         images={(editing?.images ?? []).filter((i) => i.url).map((i) => ({ url: i.url!, alt: `${editing!.seq} ${t(`imageRole.${i.role}`)}` }))}
+        demo={demo.text || demo.image}
         saving={edit.isPending}
         onCancel={() => setEditing(undefined)}
         onSave={(v) => edit.mutate(v)}

@@ -8,6 +8,7 @@ import { HighlightText, type WordMark } from '../../components/HighlightText';
 import { PASS_LINE } from '../../api/constants';
 import { ScoreBreakdown } from '../../components/ScoreBreakdown';
 import { chosenText, deliveredImages, groupBySet, selectionBlocked, type SetKey } from '../../components/selection';
+import { DemoTag, type DemoOrigin } from '../../components/demo';
 import { BannedStatusTag, tone } from '../../components/tags';
 import { useLive, type LiveStore } from '../../hooks/taskStream';
 import { ImageTile, type ImageActions } from './ImageTile';
@@ -15,6 +16,8 @@ import { PhonePreview } from './PhonePreview';
 
 export interface BoardActions extends ImageActions {
   canEdit: boolean;
+  /** What of the task's AI output the offline demo provider made: marked wherever it shows. */
+  demo: DemoOrigin;
   onSelectText: (c: TextCandidate, selected: boolean) => void;
   onEdit: (c: TextCandidate) => void;
 }
@@ -38,6 +41,7 @@ const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidat
       }
       extra={
         <Space size={4}>
+          {actions.demo.text && c.source === 'ai' && <DemoTag />}
           <BannedStatusTag status={c.banned_word_status} />
           {c.source === 'import' && <Tag>{t('candidate.imported')}</Tag>}
           {c.edited && <Tag color={tone('purple')}>{t('candidate.edited')}</Tag>}
@@ -122,7 +126,10 @@ function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: Te
   const chosen = chosenText(texts);
   const range = scoreRange(texts);
   const slots = images.slice().sort((a, b) => a.seq - b.seq || a.candidate_id - b.candidate_id);
-  const swipe = k === 'none' ? [] : deliveredImages(images, k).map((i) => ({ url: i.url!, alt: `${i.seq} ${t(`imageRole.${i.role}`)}` }));
+  const delivered = k === 'none' ? [] : deliveredImages(images, k);
+  const swipe = delivered.map((i) => ({ url: i.url!, alt: `${i.seq} ${t(`imageRole.${i.role}`)}` }));
+  const chosenIsDemo = Boolean(chosen && actions.demo.text && chosen.source === 'ai');
+  const previewIsDemo = chosenIsDemo || (actions.demo.image && delivered.some((i) => i.source === 'ai'));
   const title = k === 'none' ? t('candidate.noSet') : t('editing.setTitle', { set: k, name: t(`editing.strategy.${k}`) });
   return (
     <section data-testid={`set-${k}`} aria-label={title} style={{ marginBottom: 24 }}>
@@ -145,7 +152,12 @@ function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: Te
               data-testid="chosen-text"
               data-candidate-id={chosen.candidate_id}
               title={chosen.is_selected ? t('editing.chosen') : t('editing.best')}
-              extra={<Tag color={tone(chosen.score.total >= PASS_LINE ? 'green' : 'orange')}>{chosen.score.total}</Tag>}
+              extra={
+                <Space size={4}>
+                  {chosenIsDemo && <DemoTag />}
+                  <Tag color={tone(chosen.score.total >= PASS_LINE ? 'green' : 'orange')}>{chosen.score.total}</Tag>
+                </Space>
+              }
             >
               <Typography.Text type="secondary" style={{ fontSize: 12 }}>
                 {t('editing.coverTitle')}：{chosen.cover_title}
@@ -178,7 +190,7 @@ function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: Te
             <Image.PreviewGroup>
               <Space wrap align="start" size={12}>
                 {slots.map((c) => (
-                  <ImageTile key={c.candidate_id} c={c} actions={actions} />
+                  <ImageTile key={c.candidate_id} c={c} actions={actions} demo={actions.demo.image} />
                 ))}
               </Space>
             </Image.PreviewGroup>
@@ -206,7 +218,7 @@ function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: Te
         />
       )}
       <Modal open={previewing} title={t('editing.previewTitle')} footer={null} onCancel={() => setPreviewing(false)} width={360}>
-        {chosen && <PhonePreview label={title} note={chosen} images={swipe} />}
+        {chosen && <PhonePreview label={title} note={chosen} images={swipe} demo={previewIsDemo} />}
       </Modal>
     </section>
   );

@@ -36,6 +36,7 @@ export function EditTextModal({
   open,
   initial,
   images,
+  demo = false,
   saving,
   onCancel,
   onSave,
@@ -43,6 +44,8 @@ export function EditTextModal({
   open: boolean;
   initial: (EditValues & { key: number | string }) | undefined;
   images: { url: string; alt: string }[];
+  /** The note or its images are the offline demo provider's output: the preview says so. */
+  demo?: boolean;
   saving: boolean;
   onCancel: () => void;
   onSave: (values: EditValues) => void;
@@ -113,6 +116,7 @@ export function EditTextModal({
             label={t('editing.previewTitle')}
             note={{ title: values?.title ?? initial?.title ?? '', content: values?.content ?? initial?.content ?? '', tags }}
             images={images}
+            demo={demo}
           />
         </div>
       </Flex>

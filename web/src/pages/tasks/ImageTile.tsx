@@ -63,14 +63,14 @@ function RegeneratePopover({ c, onRegenerate }: { c: ImageCandidate; onRegenerat
 }
 
 /** One image of a set at a useful size, with what may be done to it now. */
-export function ImageTile({ c, actions }: { c: ImageCandidate; actions: ImageActions }) {
+export function ImageTile({ c, actions, demo }: { c: ImageCandidate; actions: ImageActions; demo: boolean }) {
   const { t } = useTranslation();
   const label = `${c.strategy}-${c.seq} ${t(`imageRole.${c.role}`)}`;
   const placeholder = { width: TILE, aspectRatio: '3 / 4', display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', borderRadius: 6, fontSize: 13, gap: 4 } as const;
   return (
     <div data-testid="image-candidate" data-status={c.status} data-selected={c.is_selected} data-seq={c.seq} style={{ width: TILE }}>
       {c.status === 'done' && c.url ? (
-        <Thumb url={c.url} alt={label} width={TILE} />
+        <Thumb url={c.url} alt={label} width={TILE} demo={demo && c.source === 'ai'} />
       ) : c.status === 'pending' ? (
         <div style={{ ...placeholder, background: '#fafafa', border: '1px dashed #d9d9d9' }}>
           <LoadingOutlined aria-hidden />

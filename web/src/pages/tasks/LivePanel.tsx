@@ -1,8 +1,8 @@
 import { Alert, Badge, Card, Progress, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { Progress as StageProgress, Stage } from '../../api/types';
+import type { Progress as StageProgress, Stage, TaskStatus } from '../../api/types';
 import { wordFailure } from '../../api/errorText';
-import { useLive, type LiveStore } from '../../hooks/taskStream';
+import { isGenerating, useLive, type LiveStore } from '../../hooks/taskStream';
 
 const STAGES: Stage[] = ['text', 'score', 'image', 'package'];
 const CONNECTION_BADGE = { idle: 'default', connecting: 'processing', open: 'success', reconnecting: 'warning', closed: 'default' } as const;
@@ -83,8 +83,21 @@ function StateBadge({ store, generating }: { store: LiveStore; generating: boole
   return <Badge status={failed ? 'error' : 'success'} text={t(failed ? 'live.failed' : 'live.finished')} data-testid="live-finished" />;
 }
 
-export function LivePanel({ store, fallback, generating }: { store: LiveStore; fallback: StageProgress | null; generating: boolean }) {
+/** What the panel says while generating: queued until the first stage reports, then generating. */
+function Generating({ store, status }: { store: LiveStore; status: TaskStatus }) {
   const { t } = useTranslation();
+  const queued = useLive(store, (s) => (s.status ?? status) === 'pending' && Object.keys(s.progress).length === 0);
+  return (
+    <Typography.Text type="secondary" data-testid={queued ? 'live-queued' : 'live-generating'}>
+      {t(queued ? 'live.queued' : 'live.generating')}
+    </Typography.Text>
+  );
+}
+
+/** `status`: the task's, as last fetched (the stream may be ahead of it). */
+export function LivePanel({ store, fallback, status }: { store: LiveStore; fallback: StageProgress | null; status: TaskStatus }) {
+  const { t } = useTranslation();
+  const generating = isGenerating(status);
   return (
     <Card
       size="small"
@@ -93,7 +106,7 @@ export function LivePanel({ store, fallback, generating }: { store: LiveStore; f
       style={{ marginBottom: 16 }}
       data-testid="live-panel"
     >
-      {generating && <Typography.Text type="secondary">{t('live.generating')}</Typography.Text>}
+      {generating && <Generating store={store} status={status} />}
       {STAGES.map((s) => (
         <StageBar key={s} store={store} stage={s} fallback={fallback} />
       ))}

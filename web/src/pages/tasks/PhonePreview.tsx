@@ -1,6 +1,8 @@
 import { Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { DemoMark } from '../../components/demo';
+import { tone } from '../../components/tags';
 
 export interface PreviewNote {
   title: string;
@@ -11,9 +13,9 @@ export interface PreviewNote {
 /**
  * The note as it reads in the app on a phone: the images in their swipe order (the cover first,
  * scrolled sideways with a counter), then title, body and tags. What the team publishes is
- * what it sees here before submitting.
+ * what it sees here before submitting; demo output (`demo`) says so on the picture and under it.
  */
-export function PhonePreview({ note, images, label }: { note: PreviewNote; images: { url: string; alt: string }[]; label: string }) {
+export function PhonePreview({ note, images, label, demo = false }: { note: PreviewNote; images: { url: string; alt: string }[]; label: string; demo?: boolean }) {
   const { t } = useTranslation();
   const [index, setIndex] = useState(0);
   return (
@@ -23,6 +25,7 @@ export function PhonePreview({ note, images, label }: { note: PreviewNote; image
       style={{ boxSizing: 'border-box', margin: 0, width: 320, maxWidth: '100%', border: '10px solid #1f1f1f', borderRadius: 32, overflow: 'hidden', background: '#fff' }}
     >
       <div style={{ position: 'relative', background: '#f5f5f5' }}>
+        {demo && <DemoMark />}
         {images.length > 0 ? (
           <div
             data-testid="phone-swipe"
@@ -45,6 +48,11 @@ export function PhonePreview({ note, images, label }: { note: PreviewNote; image
         )}
       </div>
       <figcaption style={{ padding: 12, maxHeight: 320, overflow: 'auto' }} tabIndex={0}>
+        {demo && (
+          <Typography.Text data-testid="preview-demo" style={{ display: 'block', fontSize: 12, marginBottom: 6, color: tone('gold') }}>
+            {t('demo.tag')} · {t('demo.why')}
+          </Typography.Text>
+        )}
         <Typography.Text strong style={{ display: 'block', fontSize: 15, marginBottom: 6 }}>
           {note.title}
         </Typography.Text>

@@ -1,16 +1,41 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Form, Input, InputNumber, Radio, Select, Typography } from 'antd';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
-import type { TaskCreate } from '../../api/types';
+import type { TaskCreate, TaskDetail, TaskListItem } from '../../api/types';
 import { useAllProducts } from '../config/queries';
 import { PageTitle } from '../../components/PageTitle';
+
+/**
+ * The detail of a task just created, from what creating it answered: nothing generated yet. The
+ * task page shows it (and opens the stream) at once instead of waiting for its own request.
+ */
+function createdDetail(item: TaskListItem, benchmarkIds: number[]): TaskDetail {
+  return {
+    ...item,
+    benchmark_ids: benchmarkIds,
+    progress: null,
+    generation: 1,
+    failure_reason: null,
+    providers: { text: null, vision: null, image: null },
+    allowed_actions: [],
+    text_candidates: [],
+    image_candidates: [],
+  };
+}
 
 export default function TaskCreatePage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  // The task page's code loads while the form is filled in, not after the submit: the first
+  // task's progress shows from its first event instead of behind a loading spinner.
+  useEffect(() => {
+    void import('./TaskPage');
+  }, []);
   const [params] = useSearchParams();
   const [form] = Form.useForm<TaskCreate>();
   const productId = Form.useWatch('product_id', form);
@@ -24,7 +49,13 @@ export default function TaskCreatePage() {
     // 422 reasons (no API key, banned words) belong next to the form, not in a toast.
     meta: { inlineError: true },
     mutationFn: api.tasks.create,
-    onSuccess: (task) => navigate(`/tasks/${task.id}`),
+    onSuccess: (task, body) => {
+      const key = ['task', task.id];
+      queryClient.setQueryData<TaskDetail>(key, createdDetail(task, body.benchmark_ids ?? []));
+      // A stand-in until the page has the real detail (which it asks for at once).
+      void queryClient.invalidateQueries({ queryKey: key, exact: true, refetchType: 'none' });
+      navigate(`/tasks/${task.id}`);
+    },
   });
   const initialProduct = Number(params.get('product_id')) || undefined;
 

@@ -8,6 +8,7 @@ import { wordFailure } from '../../api/errorText';
 import { STRATEGIES, type ImageCandidate, type TaskAction, type TaskDetail, type TextCandidate } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
 import { PageSpin } from '../../app/guards';
+import { demoOrigin, DemoNotice } from '../../components/demo';
 import { formatTime } from '../../components/format';
 import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
@@ -36,7 +37,6 @@ export default function TaskPage() {
     // The stream drives updates; a slow poll covers a client that cannot stream at all.
     refetchInterval: (q) => (isGenerating(q.state.data?.status) ? 5000 : false),
   });
-  const generating = isGenerating(task.data?.status);
   const store = useTaskStream(taskId, Boolean(task.data));
   const bannedWords = useAllBannedWords();
   const words = useMemo(() => (bannedWords.data?.items ?? []).map((w) => ({ word: w.word, level: w.level })), [bannedWords.data]);
@@ -82,6 +82,8 @@ export default function TaskPage() {
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
 
   const allowed = useMemo(() => new Set<TaskAction>(task.data?.allowed_actions ?? []), [task.data?.allowed_actions]);
+  const providers = task.data?.providers;
+  const demo = useMemo(() => demoOrigin(providers), [providers]);
   const actions: BoardActions = useMemo(
     () => ({
       canSelect: allowed.has('select'),
@@ -89,6 +91,7 @@ export default function TaskPage() {
       canRegenerate: allowed.has('regenerate_image'),
       canUpload: allowed.has('upload_image'),
       canRetry: allowed.has('retry_images'),
+      demo,
       onSelectText: (c, selected) => selectText.mutate({ c, selected }),
       onSelect: (c, selected) => selectImage.mutate({ c, selected }),
       onEdit: setEditing,
@@ -109,7 +112,7 @@ export default function TaskPage() {
           .finally(refresh),
     }),
     // mutate functions are stable; only what the server allows changes what the cards may do
-    [allowed, taskId],
+    [allowed, demo, taskId],
   );
 
   if (task.isLoading) return <PageSpin />;
@@ -121,6 +124,8 @@ export default function TaskPage() {
   );
   const imagesOf = (c: TextCandidate | undefined) =>
     c?.strategy ? deliveredImages(d.image_candidates, c.strategy).map((i) => ({ url: i.url!, alt: `${i.seq} ${t(`imageRole.${i.role}`)}` })) : [];
+  const isDemo = (c: TextCandidate | undefined) =>
+    Boolean(c && ((demo.text && c.source === 'ai') || (demo.image && c.strategy && deliveredImages(d.image_candidates, c.strategy).some((i) => i.source === 'ai'))));
 
   return (
     <>
@@ -174,6 +179,7 @@ export default function TaskPage() {
           description={d.reject_reason}
         />
       )}
+      <DemoNotice origin={demo} />
       {d.status === 'failed' && d.failure_reason && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={wordFailure(t, d.failure_reason)} />}
       {(d.providers.text || d.providers.image) && (
         <Typography.Paragraph type="secondary" data-testid="task-providers" style={{ marginBottom: 16 }}>
@@ -188,7 +194,7 @@ export default function TaskPage() {
 
       <Row gutter={16}>
         <Col xs={24} xl={17}>
-          <LivePanel store={store} fallback={d.progress} generating={generating} />
+          <LivePanel store={store} fallback={d.progress} status={d.status} />
           {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
           <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} words={words} actions={actions} />
         </Col>
@@ -205,6 +211,7 @@ export default function TaskPage() {
         open={Boolean(editing)}
         initial={editing && { key: editing.candidate_id, title: editing.title, content: editing.content, tags: editing.tags, cover_title: editing.cover_title }}
         images={imagesOf(editing)}
+        demo={isDemo(editing)}
         saving={edit.isPending}
         onCancel={() => setEditing(undefined)}
         onSave={(v) => edit.mutate(v)}
@@ -222,7 +229,7 @@ export default function TaskPage() {
         <Space wrap align="start" size={16}>
           {selectedSets.map(({ s, text }) =>
             text ? (
-              <PhonePreview key={s} label={t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) })} note={text} images={imagesOf(text)} />
+              <PhonePreview key={s} label={t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) })} note={text} images={imagesOf(text)} demo={isDemo(text)} />
             ) : (
               <Alert key={s} type="info" showIcon title={t('editing.noSelected', { set: s })} />
             ),
