@@ -4949,7 +4949,7 @@ export interface operations {
                     style_tone?: string | null;
                     text_angles?: string[];
                     custom_prompt?: string | null;
-                    /** @description ids of this workspace’s banned words */
+                    /** @description ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product */
                     banned_word_ids?: number[];
                 };
             };
@@ -5296,7 +5296,7 @@ export interface operations {
                     style_tone?: string | null;
                     text_angles?: string[];
                     custom_prompt?: string | null;
-                    /** @description ids of this workspace’s banned words */
+                    /** @description ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product */
                     banned_word_ids?: number[];
                 };
             };

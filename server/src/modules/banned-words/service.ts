@@ -6,7 +6,7 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '../../http/
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { BannedWordMatcher } from '../../content/banned-words.js';
-import { detachBannedWord } from '../products/service.js';
+import { bannedWordsOfOtherProducts, detachBannedWord } from '../products/service.js';
 import { BANNED_PRESETS, findPreset } from './presets.js';
 import * as repo from './repository.js';
 
@@ -154,28 +154,45 @@ export async function deleteBannedWords(ctx: AppContext, auth: AuthUser, ids: nu
   return { deleted: wanted.length };
 }
 
-const matcherCache = new Map<number, { version: string; matcher: BannedWordMatcher }>();
+const matcherCache = new Map<string, { version: string; matcher: BannedWordMatcher }>();
 // Each compiled matcher holds a 128 KiB character table plus its automaton.
 const MATCHER_CACHE_LIMIT = 64;
 
 /**
- * The compiled matcher of a workspace's words. Compiling thousands of words costs a few
- * milliseconds; the cache is keyed by a cheap version query (count, max id, max updated_at), so
- * a change made by any process is seen on the next check.
+ * The words that apply to the texts of one product: every word of the workspace attached to no
+ * product, and the words attached to this product (its extra words); a word attached only to
+ * other products does not apply. Every check (task creation, generation, the judge's facts, the
+ * writer's avoid list, imports, edits, fission) goes through here, so the rule lives in one place.
  */
-export async function bannedWordMatcherFor(ctx: AppContext, workspaceId: number): Promise<BannedWordMatcher> {
-  const version = await repo.wordsVersion(ctx.db, workspaceId);
-  const cached = matcherCache.get(workspaceId);
-  if (cached?.version === version) return cached.matcher;
-  const matcher = new BannedWordMatcher(await repo.allWords(ctx.db, workspaceId));
+async function wordsForProduct(ctx: AppContext, workspaceId: number, productId: number) {
+  const [version, others] = await Promise.all([repo.wordsVersion(ctx.db, workspaceId), bannedWordsOfOtherProducts(ctx.db, workspaceId, productId)]);
+  return {
+    // Products with the same words left out share one compiled matcher.
+    key: `${workspaceId}:${[...others].sort((a, b) => a - b).join(',')}`,
+    version,
+    load: async () => (await repo.allWords(ctx.db, workspaceId)).filter((w) => !others.has(w.id)),
+  };
+}
+
+/**
+ * The compiled matcher of the words that apply to a product (wordsForProduct). Compiling
+ * thousands of words costs a few milliseconds; the cache is keyed by the words left out and a
+ * cheap version query (count, max id, max updated_at), so a change made by any process is seen
+ * on the next check.
+ */
+export async function bannedWordMatcherFor(ctx: AppContext, workspaceId: number, productId: number): Promise<BannedWordMatcher> {
+  const scope = await wordsForProduct(ctx, workspaceId, productId);
+  const cached = matcherCache.get(scope.key);
+  if (cached?.version === scope.version) return cached.matcher;
+  const matcher = new BannedWordMatcher(await scope.load());
   if (matcherCache.size >= MATCHER_CACHE_LIMIT) matcherCache.delete(matcherCache.keys().next().value!);
-  matcherCache.set(workspaceId, { version, matcher });
+  matcherCache.set(scope.key, { version: scope.version, matcher });
   return matcher;
 }
 
 /** 422 / 42202 naming every hard-blocked word found in the texts (task creation, imports). */
-export async function assertNoHardBlock(ctx: AppContext, workspaceId: number, texts: Array<string | null | undefined>) {
-  const matcher = await bannedWordMatcherFor(ctx, workspaceId);
+export async function assertNoHardBlock(ctx: AppContext, workspaceId: number, productId: number, texts: Array<string | null | undefined>) {
+  const matcher = await bannedWordMatcherFor(ctx, workspaceId, productId);
   const words = matcher.hardBlocks(texts.filter((t): t is string => typeof t === 'string'));
   if (words.length > 0) {
     throw new AppError('bannedWordBlock', `banned words (hard_block) found: ${words.join(', ')}`);
@@ -187,8 +204,8 @@ export async function assertNoHardBlock(ctx: AppContext, workspaceId: number, te
  * at `limit` the words that would block a text stay in it; auto-fixed words are left out (the
  * service replaces them itself).
  */
-export async function wordsToAvoid(ctx: AppContext, workspaceId: number, limit: number): Promise<string[]> {
-  const words = await repo.allWords(ctx.db, workspaceId);
+export async function wordsToAvoid(ctx: AppContext, workspaceId: number, productId: number, limit: number): Promise<string[]> {
+  const words = await (await wordsForProduct(ctx, workspaceId, productId)).load();
   return words
     .filter((w) => w.level !== 'auto_fix')
     .sort((a, b) => Number(b.level === 'hard_block') - Number(a.level === 'hard_block') || a.word.localeCompare(b.word))

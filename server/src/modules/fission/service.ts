@@ -237,7 +237,9 @@ export interface NoteEdit {
 export async function editNote(ctx: AppContext, auth: AuthUser, id: number, seq: number, edit: NoteEdit) {
   const fission = await ownFission(ctx, auth, id);
   if (fission.status === 'generating') throw conflict('the fission is still generating: edit its notes once it has finished');
-  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId);
+  const source = await repo.findSourceTask(ctx.db, auth.workspaceId, fission.source_task_id);
+  if (!source) throw notFound('fission');
+  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId, source.product_id);
   await ctx.db.transaction().execute(async (trx) => {
     const row = await repo.findNoteBySeq(trx, auth.workspaceId, id, seq);
     if (!row) throw notFound('fission note');

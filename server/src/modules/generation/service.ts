@@ -69,8 +69,8 @@ export async function loadGenerationInputs(
   const [benchmarks, preferences, matcher, avoidWords, productImages] = await Promise.all([
     benchmarksForGeneration(ctx, ws, product.id, task.benchmark_ids),
     preferenceContextForGeneration(ctx, { id: task.id, workspaceId: ws, productId: product.id, generation }),
-    bannedWordMatcherFor(ctx, ws),
-    wordsToAvoid(ctx, ws, MAX_AVOID_WORDS),
+    bannedWordMatcherFor(ctx, ws, product.id),
+    wordsToAvoid(ctx, ws, product.id, MAX_AVOID_WORDS),
     productImagesForGeneration(ctx, ws, product.id),
   ]);
   return {

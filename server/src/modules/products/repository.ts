@@ -63,9 +63,14 @@ export function countTasksOfProduct(db: DbOrTx, workspaceId: number, productId: 
     .then((r) => Number(r.n));
 }
 
+/** Every product of the workspace with the banned words attached to it. */
+export function bannedWordAttachments(db: DbOrTx, workspaceId: number) {
+  return db.selectFrom('products').select(['id', 'banned_word_ids']).where('workspace_id', '=', workspaceId).execute();
+}
+
 /** Drops a deleted banned word's id from every product of the workspace that lists it. */
 export async function removeBannedWordFromProducts(db: DbOrTx, workspaceId: number, wordId: number, now: string) {
-  const rows = await db.selectFrom('products').select(['id', 'banned_word_ids']).where('workspace_id', '=', workspaceId).execute();
+  const rows = await bannedWordAttachments(db, workspaceId);
   for (const row of rows) {
     if (!row.banned_word_ids.includes(wordId)) continue;
     await db

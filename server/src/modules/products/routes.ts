@@ -33,7 +33,7 @@ const ProductBody = Type.Object({
   style_tone: Type.Optional(Nullable(ShortText(200))),
   text_angles: Type.Optional(Type.Array(ShortText(200), { maxItems: 30 })),
   custom_prompt: Type.Optional(Nullable(ShortText(4000))),
-  banned_word_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { maxItems: 1000, description: 'ids of this workspace’s banned words' })),
+  banned_word_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { maxItems: 1000, description: 'ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product' })),
 });
 const ImageView = Type.Object({
   id: Type.Integer(),

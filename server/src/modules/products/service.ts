@@ -127,6 +127,17 @@ export function detachBannedWord(trx: DbOrTx, workspaceId: number, wordId: numbe
   return repo.removeBannedWordFromProducts(trx, workspaceId, wordId, at);
 }
 
+/**
+ * The ids of the workspace's banned words that do not apply to a product's texts: the words
+ * attached to other products and not to this one. A word attached to no product applies to
+ * every product; a word attached to some is those products' extra word (`banned_word_ids`).
+ */
+export async function bannedWordsOfOtherProducts(db: DbOrTx, workspaceId: number, productId: number): Promise<Set<number>> {
+  const rows = await repo.bannedWordAttachments(db, workspaceId);
+  const own = new Set(rows.find((r) => r.id === productId)?.banned_word_ids ?? []);
+  return new Set(rows.flatMap((r) => r.banned_word_ids).filter((id) => !own.has(id)));
+}
+
 /** The product row as generation reads it (a background job: no caller, only the workspace of its record). */
 export function productForGeneration(ctx: AppContext, workspaceId: number, productId: number) {
   return repo.findProduct(ctx.db, workspaceId, productId);

@@ -108,7 +108,11 @@ async function lettered(ctx: AppContext, raw: StoredImage, line: Overlay, overla
  */
 export async function regenerateImage(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, instruction: string | undefined) {
   const wish = instruction?.trim() || null;
-  if (wish) await assertNoHardBlock(ctx, auth.workspaceId, [wish]);
+  if (wish) {
+    const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
+    if (!task) throw notFound('task');
+    await assertNoHardBlock(ctx, auth.workspaceId, task.product_id, [wish]);
+  }
   const queued = await runTaskAction(ctx, auth, taskId, 'regenerate_image', async (trx, task, now) => {
     const source = await repo.findImageCandidate(trx, auth.workspaceId, taskId, candidateId);
     if (!source) throw notFound('image candidate');

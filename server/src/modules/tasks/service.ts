@@ -93,7 +93,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
   if (input.image_count > 0 && !capabilities.image) {
     throw new AppError('noImageConnection', 'no provider connection of this workspace draws images: add one (e.g. 豆包, 通义千问, 智谱, 硅基流动 or OpenAI), or ask for 0 images');
   }
-  await assertNoHardBlock(ctx, auth.workspaceId, [
+  await assertNoHardBlock(ctx, auth.workspaceId, product.id, [
     theme,
     product.name,
     ...product.selling_points,
@@ -333,14 +333,14 @@ export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: nu
 }
 
 /**
- * What an edited or imported text is checked and scored against: the workspace's banned words
- * and the task's product and theme. Read before the action's transaction, which on SQLite holds
+ * What an edited or imported text is checked and scored against: the banned words that apply to
+ * the task's product, and its product and theme. Read before the action's transaction, which on SQLite holds
  * the only connection; a task's product never changes.
  */
 async function evaluatorFor(ctx: AppContext, auth: AuthUser, taskId: number): Promise<(note: NoteText) => ReturnType<typeof evaluateNote>> {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw notFound('task');
-  const [matcher, product] = await Promise.all([bannedWordMatcherFor(ctx, auth.workspaceId), productForGeneration(ctx, auth.workspaceId, task.product_id)]);
+  const [matcher, product] = await Promise.all([bannedWordMatcherFor(ctx, auth.workspaceId, task.product_id), productForGeneration(ctx, auth.workspaceId, task.product_id)]);
   const subject = { productName: product?.name ?? '', sellingPoints: product?.selling_points ?? [], theme: task.theme };
   return (note) => evaluateNote(matcher, note, subject);
 }
