@@ -453,6 +453,11 @@ export interface FissionImagesTable {
   status: FissionImageStatus;
   file_key: string | null;
   mime: string | null;
+  /** The un-lettered original of a lettered image (migration 20261126_0100), to letter again from. */
+  raw_file_key: string | null;
+  raw_mime: string | null;
+  /** The cover title drawn on `file_key`, if any. */
+  lettered_title: string | null;
   /** Why the last attempt failed: the marker retry-images looks for. */
   error: string | null;
   error_kind: string | null;

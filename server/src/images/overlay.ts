@@ -1,12 +1,18 @@
-import { renderSvg, svgTextBlock, wrapBalanced, wrapText } from './fonts.js';
+import type { CoverTemplate } from '../content/cover.js';
+import { drawableText, escapeXml, FONT_FAMILY, renderSvg, svgTextBlock, textWidth, wrapBalanced, wrapText } from './fonts.js';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, encode, normalizedPipeline, type NormalizedImage } from './normalize.js';
 import { compositeRows, fromRaw } from './raw.js';
 
+/** What to draw, plain data (it crosses to a worker thread as it is). */
 export interface OverlayText {
-  /** Cover title: large and bold in the top band (hook and main images). */
+  /** Cover title, drawn large in the upper part in the template's design (hook and main images). */
   title?: string | null;
   /** Short caption on a translucent bar at the bottom. */
   caption?: string | null;
+  /** The cover design (content/cover.ts); `band` when absent. */
+  template?: CoverTemplate | null;
+  /** A phrase of the title drawn highlighted, kept on one line where it fits. */
+  highlight?: string | null;
 }
 
 /** One band of drawn text: a small SVG and where it goes on the image. */
@@ -19,8 +25,9 @@ export interface OverlayLayer {
 /**
  * Draws Chinese cover titles and captions onto an image with the bundled font, because image
  * models garble Chinese text. The result is normalised like every output image (3:4 size,
- * re-encoded, no metadata); with nothing to draw it is only normalised. Only the bands that
- * carry text are rendered (a title band is about a third of the image, a caption a sixth), off
+ * re-encoded, no metadata); with nothing to draw it is only normalised. Only the layers that
+ * carry text are rendered (a title's block or label, up to about 60% of the image for a
+ * three-line 大字报; a caption a sixth), off
  * the event loop while the image decodes, and blended into the rows they cover: one decode,
  * one encode.
  */
@@ -43,31 +50,210 @@ export async function overlayText(
 const svgOf = (width: number, height: number, body: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`;
 
-/** The transparent text bands for an image of width×height; empty when nothing is drawable. */
+/** One piece of a title line, placed: `x` is its left edge, `width` its estimated advance. */
+export interface TitleRun {
+  text: string;
+  highlighted: boolean;
+  x: number;
+  width: number;
+}
+
+/** A cover title set in lines: `baseline` of each line from the top of the block, `width` of its widest line. */
+export interface TitleLayout {
+  fontSize: number;
+  lineHeight: number;
+  lines: Array<{ baseline: number; runs: TitleRun[] }>;
+  width: number;
+}
+
+interface TitleStyle {
+  /** Font sizes to try at 1080 px wide, largest first: the largest whose lines fit is used. */
+  sizes: readonly number[];
+  maxLines: number;
+  lineGap: number;
+  align: 'start' | 'middle';
+  /** Room on each side of a highlighted run inside a line, in em, for the mark behind it. */
+  markGap: number;
+  /** A title in two parts (秋冬好眠｜告别脖子酸) is set as two lines instead of showing the bar. */
+  breakAtBar: boolean;
+  /** Room on each side of the lines at 1080 px: the margin, and the label around them. */
+  inset: number;
+}
+
+const STYLES: Record<CoverTemplate, TitleStyle> = {
+  poster: { sizes: [200, 176, 156, 140, 124, 112, 100], maxLines: 3, lineGap: 1.22, align: 'middle', markGap: 0.06, breakAtBar: true, inset: 72 },
+  // The label's padding (44) and room for its tilt (20) inside the margin.
+  sticker: { sizes: [136, 124, 112, 100, 92, 84], maxLines: 3, lineGap: 1.3, align: 'start', markGap: 0.14, breakAtBar: true, inset: 72 + 44 + 20 },
+  band: { sizes: [88], maxLines: 3, lineGap: 1.25, align: 'start', markGap: 0, breakAtBar: false, inset: 64 },
+};
+
+/**
+ * The title broken into lines of at most maxWidth at the largest size of the style that takes
+ * it whole (no "…") with the highlight on one line and no character alone on the last, else
+ * the largest that takes it whole,
+ * each line cut into plain and highlighted runs. Lines start at x = 0 (left) or are centred on
+ * maxWidth / 2; every run lies within 0..maxWidth.
+ */
+function layoutTitle(title: string, highlight: string | null | undefined, maxWidth: number, style: TitleStyle, unit: number): TitleLayout {
+  const text = style.breakAtBar ? drawableText(title.replace(/\s*[｜|]\s*/gu, '\n')) : drawableText(title);
+  const mark = highlight ? drawableText(highlight) : '';
+  const markAt = mark ? text.indexOf(mark) : -1;
+  const sizes = style.sizes.map((s) => Math.round(s * unit));
+  const attempts = sizes.map((size) => ({ size, lines: wrapBalanced(text, maxWidth - 2 * style.markGap * size, size, style.maxLines, markAt >= 0 ? mark : null) }));
+  const whole = (a: (typeof attempts)[number]) => !a.lines[a.lines.length - 1]?.endsWith('…');
+  const markKept = (a: (typeof attempts)[number]) => markAt < 0 || a.lines.some((line) => line.includes(mark));
+  const noOrphan = (a: (typeof attempts)[number]) => a.lines.length < 2 || [...a.lines[a.lines.length - 1]!].length > 1;
+  const chosen =
+    attempts.find((a) => whole(a) && markKept(a) && noOrphan(a)) ?? attempts.find((a) => whole(a) && markKept(a)) ?? attempts.find(whole) ?? attempts[attempts.length - 1]!;
+  const { size: fontSize, lines } = chosen;
+  const gap = style.markGap * fontSize;
+  const lineHeight = Math.round(fontSize * style.lineGap);
+  let cursor = 0;
+  const placed = lines.map((line, i) => {
+    // Where the line sits in the title (wrapping only drops spaces and breaks, and may end the last in "…").
+    const core = line.endsWith('…') ? line.slice(0, -1) : line;
+    const start = Math.max(cursor, text.indexOf(core, cursor));
+    cursor = start + core.length;
+    const cuts = [0, core.length];
+    if (markAt >= 0) for (const at of [markAt - start, markAt + mark.length - start]) if (at > 0 && at < core.length) cuts.push(at);
+    cuts.sort((a, b) => a - b);
+    const pieces = cuts
+      .slice(1)
+      .map((end, j) => ({ text: core.slice(cuts[j], end), highlighted: markAt >= 0 && start + cuts[j]! >= markAt && start + end <= markAt + mark.length }))
+      .filter((p) => p.text.length > 0);
+    if (line.endsWith('…')) pieces.push({ text: '…', highlighted: false });
+    // A mark gets room from its neighbours on the line, not past the line's ends.
+    const gaps = pieces.map((p, j) => (p.highlighted ? (j > 0 ? gap : 0) + (j < pieces.length - 1 ? gap : 0) : 0));
+    const lineWidth = pieces.reduce((sum, p, j) => sum + textWidth(p.text, fontSize) + gaps[j]!, 0);
+    let x = style.align === 'middle' ? (maxWidth - lineWidth) / 2 : 0;
+    const runs = pieces.map((p, j) => {
+      if (p.highlighted && j > 0) x += gap;
+      const run = { ...p, x: Math.round(x), width: Math.round(textWidth(p.text, fontSize)) };
+      x += textWidth(p.text, fontSize) + (p.highlighted && j < pieces.length - 1 ? gap : 0);
+      return run;
+    });
+    return { baseline: Math.round(i * lineHeight + fontSize * 0.88), runs, width: lineWidth };
+  });
+  const width = Math.round(Math.max(0, ...placed.map((line) => line.width)));
+  return { fontSize, lineHeight, lines: placed.map(({ baseline, runs }) => ({ baseline, runs })), width };
+}
+
+/** A cover title as `template` sets it on an image `width` wide: its runs lie within 0 … the returned `maxWidth`. */
+export function coverTitleLayout(template: CoverTemplate, width: number, title: string, highlight?: string | null): TitleLayout & { maxWidth: number } {
+  const unit = width / 1080;
+  const style = STYLES[template];
+  const maxWidth = width - 2 * Math.round(style.inset * unit);
+  return { ...layoutTitle(title, highlight, maxWidth, style, unit), maxWidth };
+}
+
+/** The runs of a laid-out title as `<text>` elements, each run at its own x so marks behind it line up. */
+function titleSvg(layout: TitleLayout, at: { x: number; y: number }, fill: string, highlightFill: string, extra = ''): string {
+  return layout.lines
+    .flatMap((line) =>
+      line.runs.map(
+        (run) =>
+          `<text x="${at.x + run.x}" y="${at.y + line.baseline}" font-family="${FONT_FAMILY}" font-size="${layout.fontSize}" font-weight="700" fill="${run.highlighted ? highlightFill : fill}" ${extra}>${escapeXml(run.text)}</text>`,
+      ),
+    )
+    .join('');
+}
+
+/** Rectangles behind the highlighted runs: `from`..`to` are fractions of the font size measured from the top of the glyphs. */
+function marks(layout: TitleLayout, at: { x: number; y: number }, opts: { from: number; to: number; padX: number; fill: string; rx: number }): string {
+  const top = (line: { baseline: number }) => at.y + line.baseline - layout.fontSize * 0.88;
+  return layout.lines
+    .flatMap((line) =>
+      line.runs
+        .filter((run) => run.highlighted)
+        .map(
+          (run) =>
+            `<rect x="${Math.round(at.x + run.x - opts.padX)}" y="${Math.round(top(line) + layout.fontSize * opts.from)}" width="${Math.round(run.width + opts.padX * 2)}" height="${Math.round(layout.fontSize * (opts.to - opts.from))}" rx="${opts.rx}" fill="${opts.fill}"/>`,
+        ),
+    )
+    .join('');
+}
+
+/** Xiaohongshu's red, for the marks that should read as the app's own. */
+const RED = '#FF2442';
+
+/**
+ * 大字报: a solid cream block over the upper part of the image, the title as large as it fits
+ * (up to 200 px on a 1080 px cover) centred in near-black, the key phrase in red on a yellow
+ * marker stroke over the lower half of its glyphs, and a red rule closing the block.
+ */
+function posterLayer(width: number, height: number, title: string, highlight: string | null | undefined, unit: number): OverlayLayer {
+  const margin = Math.round(STYLES.poster.inset * unit);
+  const layout = coverTitleLayout('poster', width, title, highlight);
+  const padTop = Math.round(110 * unit);
+  const padBottom = Math.round(84 * unit);
+  const rule = Math.round(14 * unit);
+  const textHeight = layout.lineHeight * (layout.lines.length - 1) + layout.fontSize;
+  const blockHeight = Math.min(height - rule, padTop + textHeight + padBottom);
+  const at = { x: margin, y: padTop };
+  const body =
+    `<rect x="0" y="0" width="${width}" height="${blockHeight}" fill="#FFF6E0"/>` +
+    `<rect x="0" y="${blockHeight}" width="${width}" height="${rule}" fill="${RED}"/>` +
+    marks(layout, at, { from: 0.56, to: 1.02, padX: Math.round(layout.fontSize * 0.06), fill: '#FFD400', rx: Math.round(8 * unit) }) +
+    titleSvg(layout, at, '#1B1B1B', RED);
+  return { svg: svgOf(width, blockHeight + rule, body), top: 0, left: 0 };
+}
+
+/**
+ * 贴纸: the photo stays whole; the title sits on a white label tilted by two degrees near the top,
+ * with a soft shadow, the key phrase in white on a red tag.
+ */
+function stickerLayer(width: number, title: string, highlight: string | null | undefined, unit: number): OverlayLayer {
+  const margin = Math.round(72 * unit);
+  const pad = Math.round(44 * unit);
+  const layout = coverTitleLayout('sticker', width, title, highlight);
+  const textHeight = layout.lineHeight * (layout.lines.length - 1) + layout.fontSize;
+  const labelWidth = layout.width + pad * 2;
+  const labelHeight = textHeight + pad * 2;
+  const top = Math.round(120 * unit);
+  const shadow = Math.round(12 * unit);
+  const layerHeight = top + labelHeight + Math.round(80 * unit);
+  const cx = margin + labelWidth / 2;
+  const cy = top + labelHeight / 2;
+  const at = { x: margin + pad, y: top + pad };
+  const body =
+    `<g transform="rotate(-2 ${Math.round(cx)} ${Math.round(cy)})">` +
+    `<rect x="${margin + shadow}" y="${top + shadow}" width="${labelWidth}" height="${labelHeight}" rx="${Math.round(26 * unit)}" fill="#000" fill-opacity="0.22"/>` +
+    `<rect x="${margin}" y="${top}" width="${labelWidth}" height="${labelHeight}" rx="${Math.round(26 * unit)}" fill="#FFFFFF"/>` +
+    marks(layout, at, { from: -0.02, to: 1.1, padX: Math.round(layout.fontSize * 0.1), fill: RED, rx: Math.round(layout.fontSize * 0.16) }) +
+    titleSvg(layout, at, '#202020', '#FFFFFF') +
+    `</g>`;
+  return { svg: svgOf(width, layerHeight, body), top: 0, left: 0 };
+}
+
+/** The quiet one: the title in white on a dark gradient that fades into the photo, the key phrase in yellow. */
+function bandLayer(width: number, height: number, title: string, highlight: string | null | undefined, unit: number): OverlayLayer {
+  const margin = Math.round(STYLES.band.inset * unit);
+  const layout = coverTitleLayout('band', width, title, highlight);
+  const top = Math.round(96 * unit);
+  const bandHeight = Math.min(height, top + layout.lineHeight * layout.lines.length + Math.round(80 * unit));
+  const body =
+    `<defs><linearGradient id="tb" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#000" stop-opacity="0.55"/><stop offset="1" stop-color="#000" stop-opacity="0"/></linearGradient></defs>` +
+    `<rect x="0" y="0" width="${width}" height="${bandHeight}" fill="url(#tb)"/>` +
+    titleSvg(layout, { x: margin, y: top }, '#FFFFFF', '#FFD84D', `stroke="#000000" stroke-opacity="0.35" stroke-width="${Math.max(1, Math.round(3 * unit))}" paint-order="stroke"`);
+  return { svg: svgOf(width, bandHeight, body), top: 0, left: 0 };
+}
+
+/** The transparent text layers for an image of width×height; empty when nothing is drawable. */
 export function overlayLayers(width: number, height: number, text: OverlayText): OverlayLayer[] {
   const unit = width / 1080;
   const margin = Math.round(64 * unit);
   const layers: OverlayLayer[] = [];
 
-  const titleSize = Math.round(88 * unit);
-  const titleLines = text.title ? wrapBalanced(text.title, width - margin * 2, titleSize, 3) : [];
-  if (titleLines.length > 0) {
-    const lineHeight = Math.round(titleSize * 1.25);
-    const top = Math.round(96 * unit);
-    const bandHeight = Math.min(height, top + lineHeight * titleLines.length + Math.round(80 * unit));
-    const body =
-      `<defs><linearGradient id="tb" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#000" stop-opacity="0.55"/><stop offset="1" stop-color="#000" stop-opacity="0"/></linearGradient></defs>` +
-      `<rect x="0" y="0" width="${width}" height="${bandHeight}" fill="url(#tb)"/>` +
-      svgTextBlock(titleLines, {
-        x: margin,
-        y: top + titleSize,
-        fontSize: titleSize,
-        lineHeight,
-        weight: 700,
-        fill: '#ffffff',
-        extra: `stroke="#000000" stroke-opacity="0.35" stroke-width="${Math.max(1, Math.round(3 * unit))}" paint-order="stroke"`,
-      });
-    layers.push({ svg: svgOf(width, bandHeight, body), top: 0, left: 0 });
+  const title = text.title ? drawableText(text.title) : '';
+  if (title) {
+    const template = text.template ?? 'band';
+    layers.push(
+      template === 'poster'
+        ? posterLayer(width, height, title, text.highlight, unit)
+        : template === 'sticker'
+          ? stickerLayer(width, title, text.highlight, unit)
+          : bandLayer(width, height, title, text.highlight, unit),
+    );
   }
 
   const captionSize = Math.round(46 * unit);

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coverHighlight, coverTemplate } from '../../src/content/cover.js';
+import { overlayText } from '../../src/images/overlay.js';
 import { readZip } from '../delivery/zip.js';
 import { settledDetail } from '../generation/helpers.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 import { API, createTask, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
-import { notesOf, settledFission } from './fixtures.js';
+import { keyOfUrl, notesOf, settledFission } from './fixtures.js';
 
 /**
  * Fissions as a team works with them (contract-decisions §8, issue 15 item 3): listed per task for
@@ -75,6 +77,69 @@ describe('fission list, note edits and one-set downloads', () => {
     const warned = await edit(2, { content: '这是一款补水神器，用了一周。' });
     expect(warned.status).toBe(200);
     expect(warned.body.data.banned_word_status).toBe('soft_warn');
+  });
+
+  it('letters a set’s cover again from its original when its cover title is edited, never over the old title, and packs it so', async () => {
+    const images = (seq: number) =>
+      server.ctx.db
+        .selectFrom('fission_images')
+        .innerJoin('fission_notes', 'fission_notes.id', 'fission_images.note_id')
+        .selectAll('fission_images')
+        .where('fission_notes.fission_id', '=', fissionA)
+        .where('fission_notes.seq', '=', seq)
+        .orderBy('fission_images.seq')
+        .execute();
+    const setOf = async (seq: number) => (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === seq);
+    const before = await images(2);
+    const cover = before.find((i) => i.overlay?.kind === 'cover')!;
+    expect(cover.lettered_title).toBe((await setOf(2)).note.cover_title);
+    expect(cover.raw_file_key).not.toBeNull();
+    const coverUrl = (set: any) => set.images.find((i: any) => i.seq === cover.seq).url as string;
+    const urlBefore = coverUrl(await setOf(2));
+
+    const edit = (cover_title: string) => ok(server, 'POST', `/fission/${fissionA}/notes/2/edit`, operator.token, { cover_title });
+    await edit('一觉睡到天亮');
+    const edited = await edit('实测7天');
+    expect(coverUrl(edited)).not.toBe(urlBefore);
+    expect(keyOfUrl(coverUrl(edited))).not.toBe(cover.file_key);
+    const after = await images(2);
+    const relettered = after.find((i) => i.id === cover.id)!;
+    expect(relettered).toMatchObject({ raw_file_key: cover.raw_file_key, lettered_title: '实测7天' });
+    // The images that carry no cover title are untouched.
+    for (const image of after.filter((i) => i.id !== cover.id)) expect(image.file_key).toBe(before.find((b) => b.id === image.id)!.file_key);
+
+    // What is served is the original with the newest title alone, in the set's template, its figure highlighted.
+    const served = Buffer.from(await (await fetch(`${server.url}${coverUrl(edited)}`)).arrayBuffer());
+    const expected = await overlayText(
+      await server.ctx.storage.read(cover.raw_file_key!),
+      { title: '实测7天', template: coverTemplate(fissionA, 2), highlight: coverHighlight('实测7天') },
+      { width: 1080, height: 1440 },
+    );
+    expect(coverHighlight('实测7天')).toBe('7天');
+    expect(served.equals(expected.data)).toBe(true);
+
+    // The set's package and the whole fission's carry the same cover.
+    const zipOf = async (path: string) => readZip(Buffer.from(await (await fetch(`${server.url}${API}${path}`, { headers: { authorization: `Bearer ${operator.token}` } })).arrayBuffer()));
+    const name = (entries: Awaited<ReturnType<typeof readZip>>) => entries.find((e) => e.name.startsWith(`set_02/${String(cover.seq).padStart(2, '0')}_`))!;
+    expect(name(await zipOf(`/fission/${fissionA}/notes/2/download`)).data.equals(served)).toBe(true);
+    expect(name(await zipOf(`/fission/${fissionA}/download`)).data.equals(served)).toBe(true);
+  });
+
+  it('leaves a cover stored before originals were kept as it is: no title is drawn over another', async () => {
+    const [cover] = await server.ctx.db
+      .selectFrom('fission_images')
+      .innerJoin('fission_notes', 'fission_notes.id', 'fission_images.note_id')
+      .selectAll('fission_images')
+      .where('fission_notes.fission_id', '=', fissionA)
+      .where('fission_notes.seq', '=', 1)
+      .where('fission_images.seq', '=', 1)
+      .execute();
+    expect(cover!.overlay?.kind).toBe('cover');
+    // As migration 20261126_0100 leaves an image lettered before it: no original, nothing known drawn.
+    await server.ctx.db.updateTable('fission_images').set({ raw_file_key: null, raw_mime: null, lettered_title: null }).where('id', '=', cover!.id).execute();
+    await ok(server, 'POST', `/fission/${fissionA}/notes/1/edit`, operator.token, { cover_title: '早八人的5分钟妆容' });
+    const after = await server.ctx.db.selectFrom('fission_images').selectAll().where('id', '=', cover!.id).executeTakeFirstOrThrow();
+    expect(after.file_key).toBe(cover!.file_key);
   });
 
   it('downloads one set alone, with its own checklist in Chinese', async () => {

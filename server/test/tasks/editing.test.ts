@@ -1,5 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COVER_TEMPLATES, taskCoverTemplate } from '../../src/content/cover.js';
+import { overlayText } from '../../src/images/overlay.js';
 import { letterImage } from '../../src/modules/generation/service.js';
 import { runTaskImages } from '../../src/modules/tasks/images.js';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
@@ -208,8 +210,15 @@ describe('editing loop', () => {
     const latest = await taskDetail(server, ws.token, detail.id);
     const url = (latest.image_candidates as any[]).find((i) => i.candidate_id === coverA.candidate_id).url;
     const served = Buffer.from(await (await fetch(`${server.url}${url}`)).arrayBuffer());
-    const expected = await letterImage(server.ctx, { file_key: first.raw_file_key!, mime: first.raw_mime! }, { kind: 'cover', text: '实测7天' });
+    const expected = await letterImage(server.ctx, { file_key: first.raw_file_key!, mime: first.raw_mime! }, { kind: 'cover', text: '实测7天' }, taskCoverTemplate(detail.id, 'A'));
     expect(served.equals(await server.ctx.storage.read(expected.file_key))).toBe(true);
+    // In the set's template with the title's figure highlighted: not the plain design, nor the phrase left out.
+    const rawBytes = await server.ctx.storage.read(first.raw_file_key!);
+    const template = taskCoverTemplate(detail.id, 'A');
+    const design = (text: Parameters<typeof overlayText>[1]) => overlayText(rawBytes, text, { width: 1080, height: 1440 }).then((d) => d.data);
+    expect(served.equals(await design({ title: '实测7天', template, highlight: '7天' }))).toBe(true);
+    expect(served.equals(await design({ title: '实测7天', template, highlight: null }))).toBe(false);
+    expect(served.equals(await design({ title: '实测7天', template: COVER_TEMPLATES.find((t) => t !== template)!, highlight: '7天' }))).toBe(false);
     // Set B's cover was not touched.
     expect((await row(coverB.candidate_id)).file_key).toBe(firstB.file_key);
   });

@@ -17,6 +17,7 @@ export async function keysInUse(db: DbOrTx, keys: string[], now: string): Promis
     .union(db.selectFrom('image_candidates').select('file_key as key').where('file_key', 'in', keys))
     .union(db.selectFrom('image_candidates').select('raw_file_key as key').where('raw_file_key', 'in', keys))
     .union(db.selectFrom('fission_images').select('file_key as key').where('file_key', 'in', keys))
+    .union(db.selectFrom('fission_images').select('raw_file_key as key').where('raw_file_key', 'in', keys))
     .union(db.selectFrom('provider_calls').select('file_key as key').where('file_key', 'in', keys))
     .union(
       db

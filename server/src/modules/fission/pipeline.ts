@@ -8,7 +8,8 @@ import { imagePrompt, preferencesInput } from '../../content/prompts.js';
 import type { ImageRole, NotesIntentInput } from '../../content/schemas.js';
 import { PASS_LINE } from '../../content/scoring.js';
 import { normaliseNote } from '../../content/limits.js';
-import { generateFrameImage, generationOptions, letterFrameImage, loadGenerationInputs, publishableNote, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { generateFrameImage, generationOptions, letterImage, loadGenerationInputs, publishableNote, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { coverTemplate } from '../../content/cover.js';
 import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
 import { clip } from '../../content/text.js';
@@ -288,6 +289,9 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       status: 'pending' as const,
       file_key: null,
       mime: null,
+      raw_file_key: null,
+      raw_mime: null,
+      lettered_title: null,
       error: null,
       error_kind: null,
       created_at: at,
@@ -358,8 +362,11 @@ async function illustrate(
     images.map(async (image) => {
       // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
       const reference = provider?.referenceImages ? pickProductImage(scene.productImages, image.role) : null;
-      const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: image.overlay };
-      const noteSeq = (await repo.findNoteById(ctx.db, image.note_id))?.seq ?? image.note_id;
+      const note = await repo.findNoteById(ctx.db, image.note_id);
+      const noteSeq = note?.seq ?? image.note_id;
+      // A cover carries its note's cover title as it is now: the operator may have edited it before a retry.
+      const line = note ? lineFor(image, note.note as unknown as StoredNote) : image.overlay;
+      const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
       const request: FrameImageRequest = {
         workspaceId: fission.workspace_id,
         callKey: `fission:${fission.id}:image:${noteSeq}:${image.seq}`,
@@ -384,12 +391,23 @@ async function illustrate(
         if (!provider) throw new NoImageConnection();
         // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
         const raw = await generateFrameImage(ctx, provider, { ...request, slot: (work) => pool.run(work, signal) });
-        const file = await letterFrameImage(ctx, raw, frame, scene.overlay);
-        outcome = { status: 'done', file_key: file.file_key, mime: file.mime, error: null, error_kind: null };
+        const lettered = scene.overlay && line !== null;
+        const file = lettered ? await letterImage(ctx, raw, line, coverTemplate(fission.id, noteSeq)) : raw;
+        outcome = {
+          status: 'done',
+          file_key: file.file_key,
+          mime: file.mime,
+          // The original stays, so a cover is lettered again (not drawn over) when its title changes.
+          raw_file_key: lettered ? raw.file_key : null,
+          raw_mime: lettered ? raw.mime : null,
+          lettered_title: lettered ? line.text : null,
+          error: null,
+          error_kind: null,
+        };
       } catch (err) {
         if (signal?.aborted) throw err;
         ctx.log.warn({ fissionId: fission.id, seq: noteSeq, image: image.seq, role: image.role, err: describe(err) }, 'fission image failed');
-        outcome = { status: 'failed', file_key: null, mime: null, error: `${image.role} image failed: ${describe(err)}`, error_kind: err instanceof ProviderError ? err.kind : null };
+        outcome = { ...NO_FILE, status: 'failed', error: `${image.role} image failed: ${describe(err)}`, error_kind: err instanceof ProviderError ? err.kind : null };
       }
       await settleImage(ctx, fission, image, outcome);
     }),
@@ -399,7 +417,9 @@ async function illustrate(
   if (broken) throw broken.reason;
 }
 
-type ImageOutcome = Pick<SetImage, 'status' | 'file_key' | 'mime' | 'error' | 'error_kind'>;
+type ImageOutcome = Pick<SetImage, 'status' | 'file_key' | 'mime' | 'raw_file_key' | 'raw_mime' | 'lettered_title' | 'error' | 'error_kind'>;
+
+const NO_FILE = { file_key: null, mime: null, raw_file_key: null, raw_mime: null, lettered_title: null } as const;
 
 /**
  * One image's outcome and everything that follows from it, in one transaction under the note's
@@ -439,6 +459,39 @@ async function settleFission(db: DbOrTx, ctx: AppContext, fission: FissionRow): 
   if (moved && status === 'completed') await notifyFissionCompleted(db, fission.workspace_id, fission.id);
 }
 
+// ---- covers ----------------------------------------------------------------------------------
+
+/**
+ * What is drawn on a fission image: its note's cover title on a cover (contract-decisions §8: an
+ * image never contradicts the text it ships with), the storyboard's caption elsewhere.
+ */
+function lineFor(image: Pick<SetImage, 'overlay'>, note: Pick<StoredNote, 'cover_title'>): StoryboardFrame['overlay'] {
+  if (image.overlay?.kind !== 'cover') return image.overlay;
+  const text = note.cover_title?.trim() || image.overlay.text;
+  return text ? { kind: 'cover', text } : null;
+}
+
+/**
+ * Re-letters the covers of a fission (or of one note) whose drawn title is not their note's
+ * cover title any more, from the un-lettered original: the text is replaced, never drawn over,
+ * in the note's template. Called after an edit and wherever the images are shown or packed; it
+ * does work only after a change, and two callers at once store the same result (the update is
+ * conditional on what was drawn and on the original). Images stored before originals were kept
+ * (no `raw_file_key`) are left as they are.
+ */
+export async function syncFissionCovers(ctx: AppContext, workspaceId: number, fissionId: number, noteId?: number): Promise<void> {
+  const images = (await repo.imagesOf(ctx.db, workspaceId, fissionId, noteId)).filter((i) => i.status === 'done' && i.raw_file_key && i.overlay?.kind === 'cover');
+  if (images.length === 0) return;
+  const notes = new Map((await repo.notesOf(ctx.db, workspaceId, fissionId)).map((row) => [row.id, row]));
+  for (const image of images) {
+    const note = notes.get(image.note_id);
+    const line = note && lineFor(image, note.note as unknown as StoredNote);
+    if (!note || !line || line.text === image.lettered_title) continue;
+    const drawn = await letterImage(ctx, { file_key: image.raw_file_key!, mime: image.raw_mime ?? 'image/png' }, line, coverTemplate(fissionId, note.seq));
+    await repo.reletterImage(ctx.db, workspaceId, image, { ...drawn, title: line.text });
+  }
+}
+
 // ---- retry -----------------------------------------------------------------------------------
 
 /**
@@ -469,7 +522,7 @@ async function giveUpRetry(ctx: AppContext, noteId: number, reason: string): Pro
   if (!note || !fission) return;
   for (const image of await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)) {
     if (image.status !== 'retrying') continue;
-    await settleImage(ctx, fission, image, { status: 'failed', file_key: null, mime: null, error: clip(`retry failed: ${reason}`, MAX_REASON), error_kind: null });
+    await settleImage(ctx, fission, image, { ...NO_FILE, status: 'failed', error: clip(`retry failed: ${reason}`, MAX_REASON), error_kind: null });
   }
 }
 

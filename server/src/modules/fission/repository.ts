@@ -91,6 +91,28 @@ export async function updateImage(db: DbOrTx, workspaceId: number, id: number, c
   await db.updateTable('fission_images').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
+/**
+ * A finished image's lettered file, replaced only if it still shows what `from` says was drawn on
+ * the same original (two readers re-lettering at once, or a retry landing meanwhile: one wins).
+ */
+export async function reletterImage(
+  db: DbOrTx,
+  workspaceId: number,
+  from: Pick<Row<'fission_images'>, 'id' | 'raw_file_key' | 'lettered_title'>,
+  file: { file_key: string; mime: string; title: string },
+): Promise<boolean> {
+  let query = db
+    .updateTable('fission_images')
+    .set({ file_key: file.file_key, mime: file.mime, lettered_title: file.title })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', from.id)
+    .where('status', '=', 'done')
+    .where('raw_file_key', '=', from.raw_file_key);
+  query = from.lettered_title === null ? query.where('lettered_title', 'is', null) : query.where('lettered_title', '=', from.lettered_title);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 /** Failed images of a note queued for a retry (their error marker gives way to `retrying`); returns those it queued. */
 export async function markFailedForRetry(db: DbOrTx, workspaceId: number, noteId: number, at: string) {
   return db

@@ -13,7 +13,7 @@ import { workspaceHasApiKey } from '../api-keys/service.js';
 import { noteText } from '../../content/note-text.js';
 import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import { checklistMarkdown, type ChecklistSet } from './checklist.js';
-import { fissionGenerateJob, fissionRetryImagesJob, HELPER_KEYS, NOTE_DONE, NOTE_FAILED, type SetImage, type StoredNote } from './pipeline.js';
+import { fissionGenerateJob, fissionRetryImagesJob, HELPER_KEYS, NOTE_DONE, NOTE_FAILED, syncFissionCovers, type SetImage, type StoredNote } from './pipeline.js';
 import type { ReferenceLevel } from '../../content/fission.js';
 import * as repo from './repository.js';
 
@@ -125,8 +125,10 @@ function imageView(ctx: AppContext, image: SetImage) {
   };
 }
 
+/** The notes with their images, each cover lettered with its note's cover title as it is now. */
 export async function listNotes(ctx: AppContext, auth: AuthUser, id: number) {
   const fission = await ownFission(ctx, auth, id);
+  await syncFissionCovers(ctx, auth.workspaceId, id);
   // Images before notes, as in progressOf.
   const images = await repo.imagesOf(ctx.db, auth.workspaceId, id);
   const notes = await repo.notesOf(ctx.db, auth.workspaceId, id);
@@ -187,6 +189,8 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
  */
 export async function exportFission(ctx: AppContext, auth: AuthUser, id: number, onlySeq?: number): Promise<{ fileName: string; output: Readable }> {
   const fission = await ownFission(ctx, auth, id);
+  // The package ships each cover with its note's cover title as it is now.
+  await syncFissionCovers(ctx, auth.workspaceId, id);
   const [allNotes, allImages] = await Promise.all([repo.notesOf(ctx.db, auth.workspaceId, id), repo.imagesOf(ctx.db, auth.workspaceId, id)]);
   // One set alone (contract-decisions §8: each set downloadable on its own), with its own checklist.
   const notes = onlySeq === undefined ? allNotes : allNotes.filter((n) => n.seq === onlySeq);
@@ -232,7 +236,8 @@ export interface NoteEdit {
 /**
  * An operator's edit of one fission note: the note as it would be published (plain body,
  * hashtags moved into the tags, every part within its limit, else 400 naming it), checked again
- * against the banned words. The score stays the judge's: it rated the set, not the edit.
+ * against the banned words, its covers lettered with a changed cover title. The score stays the
+ * judge's: it rated the set, not the edit.
  */
 export async function editNote(ctx: AppContext, auth: AuthUser, id: number, seq: number, edit: NoteEdit) {
   const fission = await ownFission(ctx, auth, id);
@@ -256,5 +261,6 @@ export async function editNote(ctx: AppContext, auth: AuthUser, id: number, seq:
     const note: StoredNote = { ...stored, ...checked.note, _block: { status: checked.status, hits: checked.hits } };
     await repo.updateNote(trx, auth.workspaceId, row.id, { note: json(note), updated_at: nowIso(ctx.clock.now()) });
   });
+  // listNotes letters the set's covers again from their originals when the cover title changed.
   return (await listNotes(ctx, auth, id)).notes.find((n) => n.seq === seq)!;
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { BannedWordMatcher } from '../../content/banned-words.js';
+import { coverHighlight, type CoverTemplate } from '../../content/cover.js';
 import { checkNote, evaluateNote, type CheckedNote, type NoteText } from '../../content/evaluate.js';
 import { enforceLimits, limitProblems, normaliseNote } from '../../content/limits.js';
 import { rewritePrompt, scorePrompt, type GenerationInputs } from '../../content/prompts.js';
@@ -282,20 +283,22 @@ export function generateFrameImage(ctx: AppContext, provider: Provider, req: Fra
   });
 }
 
-/** The frame's cover title or caption drawn by the service (when asked), stored as a new file. */
-export async function letterFrameImage(ctx: AppContext, raw: StoredImage, frame: StoryboardFrame, overlay: boolean): Promise<StoredImage> {
+/** The frame's cover title (in the set's template) or caption drawn by the service (when asked), stored as a new file. */
+export async function letterFrameImage(ctx: AppContext, raw: StoredImage, frame: StoryboardFrame, overlay: boolean, template: CoverTemplate): Promise<StoredImage> {
   if (!overlay || !frame.overlay) return raw;
-  return letterImage(ctx, raw, frame.overlay);
+  return letterImage(ctx, raw, frame.overlay, template);
 }
 
 /**
- * A cover title or caption drawn on `raw` (never on an already lettered image, so re-lettering
- * replaces the text instead of stacking it), stored as a new file.
+ * A cover title (in `template`, its key phrase highlighted) or caption drawn on `raw` (never on
+ * an already lettered image, so re-lettering replaces the text instead of stacking it), stored
+ * as a new file. The design follows from the set and the words alone, so lettering again
+ * reproduces it.
  */
-export async function letterImage(ctx: AppContext, raw: StoredImage, line: NonNullable<StoryboardFrame['overlay']>): Promise<StoredImage> {
+export async function letterImage(ctx: AppContext, raw: StoredImage, line: NonNullable<StoryboardFrame['overlay']>, template: CoverTemplate): Promise<StoredImage> {
   const drawn = await overlayText(
     await ctx.storage.read(raw.file_key),
-    line.kind === 'cover' ? { title: line.text } : { caption: line.text },
+    line.kind === 'cover' ? { title: line.text, template, highlight: coverHighlight(line.text) } : { caption: line.text },
     { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
   );
   const stored = await ctx.storage.put(drawn.data, { contentType: drawn.mime, extension: IMAGE_EXTENSION[drawn.mime] ?? 'jpg' });

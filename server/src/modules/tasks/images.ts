@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { taskCoverTemplate } from '../../content/cover.js';
 import { withInstruction } from '../../content/instruction.js';
 import { pickProductImage } from '../../content/pick-image.js';
 import type { StrategyCode } from '../../content/schemas.js';
@@ -88,15 +89,15 @@ export async function syncCovers(ctx: AppContext, workspaceId: number, taskId: n
   for (const image of images) {
     const line = lineFor(image, titles);
     if (!line || line.text === image.lettered_title) continue;
-    const drawn = await letterImage(ctx, { file_key: image.raw_file_key!, mime: image.raw_mime ?? 'image/png' }, line);
+    const drawn = await letterImage(ctx, { file_key: image.raw_file_key!, mime: image.raw_mime ?? 'image/png' }, line, taskCoverTemplate(task.id, image.strategy));
     await repo.reletterImage(ctx.db, workspaceId, image.id, image.lettered_title, { ...drawn, title: line.text });
   }
 }
 
-/** The slot's image lettered (when the task letters its images), with what was drawn. */
-async function lettered(ctx: AppContext, raw: StoredImage, line: Overlay, overlayText: boolean) {
-  if (!overlayText || !line) return { file: raw, title: null };
-  return { file: await letterImage(ctx, raw, line), title: line.text };
+/** The slot's image lettered (when the task letters its images) in its set's template, with what was drawn. */
+async function lettered(ctx: AppContext, raw: StoredImage, line: Overlay, task: Pick<TaskRow, 'id' | 'overlay_text'>, strategy: StrategyCode) {
+  if (!task.overlay_text || !line) return { file: raw, title: null };
+  return { file: await letterImage(ctx, raw, line, taskCoverTemplate(task.id, strategy)), title: line.text };
 }
 
 // ---- regenerate, upload, retry ----------------------------------------------------------------
@@ -202,7 +203,7 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
   if (!slot) throw notFound(`image slot ${strategy}${seq}`);
   if (slot.role !== role) throw badRequest(`slot ${strategy}${seq} is a ${slot.role} image, not ${role}`);
   const line = lineFor(slot, await coverTitles(ctx.db, auth.workspaceId, taskId));
-  const drawn = await lettered(ctx, { file_key: raw.key, mime: normalised.mime }, line, task.overlay_text);
+  const drawn = await lettered(ctx, { file_key: raw.key, mime: normalised.mime }, line, task, strategy);
 
   const row = await runTaskAction(ctx, auth, taskId, 'upload_image', async (trx, _task, now) => {
     const current = await latestSlot(trx, auth.workspaceId, taskId, strategy, seq);
@@ -317,7 +318,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
           signal,
           slot: (work) => pool.run(work, signal),
         });
-        const drawn = await lettered(ctx, raw, line, task.overlay_text);
+        const drawn = await lettered(ctx, raw, line, task, image.strategy);
         change = {
           status: 'done',
           file_key: drawn.file.file_key,

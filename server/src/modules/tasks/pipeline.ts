@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { taskCoverTemplate } from '../../content/cover.js';
 import { NotesDeltaExtractor } from '../../content/deltas.js';
 import type { CheckedNote } from '../../content/evaluate.js';
 import { normaliseNote } from '../../content/limits.js';
@@ -408,7 +409,7 @@ class GenerationRun {
     try {
       // The pool bounds provider calls only: normalising the reply and drawing the overlay hold no slot.
       raw = await generateFrameImage(this.ctx, imageProvider, { ...request, slot: (work) => this.pool.run(work, this.signal) });
-      file = await letterFrameImage(this.ctx, raw, frame, this.task.overlay_text);
+      file = await letterFrameImage(this.ctx, raw, frame, this.task.overlay_text, taskCoverTemplate(this.task.id, strategy));
     } catch (err) {
       if (this.signal?.aborted) throw err;
       await this.imageFailed(strategy, frame, prompt, err);

@@ -1,0 +1,94 @@
+import { STRATEGIES, type StrategyCode } from './schemas.js';
+
+/**
+ * How a cover is lettered, decided from the text alone: which template a set's cover uses and
+ * which phrase of its cover title is highlighted. Both are functions of what they are given, so
+ * lettering a cover again (an edited cover title, a new selection) reproduces the same design
+ * with the new words, and nothing needs storing.
+ */
+
+/**
+ * The cover designs (images/overlay.ts draws them): `poster` (大字报: a huge bold title on a solid
+ * block over the upper part, the key phrase on a marker stroke), `sticker` (the title on a
+ * white label over the photo, the key phrase on a red tag), `band` (the title in white on a
+ * soft dark gradient, the key phrase in yellow).
+ */
+export const COVER_TEMPLATES = ['poster', 'sticker', 'band'] as const;
+export type CoverTemplate = (typeof COVER_TEMPLATES)[number];
+
+/**
+ * The template of one set: consecutive sets of one owner (a task's sets A, B, C; a fission's
+ * notes 1, 2, 3) get different templates, and the owner's id shifts the start so not every
+ * task opens with the same design.
+ */
+export function coverTemplate(ownerId: number, setIndex: number): CoverTemplate {
+  const n = COVER_TEMPLATES.length;
+  return COVER_TEMPLATES[(((ownerId + setIndex) % n) + n) % n]!;
+}
+
+/** A task's set: A, B and C of one task always get three different templates. */
+export function taskCoverTemplate(taskId: number, strategy: StrategyCode): CoverTemplate {
+  return coverTemplate(taskId, STRATEGIES.indexOf(strategy));
+}
+
+const graphemes = (text: string) => [...new Intl.Segmenter('zh', { granularity: 'grapheme' }).segment(text)].map((s) => s.segment);
+
+/** A phrase the writer set apart: 【…】, 「…」, “…”, "…". */
+const MARKED = /【([^】]{1,8})】|「([^」]{1,8})」|“([^”]{1,8})”|"([^"]{1,8})"/u;
+
+/** A figure with what it counts: 7天, 3步, 99%, 10倍, 5分钟, 0.5秒, 2024年. */
+const FIGURE =
+  /(?<![A-Za-z0-9])(?:[0-9０-９]+(?:[.．][0-9０-９]+)?|[一二三四五六七八九十百千万两]+(?=[个天步招件种倍块元条款次分秒周年月斤岁层套]))\s*(?:%|％|个月|分钟|小时|个|天|步|招|件|种|倍|块|元|条|款|次|分|秒|周|年|月|斤|岁|层|套|w|W|k|K|kg|cm|ml)?/u;
+
+/**
+ * Words that carry a Xiaohongshu cover: the verdict or the promise a reader stops for. Longer
+ * first, so 闭眼入 wins over 入.
+ */
+const HOOK_WORDS = [
+  '闭眼入', '天花板', '救命', '绝绝子', '绝了', '必买', '必看', '必备', '神器', '宝藏', '爆款', '真香', '亲测', '实测', '平价',
+  '避雷', '避坑', '干货', '回购', '好用', '显瘦', '显白', '不踩雷', '封神', '上头', '省钱', '零失败', '保姆级', '懒人', '小白',
+  '谁懂', '后悔',
+].sort((a, b) => b.length - a.length);
+
+/** Hook words that open the payoff: the highlight runs on to the end of their clause (告别脖子酸). */
+const OPENERS = /(?:告别|拯救|再也不|终于|秒变|一秒)[^｜|：:，,！!？?、\s]{0,4}/u;
+
+/** Punctuation and emoji that end a title: not part of its payoff. */
+const TRAILING = /[\s\p{P}\p{Extended_Pictographic}\u{FE0F}\u{200D}]+$/u;
+
+const SEPARATOR = /[｜|：:，,！!？?、\s]+/u;
+
+/**
+ * The phrase of a cover title to highlight, a substring of it (or null for a blank title): a
+ * phrase the writer set apart in brackets or quotes, else a figure with its unit (the most
+ * concrete promise: 7天, 3步), else a hook word with the clause it opens (告别脖子酸) or alone (亲测, 闭眼入), else the shorter part of a title
+ * in two parts (秋冬好眠｜告别脖子酸), else its last few characters, where Chinese headlines put
+ * the payoff.
+ */
+export function coverHighlight(title: string): string | null {
+  const text = title.trim();
+  if (!text) return null;
+  const marked = MARKED.exec(text);
+  const inner = marked?.slice(1).find((g) => g !== undefined);
+  if (inner?.trim()) return inner;
+  const figure = FIGURE.exec(text)?.[0].trim();
+  if (figure) return figure;
+  const opener = OPENERS.exec(text)?.[0].replace(TRAILING, '');
+  if (opener) return opener;
+  const hook = HOOK_WORDS.find((word) => text.includes(word));
+  if (hook) return hook;
+  const parts = text.split(SEPARATOR).filter((p) => p.length > 0);
+  if (parts.length >= 2) {
+    const shortest = parts.reduce((a, b) => (graphemes(b).length < graphemes(a).length ? b : a));
+    const size = graphemes(shortest).length;
+    if (size >= 2) return shortest;
+  }
+  // The last words, up to four characters: 一觉睡到天亮 → 睡到天亮, never half a word where one fits.
+  const words = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment(text.replace(TRAILING, ''))].map((s) => s.segment);
+  let tail = '';
+  for (const word of words.reverse()) {
+    if (tail && graphemes(word + tail).length > 4) break;
+    tail = word + tail;
+  }
+  return tail.trim() || null;
+}

@@ -1,0 +1,136 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { COVER_TEMPLATES, coverHighlight, coverTemplate, taskCoverTemplate, type CoverTemplate } from '../../src/content/cover.js';
+import { coverTitleLayout, overlayLayers, overlayText } from '../../src/images/overlay.js';
+
+/**
+ * Cover designs (issue #14 item 6): every template keeps its title inside the image and whole,
+ * draws the key phrase highlighted, and wraps long titles without cutting them.
+ */
+
+/** Cover titles as the model writes them: short, 12 graphemes, figures, Latin, emoji, two parts. */
+const TITLES = ['实测7天', '一二三四五六七八九十一二', '早八人的5分钟妆容', 'iPhone16拍照技巧', '这款面霜闭眼入✨', '秋冬好眠｜告别脖子酸', '99%的人都不知道'];
+
+describe('coverHighlight and coverTemplate', () => {
+  it('highlights what a reader stops for: a marked phrase, a figure, a hook word, the shorter part, else the last words', () => {
+    expect(coverHighlight('【干皮救星】面霜')).toBe('干皮救星');
+    expect(coverHighlight('实测7天')).toBe('7天');
+    expect(coverHighlight('99%的人都不知道')).toBe('99%');
+    expect(coverHighlight('3步搞定小户型收纳')).toBe('3步');
+    // A figure inside a Latin word is a model name, not a promise.
+    expect(coverHighlight('iPhone16拍照技巧')).toBe('拍照技巧');
+    expect(coverHighlight('这款面霜闭眼入✨')).toBe('闭眼入');
+    expect(coverHighlight('秋冬好眠｜告别脖子酸')).toBe('告别脖子酸');
+    expect(coverHighlight('一觉睡到天亮')).toBe('睡到天亮');
+    expect(coverHighlight('  ')).toBeNull();
+    for (const title of TITLES) expect(title).toContain(coverHighlight(title));
+  });
+
+  it('gives the sets of one task (and consecutive fission sets) different templates, the same on every call', () => {
+    for (const taskId of [1, 2, 3, 41]) {
+      const templates = (['A', 'B', 'C'] as const).map((s) => taskCoverTemplate(taskId, s));
+      expect(new Set(templates).size).toBe(3);
+      expect((['A', 'B', 'C'] as const).map((s) => taskCoverTemplate(taskId, s))).toEqual(templates);
+    }
+    expect(coverTemplate(7, 1)).not.toBe(coverTemplate(7, 2));
+    expect(new Set([1, 2, 3, 4].map((id) => taskCoverTemplate(id, 'A'))).size).toBe(COVER_TEMPLATES.length);
+  });
+});
+
+describe('cover title layout', () => {
+  it('keeps every run inside the room of its template, the whole title drawn, the key phrase on one line', () => {
+    for (const template of COVER_TEMPLATES) {
+      for (const title of TITLES) {
+        const highlight = coverHighlight(title);
+        const layout = coverTitleLayout(template, 1080, title, highlight);
+        const runs = layout.lines.flatMap((l) => l.runs);
+        for (const run of runs) {
+          expect(run.x, `${template} ${title}`).toBeGreaterThanOrEqual(0);
+          expect(run.x + run.width, `${template} ${title}`).toBeLessThanOrEqual(layout.maxWidth + 1);
+        }
+        const drawn = runs.map((r) => r.text).join('');
+        expect(drawn.endsWith('…'), `${template} ${title}`).toBe(false);
+        expect(drawn).toBe(title.replace(/✨/u, '').replace(template === 'band' ? /^$/ : /｜/u, ''));
+        const marked = layout.lines.map((l) => l.runs.filter((r) => r.highlighted).map((r) => r.text).join('')).filter(Boolean);
+        expect(marked, `${template} ${title}`).toEqual([highlight]);
+      }
+    }
+  });
+
+  it('sets a 大字报 as large as the title allows, in even lines, and a two-part title as two lines', () => {
+    const short = coverTitleLayout('poster', 1080, '实测7天', '7天');
+    const long = coverTitleLayout('poster', 1080, '一二三四五六七八九十一二', '十一二');
+    expect(short.lines).toHaveLength(1);
+    expect(short.fontSize).toBe(200);
+    expect(long.lines.map((l) => l.runs.map((r) => r.text).join(''))).toEqual(['一二三四', '五六七八', '九十一二']);
+    expect(long.fontSize).toBeGreaterThanOrEqual(156);
+    const parts = coverTitleLayout('sticker', 1080, '秋冬好眠｜告别脖子酸', '告别脖子酸');
+    expect(parts.lines.map((l) => l.runs.map((r) => r.text).join(''))).toEqual(['秋冬好眠', '告别脖子酸']);
+    // The size follows the image: half as wide, half as large.
+    expect(coverTitleLayout('poster', 540, '实测7天', '7天').fontSize).toBe(100);
+  });
+});
+
+describe('cover templates drawn', () => {
+  type Rgb = [number, number, number];
+  const flat = (rgb: Rgb) => sharp({ create: { width: 1080, height: 1440, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer();
+
+  /** The pixels of `image` (PNG) matching `match`, and the box they span. */
+  async function ink(image: Buffer, match: (p: Rgb) => boolean) {
+    const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const box = { count: 0, minX: Infinity, maxX: -1, minY: Infinity, maxY: -1 };
+    for (let y = 0; y < info.height; y++) {
+      for (let x = 0; x < info.width; x++) {
+        const i = (y * info.width + x) * 3;
+        if (!match([data[i]!, data[i + 1]!, data[i + 2]!])) continue;
+        box.count++;
+        box.minX = Math.min(box.minX, x);
+        box.maxX = Math.max(box.maxX, x);
+        box.minY = Math.min(box.minY, y);
+        box.maxY = Math.max(box.maxY, y);
+      }
+    }
+    return box;
+  }
+
+  const near = (target: Rgb, tolerance = 40) => (p: Rgb) => Math.abs(p[0] - target[0]) + Math.abs(p[1] - target[1]) + Math.abs(p[2] - target[2]) <= tolerance;
+  /** Per template: the background to draw on, the colour of the plain title text, and the highlight's own colour. */
+  const LOOK: Record<CoverTemplate, { background: Rgb; text: Rgb; highlight: Rgb }> = {
+    poster: { background: [90, 140, 120], text: [27, 27, 27], highlight: [255, 212, 0] },
+    sticker: { background: [90, 140, 120], text: [32, 32, 32], highlight: [255, 36, 66] },
+    band: { background: [150, 150, 150], text: [255, 255, 255], highlight: [255, 216, 77] },
+  };
+  const layerHeight = (template: CoverTemplate, title: string, highlight: string | null) =>
+    Number(/height="(\d+)"/.exec(overlayLayers(1080, 1440, { title, template, highlight })[0]!.svg)![1]);
+
+  for (const template of COVER_TEMPLATES) {
+    it(`${template}: the title inside the image and whole, the key phrase highlighted`, async () => {
+      const look = LOOK[template];
+      const background = await flat(look.background);
+      for (const title of ['实测7天', '一二三四五六七八九十一二', 'iPhone16拍照技巧']) {
+        const highlight = coverHighlight(title);
+        const out = await overlayText(background, { title, template, highlight }, { format: 'png' });
+        expect([out.width, out.height]).toEqual([1080, 1440]);
+        const text = await ink(out.data, near(look.text));
+        const top = layerHeight(template, title, highlight);
+        // Inside the image with room to spare, and inside its layer, clear of the layer's lower edge: nothing cut.
+        expect(text.count, `${template} ${title}`).toBeGreaterThan(2000);
+        expect(text.minX, `${template} ${title}`).toBeGreaterThanOrEqual(40);
+        expect(text.maxX, `${template} ${title}`).toBeLessThanOrEqual(1040);
+        expect(text.minY, `${template} ${title}`).toBeGreaterThanOrEqual(40);
+        expect(text.maxY, `${template} ${title}`).toBeLessThan(top - 20);
+        expect((await ink(out.data, near(look.highlight))).count, `${template} ${title}`).toBeGreaterThan(2000);
+      }
+      // Without a key phrase nothing is drawn in the highlight's colour.
+      const plain = await overlayText(background, { title: '实测7天', template, highlight: null }, { format: 'png' });
+      expect((await ink(plain.data, near(look.highlight))).count).toBe(0);
+    });
+  }
+
+  it('draws the quiet band when no template is named, as before', async () => {
+    const background = await flat([150, 150, 150]);
+    const unnamed = await overlayText(background, { title: '实测7天', highlight: '7天' }, { format: 'png' });
+    const band = await overlayText(background, { title: '实测7天', template: 'band', highlight: '7天' }, { format: 'png' });
+    expect(unnamed.data.equals(band.data)).toBe(true);
+  });
+});
