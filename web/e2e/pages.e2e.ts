@@ -171,7 +171,11 @@ describe.skipIf(!available)('item 7 pages in Chromium', () => {
       const preview = page.getByRole('dialog').getByTestId('phone-preview');
       await preview.getByTestId('demo-mark').waitFor();
       await preview.getByTestId('preview-demo').getByText('演示内容', { exact: false }).waitFor();
-      // The dialog as it stands on the screen (a full-page shot of a phone is too long to read).
+      // The dialog as it stands on the screen (a full-page shot of a phone is too long to read),
+      // once its opening zoom is over.
+      await page
+        .waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity), undefined, { timeout: 3_000 })
+        .catch(() => undefined);
       await page.screenshot({ path: path.join(SHOTS, `02c-demo-preview-${viewport}.png`) });
       await page.keyboard.press('Escape');
       await page.getByRole('dialog').waitFor({ state: 'hidden' });

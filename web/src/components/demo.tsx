@@ -63,7 +63,11 @@ export function DemoNotice({ origin, fission = false }: { origin: DemoOrigin; fi
       title={fission ? t('demo.fissionTitle') : t('demo.title', { what })}
       description={
         <>
-          {t('demo.body')} <Link to="/api-keys">{t('demo.connections')}</Link>
+          {/* Underlined: a link inside a sentence is told apart by more than its colour. */}
+          {t('demo.body')}{' '}
+          <Link to="/api-keys" style={{ textDecoration: 'underline' }}>
+            {t('demo.connections')}
+          </Link>
         </>
       }
     />
