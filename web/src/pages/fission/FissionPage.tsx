@@ -39,7 +39,6 @@ function NoteCard({ fissionId, note, demo, onRetried, onEdit }: { fissionId: num
       title={`${t('fission.set', { seq: note.seq })} · ${note.dimension}`}
       extra={
         <Space size={4}>
-          {demo.text && <DemoTag />}
           <Tag color={tone(note.passed ? 'green' : 'orange')}>
             {note.score} {note.passed ? t('score.passed') : t('score.belowLine')}
           </Tag>
@@ -50,7 +49,9 @@ function NoteCard({ fissionId, note, demo, onRetried, onEdit }: { fissionId: num
       }
       style={{ height: '100%' }}
     >
-      <Typography.Title level={2} style={{ marginTop: 0, fontSize: 16 }}>
+      {/* In the body, not the crowded header, where it would push the set's name out of sight. */}
+      {demo.text && <DemoTag />}
+      <Typography.Title level={2} style={{ marginTop: demo.text ? 8 : 0, fontSize: 16 }}>
         {note.note.title}
       </Typography.Title>
       <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{note.note.content}</Typography.Paragraph>
