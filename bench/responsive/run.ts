@@ -6,8 +6,12 @@
  * (target ≤ 2), measured side by side in one run.
  *
  *   npx tsx bench/responsive/run.ts [tasks=5] [idle seconds=8]
+ *
+ * With PROFILE_DIR=<dir>, the server process writes a CPU profile of its main thread (open it in
+ * Chrome's DevTools) and a list of its garbage collections there when it exits (profile.mjs).
  */
 import { loadavg } from 'node:os';
+import path from 'node:path';
 import { startFakeOpenAI } from '../../server/test/generation/fake-openai.js';
 import { adminToken, call, Deployment, must } from '../../server/test/reliability/harness.js';
 
@@ -36,7 +40,9 @@ async function probe(base: string, token: string, until: () => boolean): Promise
 const fake = await startFakeOpenAI({ textLatencyMs: 300, imageLatencyMs: 800, photoImages: true });
 const d = await Deployment.create({ env: { PROVIDER_OPENAI_BASE_URL: fake.url, RATE_LIMIT_PER_MINUTE: '1000000' } });
 try {
-  const proc = await d.start('all');
+  // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module runs the same profiler.
+  const profile = process.env.PROFILE_DIR ? { NODE_OPTIONS: `--import ${new URL('./profile.mjs', import.meta.url).href}`, PROFILE_DIR: path.resolve(process.env.PROFILE_DIR) } : {};
+  const proc = await d.start('all', profile);
   const base = proc.url!;
   const token = await adminToken(base);
   await must(base, 'POST', '/api-keys', token, { provider: 'openai', api_key: 'sk-bench-not-real-0001' });

@@ -15,7 +15,7 @@ import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
 import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
-import { closeImageReplyPool } from './providers/image-reply.js';
+import { closeImageThreads } from './images/threads.js';
 import { rememberStructuredMode } from './modules/api-keys/service.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
@@ -77,8 +77,8 @@ export async function createRuntime(
     providers,
   };
   // Closed in reverse: the worker stops taking jobs (and lets running ones finish) before the
-  // queue's connections close; image replies still being decoded finish before their threads end.
-  const closers: Array<() => Promise<void> | void> = [() => jobs.close(), () => closeImageReplyPool()];
+  // queue's connections close; images still being read or processed finish before their threads end.
+  const closers: Array<() => Promise<void> | void> = [() => jobs.close(), () => closeImageThreads()];
   if (opts.worker) {
     const worker = startJobWorker(ctx, jobs, handlers, [
       new UnusedFileSweeper(ctx, fileSweepOptionsFrom(config.env)),

@@ -1,67 +1,59 @@
 import { APIError } from 'openai';
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
-
-/** What an OpenAI-style image reply holds: the image itself (b64_json), a link to it, or neither. */
-export type ImageReply = { image: Buffer } | { url: string } | { invalid: string };
-
-type WorkerReply = Uint8Array | { url: string } | { invalid: string } | { status: number; headers: Record<string, string>; text: string };
-
-let pool: Piscina | undefined;
+import type { NormalizedImage, NormalizeOptions } from '../images/normalize.js';
+import { imageOf, runInImageThread, type ThreadImage } from '../images/threads.js';
+import type { ThreadReply } from './image-reply-thread.js';
 
 /**
- * POSTs an image generation request from a worker thread (image-reply-worker.mjs) and returns
- * what it answered. Error statuses become the OpenAI SDK's APIError, exactly as the SDK would
- * raise them, so retries and error kinds stay decided in one place (reliability.ts).
- *
- * Two threads at most, started on first use and ended after a minute idle. Each thread runs
- * many requests at once: a request mostly waits on the provider, and how many run is already
- * bounded by the provider's concurrency slots, so a request never queues here while its
- * attempt's deadline runs.
+ * What an OpenAI-style image reply holds: the image itself (b64_json), still being normalised
+ * when the reply resolves; a link to it; or neither.
  */
-export async function fetchImageReply(request: { url: string; apiKey: string; body: unknown; signal: AbortSignal }): Promise<ImageReply> {
-  pool ??= new Piscina({
-    filename: new URL('./image-reply-worker.mjs', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: 2,
-    concurrentTasksPerWorker: 64,
-    // Piscina's default blocks an idle thread in Atomics.wait, which would freeze the requests
-    // still waiting on their providers in that thread.
-    atomics: 'disabled',
-    idleTimeout: 60_000,
-  });
+export type ImageReply = { image: Promise<NormalizedImage> } | { url: string } | { invalid: string };
+
+const THREAD = new URL('./image-reply-thread.js', import.meta.url);
+
+/**
+ * POSTs an image generation request from an image thread (image-reply-thread.ts, images/threads.ts)
+ * and resolves as soon as the provider has answered: an image is then normalised in that thread
+ * (`image`, rejecting with InvalidImageError when it is none) while the caller already frees its
+ * provider slot. Error statuses become the OpenAI SDK's APIError, exactly as the SDK would raise
+ * them, so retries and error kinds stay decided in one place (reliability.ts).
+ */
+export async function fetchImageReply(request: { url: string; apiKey: string; body: unknown; signal: AbortSignal; size: NormalizeOptions }): Promise<ImageReply> {
   const headers = { authorization: `Bearer ${request.apiKey}`, 'content-type': 'application/json', accept: 'application/json' };
   // Not piscina's own `signal`: it aborts a task by ending its whole thread, so it runs such
-  // tasks one per thread. The request is aborted inside the thread through a port instead.
+  // tasks one per thread. The request is aborted inside the thread through a port instead, which
+  // also says when the reply is in.
   request.signal.throwIfAborted();
-  const { port1: abort, port2: aborted } = new MessageChannel();
-  const onAbort = () => abort.postMessage('abort');
+  const { port1: port, port2 } = new MessageChannel();
+  const onAbort = () => port.postMessage('abort');
   request.signal.addEventListener('abort', onAbort, { once: true });
-  let reply: WorkerReply;
+  const received = new Promise<'received'>((resolve) => port.once('message', () => resolve('received')));
+  const task = runInImageThread<ThreadReply>(THREAD, 'fetchImage', { url: request.url, headers, body: JSON.stringify(request.body), port: port2, size: request.size }, [port2]);
+  let first: ThreadReply | 'received';
   try {
-    reply = (await pool.run({ url: request.url, headers, body: JSON.stringify(request.body), abort: aborted }, { transferList: [aborted] })) as WorkerReply;
+    first = await Promise.race([task, received]);
   } finally {
     request.signal.removeEventListener('abort', onAbort);
-    abort.close();
+    port.close();
   }
-  if (reply instanceof Uint8Array) return { image: Buffer.from(reply.buffer, reply.byteOffset, reply.byteLength) };
-  if ('status' in reply) {
+  if (first === 'received' || first instanceof Uint8Array || 'invalid' in first) {
+    const image = task.then((reply) => imageOf(reply as ThreadImage, request.size));
+    // Awaited by the caller once its slot is free; until then a rejection is not unhandled.
+    image.catch(() => undefined);
+    return { image };
+  }
+  if ('status' in first) {
     let json: object | undefined;
     try {
-      json = JSON.parse(reply.text) as object;
+      json = JSON.parse(first.text) as object;
     } catch {
       json = undefined;
     }
     // Bodies without an `error` object (SiliconFlow's {code, message}) are wrapped so their code reaches errors.ts.
     const body = json && !('error' in json && typeof (json as { error: unknown }).error === 'object') ? { error: json } : json;
-    throw APIError.generate(reply.status, body, json ? undefined : reply.text, new Headers(reply.headers));
+    throw APIError.generate(first.status, body, json ? undefined : first.text, new Headers(first.headers));
   }
-  return reply;
-}
-
-/** Ends the worker threads (graceful shutdown). */
-export async function closeImageReplyPool(): Promise<void> {
-  const current = pool;
-  pool = undefined;
-  await current?.destroy();
+  if ('noImage' in first) return { invalid: first.noImage };
+  return first;
 }

@@ -1,7 +1,8 @@
 import OpenAI, { toFile } from 'openai';
 import type { Logger } from 'pino';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, normalizeImage, type NormalizedImage } from '../images/normalize.js';
+import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, type NormalizedImage, type NormalizeOptions } from '../images/normalize.js';
+import { normalizeImageInThread } from '../images/threads.js';
 import { dashscopeEditImage, submitAndPollDashscopeImage } from './dashscope.js';
 import { downloadImage } from './download.js';
 import { fetchImageReply } from './image-reply.js';
@@ -119,20 +120,20 @@ export class OpenAICompatibleProvider implements Provider {
     const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(features.size, width, height).value;
     const reference = features.reference ? request.referenceImage : undefined;
     const inSlot = request.slot ?? ((work) => work());
-    const raw = await inSlot(() => {
+    const raw = await inSlot((): Promise<Buffer | Normalizing> => {
       if (features.api === 'dashscope') {
         const dashscope = { baseUrl: this.connection.baseUrl, label: this.label, noWatermark: features.noWatermark };
         return reference && features.referenceModel
           ? dashscopeEditImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, reference, signal: request.signal })
           : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, size, signal: request.signal });
       }
-      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference);
+      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference, { width, height });
     });
     // The provider's size rarely is exactly 3:4: crop and resize here, in the same decode that
-    // proves the bytes are an image.
+    // proves the bytes are an image; in an image thread, after the provider's slot is free.
     let normalized: NormalizedImage;
     try {
-      normalized = await normalizeImage(raw, { width, height });
+      normalized = Buffer.isBuffer(raw) ? await normalizeImageInThread(raw, { width, height }) : await raw.normalizing;
     } catch (err) {
       if (err instanceof InvalidImageError) throw new ProviderError('bad_output', `${this.label} image generation returned data that is not a JPEG, PNG or WebP image`, this.label);
       throw err;
@@ -140,7 +141,7 @@ export class OpenAICompatibleProvider implements Provider {
     return { ...normalized, model: reference && features.referenceModel ? features.referenceModel : model };
   }
 
-  private async openaiImage(model: string, size: string, request: ImageRequest, reference: ImageRequest['referenceImage']): Promise<Buffer> {
+  private async openaiImage(model: string, size: string, request: ImageRequest, reference: ImageRequest['referenceImage'], normalized: NormalizeOptions): Promise<Buffer | Normalizing> {
     const features = this.preset.image!;
     const body: Record<string, unknown> = { model, prompt: request.prompt, n: 1, [features.sizeField]: size, ...features.noWatermark };
     if (features.requestB64) body.response_format = 'b64_json';
@@ -150,11 +151,11 @@ export class OpenAICompatibleProvider implements Provider {
       const reply = await this.call('image generation', request.signal, (signal) => this.client.post<ImageReplyBody>('/images/generations', { body, signal }));
       return this.imageOf(reply, request.signal);
     }
-    // Sent and read in a worker thread: the reply is megabytes of base64 (see image-reply.ts).
+    // Sent, read and normalised in an image thread: the reply is megabytes of base64 (see image-reply.ts).
     const url = `${this.client.baseURL.replace(/\/+$/, '')}/images/generations`;
-    const reply = await this.call('image generation', request.signal, (signal) => fetchImageReply({ url, apiKey: this.deps.apiKey, body, signal }));
+    const reply = await this.call('image generation', request.signal, (signal) => fetchImageReply({ url, apiKey: this.deps.apiKey, body, signal, size: normalized }));
     if ('invalid' in reply) throw new ProviderError('bad_output', `${this.label} image generation answered without an image (${reply.invalid})`, this.label);
-    if ('image' in reply) return reply.image;
+    if ('image' in reply) return { normalizing: reply.image };
     return this.imageOf({ data: [{ url: reply.url }] }, request.signal);
   }
 
@@ -281,4 +282,9 @@ export class OpenAICompatibleProvider implements Provider {
 interface ImageReplyBody {
   data?: Array<{ b64_json?: string; url?: string }>;
   images?: Array<{ url?: string }>;
+}
+
+/** An image the provider answered, already being normalised in an image thread (image-reply.ts). */
+interface Normalizing {
+  normalizing: Promise<NormalizedImage>;
 }

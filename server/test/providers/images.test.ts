@@ -1,10 +1,11 @@
 import sharp from 'sharp';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { drawableText, FONT_FAMILY, renderSvg, wrapText } from '../../src/images/fonts.js';
-import { normalizeImage } from '../../src/images/normalize.js';
+import { InvalidImageError, normalizeImage } from '../../src/images/normalize.js';
 import { overlayText } from '../../src/images/overlay.js';
 import { probeImage } from '../../src/images/probe.js';
 import { compositeRows } from '../../src/images/raw.js';
+import { closeImageThreads, normalizeImageInThread, overlayTextInThread } from '../../src/images/threads.js';
 
 const photo = (width: number, height: number) =>
   sharp({ create: { width, height, channels: 3, background: '#d98c5f' } }).composite([
@@ -139,5 +140,28 @@ describe('overlayText', () => {
     const out = await overlayText(await photo(800, 800).png().toBuffer(), { title: '  ', caption: null });
     const meta = await sharp(out.data).metadata();
     expect([meta.width, meta.height]).toEqual([1080, 1440]);
+  });
+});
+
+describe('image threads', () => {
+  afterAll(() => closeImageThreads());
+
+  it('normalise and letter off the main thread into the same bytes, handing the input over', async () => {
+    const base = await photo(1024, 1536).png().toBuffer();
+    const text = { title: '秋冬好眠｜告别脖子酸', caption: '慢回弹记忆棉' };
+    const [normalized, drawn] = await Promise.all([normalizeImage(base), overlayText(base, text)]);
+    // Copies that own their memory, as a provider's reply or a file read does: moved, not copied.
+    const [forNormalize, forOverlay] = [Buffer.from(base), Buffer.from(base)];
+    const [threadNormalized, threadDrawn] = await Promise.all([normalizeImageInThread(forNormalize), overlayTextInThread(forOverlay, text, {})]);
+    expect(threadNormalized).toEqual(normalized);
+    expect(threadDrawn).toEqual(drawn);
+    expect([forNormalize.byteLength, forOverlay.byteLength]).toEqual([0, 0]);
+  });
+
+  it('refuse what is not an image with the same InvalidImageError, and leave a pooled input alone', async () => {
+    const garbage = Buffer.from('<html>nope</html>');
+    await expect(normalizeImageInThread(garbage)).rejects.toBeInstanceOf(InvalidImageError);
+    await expect(overlayTextInThread(garbage, { title: '标题' })).rejects.toBeInstanceOf(InvalidImageError);
+    expect(garbage.toString()).toBe('<html>nope</html>');
   });
 });

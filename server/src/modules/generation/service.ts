@@ -19,7 +19,7 @@ import type { StoryboardFrame } from '../../content/storyboard.js';
 import { length } from '../../content/text.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
-import { overlayText } from '../../images/overlay.js';
+import { overlayTextInThread } from '../../images/threads.js';
 import type { ImageRequest, Provider } from '../../providers/types.js';
 import { bannedWordMatcherFor, wordsToAvoid } from '../banned-words/service.js';
 import { benchmarksForGeneration } from '../benchmarks/service.js';
@@ -296,7 +296,7 @@ export async function letterFrameImage(ctx: AppContext, raw: StoredImage, frame:
  * reproduces it.
  */
 export async function letterImage(ctx: AppContext, raw: StoredImage, line: NonNullable<StoryboardFrame['overlay']>, template: CoverTemplate): Promise<StoredImage> {
-  const drawn = await overlayText(
+  const drawn = await overlayTextInThread(
     await ctx.storage.read(raw.file_key),
     line.kind === 'cover' ? { title: line.text, template, highlight: coverHighlight(line.text) } : { caption: line.text },
     { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },

@@ -10,7 +10,8 @@ import type { DbOrTx } from '../../db/database.js';
 import type { Row } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
-import { normalizeImage, InvalidImageError } from '../../images/normalize.js';
+import { InvalidImageError } from '../../images/normalize.js';
+import { normalizeImageInThread } from '../../images/threads.js';
 import { sniffImageMime } from '../../images/probe.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
@@ -175,7 +176,7 @@ export interface UploadFields {
 
 /**
  * The team's own photo as a new image of a slot: checked by its bytes, turned upright, cropped to
- * 3:4 and stripped of metadata (normalizeImage), lettered like the generated image of the slot.
+ * 3:4 and stripped of metadata (normalizeImage, in an image thread), lettered like the generated image of the slot.
  * The slot must exist in the task's latest generation that has it (seq and role as shown).
  */
 export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: number, data: Buffer, fields: UploadFields) {
@@ -191,7 +192,7 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
   if (!sniffImageMime(data)) throw new AppError('unsupportedMediaType', 'the upload is not a JPEG, PNG or WebP image (checked by its content)');
   let normalised;
   try {
-    normalised = await normalizeImage(data);
+    normalised = await normalizeImageInThread(data);
   } catch (err) {
     if (err instanceof InvalidImageError) throw new AppError('unsupportedMediaType', `the upload is not a usable image: ${err.message}`);
     throw err;
