@@ -148,7 +148,8 @@ describe('image threads', () => {
 
   it('normalise and letter off the main thread into the same bytes, handing the input over', async () => {
     const base = await photo(1024, 1536).png().toBuffer();
-    const text = { title: '秋冬好眠｜告别脖子酸', caption: '慢回弹记忆棉' };
+    // Every field of the text travels, the cover template and its highlight included.
+    const text = { title: '秋冬好眠｜告别脖子酸', caption: '慢回弹记忆棉', template: 'poster', highlight: '告别脖子酸' } as const;
     const [normalized, drawn] = await Promise.all([normalizeImage(base), overlayText(base, text)]);
     // Copies that own their memory, as a provider's reply or a file read does: moved, not copied.
     const [forNormalize, forOverlay] = [Buffer.from(base), Buffer.from(base)];
