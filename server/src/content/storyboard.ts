@@ -41,6 +41,21 @@ const ROLE_DIRECTION: Record<ImageRole, string> = {
 const SET_RULES = 'Keep the same people, places and light across the whole set. No before/after comparisons, no medical or clinical imagery.';
 
 /**
+ * What no picture of a note may show, for the image models whose API takes a negative prompt
+ * (the presets with `negativePrompt`, docs/providers.md). In Chinese: Wan, Qwen-Image and
+ * Kolors read Chinese and English, and their documented examples are Chinese. Garbled lettering
+ * and fake logos (the service draws the words itself), fabricated efficacy evidence (before/after,
+ * clinical scenes), and the usual anatomy and product deformations. Well under DashScope's 500
+ * characters.
+ */
+export const NEGATIVE_PROMPT = [
+  '乱码文字、错乱的字母和数字、画面上的标题或字幕、水印、伪造或变形的 logo',
+  '使用前后对比、分屏对比、医疗或临床场景、针头、伤口、皮肤病特写',
+  '多余的手指或肢体、畸形的手、扭曲的五官、变形或错误的产品',
+  '低清晰度、模糊、噪点、过度磨皮',
+].join('，');
+
+/**
  * Longest line drawn on an image: legible on a phone. A line that does not fit is not drawn
  * rather than cut (half a sentence on an image reads as a typo).
  */

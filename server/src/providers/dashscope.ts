@@ -66,7 +66,7 @@ function failedTask(endpoint: DashscopeEndpoint, what: string, code: string | un
 export async function submitAndPollDashscopeImage(
   endpoint: DashscopeEndpoint,
   deps: AdapterDeps,
-  req: { model: string; prompt: string; size: string; signal?: AbortSignal },
+  req: { model: string; prompt: string; negativePrompt?: string | undefined; size: string; signal?: AbortSignal },
 ): Promise<Buffer> {
   const native = dashscopeNativeBase(endpoint.baseUrl);
   const headers = { authorization: `Bearer ${deps.apiKey}`, 'content-type': 'application/json' };
@@ -76,7 +76,8 @@ export async function submitAndPollDashscopeImage(
     jsonCall(deps.fetch, `${native}/services/aigc/text2image/image-synthesis`, {
       method: 'POST',
       headers: { ...headers, 'x-dashscope-async': 'enable' },
-      body: JSON.stringify({ model: req.model, input: { prompt: req.prompt }, parameters: { size: req.size, n: 1, ...endpoint.noWatermark } }),
+      // Wan takes its negative prompt beside the prompt, in `input`.
+      body: JSON.stringify({ model: req.model, input: { prompt: req.prompt, ...(req.negativePrompt ? { negative_prompt: req.negativePrompt } : {}) }, parameters: { size: req.size, n: 1, ...endpoint.noWatermark } }),
       signal,
     }),
   );
@@ -112,7 +113,7 @@ export async function submitAndPollDashscopeImage(
 export async function dashscopeEditImage(
   endpoint: DashscopeEndpoint,
   deps: AdapterDeps,
-  req: { model: string; prompt: string; reference: ImageInput; signal?: AbortSignal },
+  req: { model: string; prompt: string; negativePrompt?: string | undefined; reference: ImageInput; signal?: AbortSignal },
 ): Promise<Buffer> {
   const native = dashscopeNativeBase(endpoint.baseUrl);
   const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal }, attempt);
@@ -123,7 +124,8 @@ export async function dashscopeEditImage(
       body: JSON.stringify({
         model: req.model,
         input: { messages: [{ role: 'user', content: [{ image: `data:${req.reference.mime};base64,${req.reference.data.toString('base64')}` }, { text: req.prompt }] }] },
-        parameters: { n: 1, ...endpoint.noWatermark },
+        // Qwen image editing takes it among the parameters.
+        parameters: { n: 1, ...(req.negativePrompt ? { negative_prompt: req.negativePrompt } : {}), ...endpoint.noWatermark },
       }),
       signal,
     }),

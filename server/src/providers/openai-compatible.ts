@@ -119,15 +119,16 @@ export class OpenAICompatibleProvider implements Provider {
     const height = request.height ?? DEFAULT_HEIGHT;
     const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(features.size, width, height).value;
     const reference = features.reference ? request.referenceImage : undefined;
+    const negativePrompt = features.negativePrompt ? request.negativePrompt : undefined;
     const inSlot = request.slot ?? ((work) => work());
     const raw = await inSlot((): Promise<Buffer | Normalizing> => {
       if (features.api === 'dashscope') {
         const dashscope = { baseUrl: this.connection.baseUrl, label: this.label, noWatermark: features.noWatermark };
         return reference && features.referenceModel
-          ? dashscopeEditImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, reference, signal: request.signal })
-          : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, size, signal: request.signal });
+          ? dashscopeEditImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, negativePrompt, reference, signal: request.signal })
+          : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal });
       }
-      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference, { width, height });
+      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference, negativePrompt, { width, height });
     });
     // The provider's size rarely is exactly 3:4: crop and resize here, in the same decode that
     // proves the bytes are an image; in an image thread, after the provider's slot is free.
@@ -141,9 +142,10 @@ export class OpenAICompatibleProvider implements Provider {
     return { ...normalized, model: reference && features.referenceModel ? features.referenceModel : model };
   }
 
-  private async openaiImage(model: string, size: string, request: ImageRequest, reference: ImageRequest['referenceImage'], normalized: NormalizeOptions): Promise<Buffer | Normalizing> {
+  private async openaiImage(model: string, size: string, request: ImageRequest, reference: ImageRequest['referenceImage'], negativePrompt: string | undefined, normalized: NormalizeOptions): Promise<Buffer | Normalizing> {
     const features = this.preset.image!;
     const body: Record<string, unknown> = { model, prompt: request.prompt, n: 1, [features.sizeField]: size, ...features.noWatermark };
+    if (negativePrompt) body.negative_prompt = negativePrompt;
     if (features.requestB64) body.response_format = 'b64_json';
     if (reference && features.reference === 'image-field') body.image = `data:${reference.mime};base64,${reference.data.toString('base64')}`;
     if (!this.deps.trustedEndpoint) {

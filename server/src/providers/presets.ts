@@ -42,6 +42,12 @@ export interface ImageFeatures {
   referenceModel?: string;
   /** Extra fields that turn the provider's visible watermark off. */
   noWatermark: Record<string, unknown>;
+  /**
+   * The image API documents a negative prompt (DashScope: `input.negative_prompt` for Wan,
+   * `parameters.negative_prompt` for Qwen image editing; SiliconFlow: `negative_prompt`). Where
+   * it does not, none is sent: OpenAI refuses unknown parameters.
+   */
+  negativePrompt: boolean;
 }
 
 export interface Preset {
@@ -106,6 +112,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       requestB64: false,
       reference: 'openai-edits',
       noWatermark: {},
+      negativePrompt: false,
     },
   },
   deepseek: {
@@ -144,6 +151,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       reference: 'dashscope-edit',
       referenceModel: 'qwen-image-edit',
       noWatermark: { watermark: false },
+      negativePrompt: true,
     },
   },
   doubao: {
@@ -167,6 +175,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       requestB64: true,
       reference: 'image-field',
       noWatermark: { watermark: false },
+      negativePrompt: false,
     },
   },
   zhipu: {
@@ -190,6 +199,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       requestB64: false,
       reference: null,
       noWatermark: { watermark_enabled: false },
+      negativePrompt: false,
     },
   },
   moonshot: {
@@ -236,6 +246,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       requestB64: false,
       reference: 'image-field',
       noWatermark: {},
+      negativePrompt: true,
     },
   },
   'openai-compatible': {
@@ -259,6 +270,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       requestB64: false,
       reference: null,
       noWatermark: {},
+      negativePrompt: false,
     },
   },
 };

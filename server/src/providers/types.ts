@@ -54,6 +54,8 @@ export interface ImageRequest {
   width?: number;
   height?: number;
   referenceImage?: ImageInput;
+  /** What the picture must not show; sent only to the providers whose API documents a negative prompt. */
+  negativePrompt?: string;
   intent: ProviderIntent;
   signal?: AbortSignal;
   /**

@@ -108,6 +108,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       if (req.url?.endsWith('/images/generations')) {
         await sleep(options.imageLatencyMs ?? 0);
         const prompt = String(body.prompt ?? '');
+        // OpenAI's Images API has no negative prompt and refuses parameters it does not know.
+        if (body.negative_prompt !== undefined) return send(400, { error: { message: "Unknown parameter: 'negative_prompt'.", type: 'invalid_request_error', param: 'negative_prompt', code: 'unknown_parameter' } }, 'image', prompt);
         const failure = options.failImage?.(prompt);
         if (failure) return send(failure, { error: { message: 'fake image failure', type: 'invalid_request_error' } }, 'image', prompt);
         return send(200, { created: 1, data: [{ b64_json: (await imageOf(body.size, options.photoImages)).toString('base64') }] }, 'image', prompt);

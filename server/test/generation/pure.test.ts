@@ -4,7 +4,7 @@ import { compileBannedWords } from '../../src/content/banned-words.js';
 import { NotesDeltaExtractor } from '../../src/content/deltas.js';
 import { checkNote, evaluateNote, noteDocument } from '../../src/content/evaluate.js';
 import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, SCORE_MAX, verdictFor } from '../../src/content/scoring.js';
-import { buildStoryboard, storyboardRoles } from '../../src/content/storyboard.js';
+import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles } from '../../src/content/storyboard.js';
 import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/content/strategies.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
 
@@ -115,6 +115,11 @@ describe('storyboard roles for image_count 0..9', () => {
       theme: '换季护肤',
     });
     expect(frames.map((f) => f.overlay)).toEqual([{ kind: 'cover', text: '真实用后感' }, null, null, null]);
+  });
+
+  it('the negative prompt names garbled lettering, fabricated efficacy evidence and deformations, within DashScope’s 500 characters', () => {
+    for (const word of ['乱码文字', '水印', 'logo', '使用前后对比', '医疗或临床场景', '多余的手指或肢体']) expect(NEGATIVE_PROMPT).toContain(word);
+    expect([...NEGATIVE_PROMPT].length).toBeLessThanOrEqual(500);
   });
 });
 

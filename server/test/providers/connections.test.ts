@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NEGATIVE_PROMPT } from '../../src/content/storyboard.js';
 import { runFission } from '../../src/modules/fission/pipeline.js';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { form } from '../config/setup.js';
@@ -94,6 +95,11 @@ describe('every preset that draws: 6 texts and 2 images per set through the HTTP
       if (reference === 'edits') expect(images.every((c) => /^<file:image\/png:\d+>$/.test(c.form!.image!))).toBe(true);
       if (reference === 'image-field') expect(images.every((c) => String(c.body.image).startsWith('data:image/png;base64,'))).toBe(true);
       if (reference === 'dashscope-edit') expect(images.every((c) => c.body.input.messages[0].content[0].image.startsWith('data:image/png;base64,'))).toBe(true);
+      // The negative prompt goes where the provider's API documents one, and nowhere else.
+      const negatives = images.map((c) => c.body.negative_prompt ?? c.body.parameters?.negative_prompt ?? c.body.input?.negative_prompt ?? c.form?.negative_prompt);
+      if (preset === 'qwen') expect(images.every((c) => c.body.parameters.negative_prompt === NEGATIVE_PROMPT)).toBe(true);
+      else if (preset === 'siliconflow') expect(images.every((c) => c.body.negative_prompt === NEGATIVE_PROMPT)).toBe(true);
+      else expect(negatives.every((n) => n === undefined)).toBe(true);
       if (reference === null) {
         expect(images.every((c) => c.body.image === undefined)).toBe(true);
         expect(prompts.some((p: string) => /reference/i.test(p))).toBe(false);

@@ -200,6 +200,13 @@ function multipartFields(body: Buffer, contentType: string): Record<string, stri
   return out;
 }
 
+/** DashScope (Wan, Qwen image editing) and SiliconFlow take a negative prompt as a string; DashScope's is at most 500 characters. */
+function negativePromptProblem(value: unknown): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string') return 'negative_prompt must be a string';
+  return [...value].length > 500 ? 'negative_prompt must be at most 500 characters' : null;
+}
+
 export async function startFakePresets(): Promise<FakePresets> {
   const writer = new LocalProvider();
   const calls: FakeCall[] = [];
@@ -249,6 +256,8 @@ export async function startFakePresets(): Promise<FakePresets> {
       if (route.endsWith('/images/generations') || route.endsWith('/images/edits')) return image(body, form, behaviour, preset, reply);
       if (route.endsWith('/services/aigc/text2image/image-synthesis')) {
         if (!behaviour.imageModels.includes(body.model)) return reply(400, { code: 'InvalidParameter', message: `Model not exist: ${body.model}`, request_id: 'r' });
+        const negative = negativePromptProblem(body.input?.negative_prompt) ?? (body.parameters?.negative_prompt !== undefined ? 'negative_prompt belongs in input for text-to-image' : null);
+        if (negative) return reply(400, { code: 'InvalidParameter', message: negative, request_id: 'r' });
         const [w, h] = String(body.parameters?.size ?? '1024*1024').split('*').map(Number);
         // Wan: each side within 512-1440.
         if (!(w! >= 512 && w! <= 1440 && h! >= 512 && h! <= 1440)) return reply(400, { code: 'InvalidParameter', message: 'size must be within [512, 1440]', request_id: 'r' });
@@ -268,6 +277,8 @@ export async function startFakePresets(): Promise<FakePresets> {
       if (route.endsWith('/services/aigc/multimodal-generation/generation')) {
         const content = body.input?.messages?.[0]?.content ?? [];
         if (!content.some((c: any) => typeof c.image === 'string')) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
+        const negative = negativePromptProblem(body.parameters?.negative_prompt);
+        if (negative) return reply(400, { code: 'InvalidParameter', message: negative, request_id: 'r' });
         return reply(200, { output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [{ image: `${origin}/qwen/oss/1024x1536.png` }] } }] }, request_id: 'r' });
       }
       reply(404, { error: { message: `no route ${route}` } });
@@ -321,7 +332,13 @@ export async function startFakePresets(): Promise<FakePresets> {
     const sizeText = String(fields.size ?? fields.image_size ?? '');
     const [w, h] = sizeText.split('x').map(Number) as [number, number];
     const refuse = (message: string) => reply(400, preset === 'siliconflow' ? { code: 20015, message, data: null } : { error: { message, type: 'invalid_request_error', param: 'size', code: 'InvalidParameter' } });
+    if (preset === 'siliconflow') {
+      const negative = negativePromptProblem(fields.negative_prompt);
+      if (negative) return reply(400, { code: 20015, message: negative, data: null });
+    }
     if (preset === 'openai') {
+      // The Images API documents no negative prompt and refuses parameters it does not know.
+      if (fields.negative_prompt !== undefined) return reply(400, { error: { message: "Unknown parameter: 'negative_prompt'.", type: 'invalid_request_error', param: 'negative_prompt', code: 'unknown_parameter' } });
       // gpt-image-2: edges multiples of 16, at most 3840, 655,360 to 8,294,400 pixels.
       if (w % 16 || h % 16 || Math.max(w, h) > 3840 || w * h < 655_360 || w * h > 8_294_400) return refuse(`Invalid size '${sizeText}'`);
       if (fields.response_format !== undefined) return reply(400, { error: { message: "Unknown parameter: 'response_format'.", type: 'invalid_request_error', param: 'response_format', code: 'unknown_parameter' } });

@@ -19,6 +19,8 @@ const schema: JsonSchemaSpec = {
 };
 
 let fake: FakeProvider;
+/** A negative prompt, sent only where the provider documents one. */
+const NO = '乱码文字，水印';
 let portrait: Buffer;
 
 function provider(label: ProviderLabel, extra: Record<string, string> = {}): Provider {
@@ -204,8 +206,10 @@ describe('reliability', () => {
 describe('images', () => {
   it('openai: asks for the nearest portrait size, reads b64_json and crops to 1080×1440', async () => {
     fake.handle((_req, res) => json(res, 200, { created: 1, data: [{ b64_json: portrait.toString('base64') }] }));
-    const image = await provider('openai').generateImage({ prompt: 'a bottle', intent: { kind: 'free' } });
+    const image = await provider('openai').generateImage({ prompt: 'a bottle', negativePrompt: NO, intent: { kind: 'free' } });
     const body = fake.requests[0]!.body;
+    // OpenAI's Images API has no negative prompt (and refuses unknown parameters).
+    expect(body.negative_prompt).toBeUndefined();
     expect(fake.requests[0]!.path).toBe('/openai/v1/images/generations');
     // gpt-image-2 takes any size in steps of 16: 1080×1440 asked as 1088×1440.
     expect(body).toMatchObject({ model: 'gpt-image-2', size: '1088x1440', n: 1 });
@@ -218,7 +222,9 @@ describe('images', () => {
   it('doubao: WxH size, b64_json requested, watermark off, reference image sent', async () => {
     fake.handle((_req, res) => json(res, 200, { data: [{ b64_json: portrait.toString('base64') }] }));
     const reference = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).jpeg().toBuffer();
-    await provider('doubao').generateImage({ prompt: 'p', intent: { kind: 'free' }, referenceImage: { data: reference, mime: 'image/jpeg' } });
+    await provider('doubao').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' }, referenceImage: { data: reference, mime: 'image/jpeg' } });
+    // Seedream documents no negative prompt.
+    expect(fake.requests[0]!.body.negative_prompt).toBeUndefined();
     // Seedream 4.5 needs at least 2560×1440 pixels in total: 3:4 scaled up to 1664×2224.
     expect(fake.requests[0]!.body).toMatchObject({ model: 'doubao-seedream-4-5-251128', size: '1664x2224', response_format: 'b64_json', watermark: false, image: `data:image/jpeg;base64,${reference.toString('base64')}` });
     const [w, h] = String(fake.requests[0]!.body.size).split('x').map(Number);
@@ -232,25 +238,26 @@ describe('images', () => {
         res.end(portrait);
       } else json(res, 200, { data: [{ url: `${fake.origin}/files/out.png` }] });
     });
-    const image = await provider('zhipu').generateImage({ prompt: 'p', intent: { kind: 'free' } });
+    const image = await provider('zhipu').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' } });
     expect(fake.requests[0]!.body).toMatchObject({ model: 'cogview-4-250304', size: '1088x1440', watermark_enabled: false });
+    expect(fake.requests[0]!.body.negative_prompt).toBeUndefined();
     expect(fake.requests.map((r) => r.path)).toEqual(['/zhipu/v1/images/generations', '/files/out.png']);
     expect([image.width, image.height]).toEqual([1080, 1440]);
   });
 
-  it('siliconflow: image_size from its list and an images[].url reply', async () => {
+  it('siliconflow: image_size from its list, the negative prompt, and an images[].url reply', async () => {
     fake.handle((req, res) => {
       if (req.path === '/img/1.png') {
         res.writeHead(200, { 'content-type': 'image/png' });
         res.end(portrait);
       } else json(res, 200, { images: [{ url: `${fake.origin}/img/1.png` }] });
     });
-    await provider('siliconflow').generateImage({ prompt: 'p', intent: { kind: 'free' } });
-    expect(fake.requests[0]!.body).toMatchObject({ image_size: '960x1280', model: 'Kwai-Kolors/Kolors' });
+    await provider('siliconflow').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' } });
+    expect(fake.requests[0]!.body).toMatchObject({ image_size: '960x1280', model: 'Kwai-Kolors/Kolors', negative_prompt: NO });
     expect(fake.requests[0]!.body.size).toBeUndefined();
   });
 
-  it('qwen: submits to DashScope asynchronously with W*H and polls until the task succeeds', async () => {
+  it('qwen: submits to DashScope asynchronously with W*H (the negative prompt in input) and polls until the task succeeds', async () => {
     fake.handle((req, res, n) => {
       if (req.method === 'POST') return json(res, 200, { output: { task_id: 't-1', task_status: 'PENDING' }, request_id: 'r' });
       if (req.path === '/qwen/api/v1/tasks/t-1') {
@@ -260,11 +267,11 @@ describe('images', () => {
       res.writeHead(200, { 'content-type': 'image/png' });
       res.end(portrait);
     });
-    const image = await provider('qwen').generateImage({ prompt: 'p', intent: { kind: 'free' } });
+    const image = await provider('qwen').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' } });
     const submit = fake.requests[0]!;
     expect(submit.path).toBe('/qwen/api/v1/services/aigc/text2image/image-synthesis');
     expect(submit.headers['x-dashscope-async']).toBe('enable');
-    expect(submit.body).toEqual({ model: 'wan2.2-t2i-flash', input: { prompt: 'p' }, parameters: { size: '1080*1440', n: 1, watermark: false } });
+    expect(submit.body).toEqual({ model: 'wan2.2-t2i-flash', input: { prompt: 'p', negative_prompt: NO }, parameters: { size: '1080*1440', n: 1, watermark: false } });
     expect(fake.requests.filter((r) => r.path === '/qwen/api/v1/tasks/t-1').length).toBeGreaterThanOrEqual(2);
     expect(image.height).toBe(1440);
   });

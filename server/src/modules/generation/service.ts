@@ -15,7 +15,7 @@ import {
   type StoryboardImageInput,
 } from '../../content/schemas.js';
 import { fromJudge, type ScoredText } from '../../content/scoring.js';
-import type { StoryboardFrame } from '../../content/storyboard.js';
+import { NEGATIVE_PROMPT, type StoryboardFrame } from '../../content/storyboard.js';
 import { length } from '../../content/text.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
@@ -271,6 +271,7 @@ export function generateFrameImage(ctx: AppContext, provider: Provider, req: Fra
     };
     const result = await provider.generateImage({
       prompt: req.prompt,
+      negativePrompt: NEGATIVE_PROMPT,
       width: IMAGE_WIDTH,
       height: IMAGE_HEIGHT,
       ...(req.reference ? { referenceImage: { data: await storage.read(req.reference.file_key), mime: req.reference.mime } } : {}),
