@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Button, Checkbox, DatePicker, Input, Select, Space, Table } from 'antd';
+import { Button, Checkbox, DatePicker, Grid, Input, Select, Space, Table, Typography } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -63,6 +63,7 @@ export default function TaskListPage() {
     select: (data) => new Map(data.items.map((c) => [c.task_id, c.url])),
   });
   const products = useAllProducts();
+  const screens = Grid.useBreakpoint();
 
   return (
     <>
@@ -147,13 +148,28 @@ export default function TaskListPage() {
             width: 64,
             render: (_, row) => <TaskCover url={covers.data?.get(row.id)} theme={row.theme} />,
           },
-          { title: 'ID', dataIndex: 'id', width: 70 },
-          { title: t('tasks.theme'), dataIndex: 'theme', render: (v: string, row) => <Link to={`/tasks/${row.id}`}>{v}</Link> },
-          { title: t('tasks.product'), dataIndex: 'product_name' },
+          // On a phone the row is cover, theme (with its product under it) and status, all on the
+          // screen; the rest is for wider screens.
+          { title: 'ID', dataIndex: 'id', width: 70, responsive: ['md'] },
+          {
+            title: t('tasks.theme'),
+            dataIndex: 'theme',
+            render: (v: string, row) => (
+              <>
+                <Link to={`/tasks/${row.id}`}>{v}</Link>
+                {!screens.sm && (
+                  <Typography.Text type="secondary" style={{ display: 'block', fontSize: 12 }}>
+                    {row.product_name}
+                  </Typography.Text>
+                )}
+              </>
+            ),
+          },
+          { title: t('tasks.product'), dataIndex: 'product_name', responsive: ['sm'] },
           { title: t('tasks.status'), dataIndex: 'status', render: (s: TaskStatus) => <TaskStatusTag status={s} /> },
-          { title: t('tasks.track'), dataIndex: 'track', render: (v: string) => t(`track.${v}`) },
-          { title: t('tasks.counts'), key: 'counts', render: (_, row) => `${row.text_count} / ${row.image_count}` },
-          { title: t('tasks.createdAt'), dataIndex: 'created_at', render: formatTime },
+          { title: t('tasks.track'), dataIndex: 'track', render: (v: string) => t(`track.${v}`), responsive: ['lg'] },
+          { title: t('tasks.counts'), key: 'counts', render: (_, row) => `${row.text_count} / ${row.image_count}`, responsive: ['lg'] },
+          { title: t('tasks.createdAt'), dataIndex: 'created_at', render: formatTime, responsive: ['md'] },
         ]}
       />
     </>
