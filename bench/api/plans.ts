@@ -4,6 +4,7 @@
  *
  *   npx tsx bench/api/plans.ts [tasks=10000]
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/api/plans.ts 1000000
+ *   (BENCH_KEEP=<label>: the database seeded by a run before, see setup.ts)
  *
  * The SQL is what the repository compiles (captured from its own queries), so the plans shown
  * are the plans served. Look for: an index matching the filters and the order (no full scan of
@@ -45,8 +46,17 @@ const shapes: [string, TaskFilters][] = [
   ['from+to', { from: day('2026-01-03'), to: { value: '2026-01-04T00:00:00.000Z', inclusive: false } }],
   ['status+from+to', { status: 'failed', from: day('2026-01-03'), to: { value: '2026-01-05T12:00:00.000Z', inclusive: true } }],
   ['product+from', { productId: productIds[0], from: day('2026-01-06') }],
+  ['hide archived', { hideArchived: true }],
+  ['hide archived+from date-time', { hideArchived: true, from: { value: '2026-01-03T06:30:00.000Z', inclusive: true } }],
   ['from+to date-times', { from: { value: '2026-01-03T06:30:00.000Z', inclusive: true }, to: { value: '2026-01-05T18:00:00.000Z', inclusive: true } }],
 ];
+
+/** The plan as served: PostgreSQL plans the list's named statement for its values each time (database.ts). */
+async function plan(query: CompiledQuery): Promise<string[]> {
+  const explain = dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ';
+  const { rows } = await ctx.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + query.sql, [...query.parameters]));
+  return rows.map((row) => String(dialect === 'sqlite' ? row.detail : row['QUERY PLAN']));
+}
 
 for (const [name, filters] of shapes) {
   // The first page, the deepest page by number (page 500 of 20), and a page after a cursor.
@@ -61,11 +71,9 @@ for (const [name, filters] of shapes) {
     const [items, total] = await repo.listTasks(db, workspaceId, filters, start);
     const ms = performance.now() - started;
     console.log(`\n## ${name}, ${label}: ${items.length} of ${total} in ${ms.toFixed(2)} ms`);
-    for (const query of label === 'offset 0' ? captured : captured.slice(0, 1)) {
-      const explain = dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ';
-      const { rows } = await ctx.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + query.sql, [...query.parameters]));
+    for (const query of captured) {
       console.log(`  ${query.sql.slice(0, 60).replace(/"/g, '')}…`);
-      for (const row of rows) console.log(`    ${String(dialect === 'sqlite' ? row.detail : row['QUERY PLAN'])}`);
+      for (const line of await plan(query)) console.log(`    ${line}`);
     }
   }
 }

@@ -3,11 +3,19 @@
  * database on the PostgreSQL server DATABASE_URL names, the real app listening on a random port, a logged-in admin token, two
  * products and 10,000 tasks (or as many as asked) of mixed status one minute apart from
  * 2026-01-01, so 1,440 a day.
+ *
+ * BENCH_KEEP=<label> keeps the seeded database for the next run instead of dropping it, and uses
+ * the one a run before kept when it holds the same number of tasks (migrated to the latest
+ * schema first, as on an upgrade): SQLite in bench/out/keep/<label>-<tasks>/, PostgreSQL as the
+ * database cps_bench_<label>_<tasks> on DATABASE_URL's server. Seeding a million tasks takes
+ * minutes (more on PostgreSQL); a kept one starts in seconds. Drop it by hand when done
+ * (`rm -r bench/out/keep`, `dropdb -h 127.0.0.1 -U postgres cps_bench_<label>_<tasks>`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Migrator, sql, type MigrationResultSet } from 'kysely';
+import pg from 'pg';
 import { migrations } from '../../server/src/db/migrations/index.js';
 import { buildApp, type App } from '../../server/src/app.js';
 import { bootstrap } from '../../server/src/bootstrap.js';
@@ -31,8 +39,10 @@ export interface BenchService {
 
 /** `env` adds to (or overrides) the service's configuration; `tasks` is how many to seed (10,000). */
 export async function startSeededService(env: Record<string, string> = {}, opts: { tasks?: number } = {}): Promise<BenchService> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'cps-bench-api-'));
-  const postgres = process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL) : undefined;
+  const count = opts.tasks ?? TASKS;
+  const kept = process.env.BENCH_KEEP ? await keptDatabase(process.env.BENCH_KEEP, count) : undefined;
+  const dir = kept?.dir ?? mkdtempSync(path.join(tmpdir(), 'cps-bench-api-'));
+  const postgres = kept ? kept.postgres : process.env.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL) : undefined;
   const config = loadConfig({
     NODE_ENV: 'test',
     DATA_DIR: dir,
@@ -60,16 +70,28 @@ export async function startSeededService(env: Record<string, string> = {}, opts:
     return parsed.data;
   }
 
-  const login = await call('POST', '/auth/login', undefined, { username: 'admin', password: 'bench-password-1' });
-  const token = (await call('POST', '/auth/change-password', login.token, { current_password: 'bench-password-1', new_password: 'bench-password-2' }))
-    .token as string;
+  const reused = kept !== undefined && (await seededCount(ctx)) === count;
+  const login = async () => (await call('POST', '/auth/login', undefined, { username: 'admin', password: 'bench-password-2' })).token as string;
+  let token: string;
+  let products: Array<{ id: number }>;
+  if (reused) {
+    token = await login();
+    products = (await call('GET', '/products?page_size=100', token)).items;
+    console.log(`using the kept database of ${count.toLocaleString('en')} tasks (BENCH_KEEP)`);
+  } else {
+    if (kept && (await seededCount(ctx)) !== undefined) throw new Error(`the kept database in ${kept.postgres?.url ?? dir} is not the one of ${count} tasks: drop it`);
+    const first = await call('POST', '/auth/login', undefined, { username: 'admin', password: 'bench-password-1' });
+    token = (await call('POST', '/auth/change-password', first.token, { current_password: 'bench-password-1', new_password: 'bench-password-2' })).token;
+    products = [
+      await call('POST', '/products', token, { name: '云朵保湿霜', category: '护肤', source: 'custom' }),
+      await call('POST', '/products', token, { name: '轻盈防晒乳', category: '护肤', source: 'custom' }),
+    ];
+    const me = await call('GET', '/auth/me', token);
+    await seedTasks(ctx, { count, workspaceId: me.current_workspace_id, operatorId: me.id, productIds: products.map((p) => p.id) });
+    // Rolling migrations back and up again for a large seed ends the sessions made before it.
+    token = await login();
+  }
   const me = await call('GET', '/auth/me', token);
-  const products = [
-    await call('POST', '/products', token, { name: '云朵保湿霜', category: '护肤', source: 'custom' }),
-    await call('POST', '/products', token, { name: '轻盈防晒乳', category: '护肤', source: 'custom' }),
-  ];
-
-  await seedTasks(ctx, { count: opts.tasks ?? TASKS, workspaceId: me.current_workspace_id, operatorId: me.id, productIds: products.map((p) => p.id as number) });
 
   return {
     app,
@@ -81,10 +103,40 @@ export async function startSeededService(env: Record<string, string> = {}, opts:
     close: async () => {
       await app.close();
       await runtime.close();
+      if (kept) return;
       await postgres?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The kept database of `label` and `count` tasks, created empty if there is none yet. */
+async function keptDatabase(label: string, count: number): Promise<{ dir: string; postgres?: { url: string } }> {
+  if (!/^[a-z0-9_]+$/.test(label)) throw new Error('BENCH_KEEP: lower-case letters, digits and _ only');
+  const dir = path.resolve(import.meta.dirname, '..', 'out', 'keep', `${label}-${count}`);
+  mkdirSync(dir, { recursive: true });
+  const base = process.env.DATABASE_URL;
+  if (!base) return { dir };
+  const name = `cps_bench_${label}_${count}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (!rowCount) await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { dir, postgres: { url: url.toString() } };
+}
+
+/**
+ * Tasks of a kept database by its counters: undefined before any product (nothing seeded yet),
+ * NaN if a seeding was cut short (its counter tables rolled back).
+ */
+async function seededCount(ctx: AppContext): Promise<number | undefined> {
+  const products = await ctx.db.selectFrom('products').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  if (Number(products.n) === 0) return undefined;
+  const tasks = await ctx.db.selectFrom('task_counts').select((eb) => eb.fn.sum<number>('n').as('n')).executeTakeFirst().catch(() => undefined);
+  return tasks ? Number(tasks.n ?? 0) : Number.NaN;
 }
 
 const SEED_BATCH = 50_000;
