@@ -21,6 +21,11 @@ export class TaskListCache {
     this.pages = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (page) => page.body.length + 64 }) : undefined;
   }
 
+  /** False with a size of 0: nothing is kept, so no version needs reading either. */
+  get enabled(): boolean {
+    return this.pages !== undefined;
+  }
+
   get(key: string, version: number): Buffer | undefined {
     const page = this.pages?.get(key);
     return page?.version === version ? page.body : undefined;

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Compilable, type Transaction } from 'kysely';
 import { forUpdate, preparedQuery, type DbOrTx, type Dialect } from '../../db/database.js';
 import { containsText } from '../../db/search.js';
 import type { DB, NewRow, Row, RowUpdate, TaskStatus } from '../../db/schema.js';
@@ -61,26 +61,39 @@ export interface TaskCursor {
 export type TaskPageStart = { offset: number; limit: number } | { after: TaskCursor; limit: number };
 
 /**
- * One page and its total. Both are compiled once per combination of filters (preparedQuery), so
- * a request pays for running them, not for building SQL. The page reads an index that matches
- * its filters and order (tasks_ws_{created,status,product}_idx, each ending in created_at, id):
- * the first page and a page after a cursor read only their rows; a page at an offset first picks
- * its ids from the index alone and only then reads those rows and their products. The total
- * comes from trigger-kept counters: per (product, status) without a date range, per day with one.
+ * One page and its total, in one statement (one round trip to PostgreSQL, one statement run on
+ * SQLite), compiled once per combination of filters (preparedQuery), so a request pays for running
+ * it, not for building SQL. The page reads an index that matches its filters and order
+ * (tasks_ws_{created,status,product}_idx, each ending in created_at, id): the first page and a
+ * page after a cursor read only their rows; a page at an offset first picks its ids from the
+ * index alone and only then reads those rows and their products. The total comes from
+ * trigger-kept counters (totalTerms).
  */
-export function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters, page: TaskPageStart) {
+export async function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters, page: TaskPageStart) {
   if (filters.keyword) return keywordSearch(db, workspaceId, filters, filters.keyword, page);
   const to = filters.to?.value;
   const [toIncl, toExcl] = filters.to?.inclusive ? [to, undefined] : [undefined, to];
   const hideArchived = filters.hideArchived && filters.status === undefined ? true : undefined;
-  const args = [workspaceId, filters.status, filters.productId, filters.from?.value, toIncl, toExcl, hideArchived] as const;
   const after = 'after' in page ? page.after : undefined;
   const offset = 'offset' in page && page.offset > 0 ? page.offset : undefined;
-  const totalOf = (status: TaskStatus | undefined) =>
-    filters.from || filters.to ? rangeTotal(db, workspaceId, { ...filters, status }) : counterTotal(db, workspaceId, status, filters.productId).then(count);
-  // Without archived tasks the total is still two counter reads: all of them less the archived.
-  const total = hideArchived ? Promise.all([totalOf(undefined), totalOf('archived')]).then(([all, archived]) => all - archived) : totalOf(filters.status);
-  return Promise.all([pageQuery(db, page.limit, offset, after?.createdAt, after?.id, ...args), total]);
+  const rows = await pageAndTotal(
+    db,
+    page.limit,
+    offset,
+    after?.createdAt,
+    after?.id,
+    ...totalTerms(filters),
+    workspaceId,
+    filters.status,
+    filters.productId,
+    filters.from?.value,
+    toIncl,
+    toExcl,
+    hideArchived,
+  );
+  // An empty page is one row of nulls beside the total.
+  const items = rows[0]?.id === null ? [] : (rows as Array<ListItem & { total: unknown }>).map(({ total: _, ...item }) => item);
+  return [items, Number(rows[0]?.total ?? 0)] as const;
 }
 
 /** The largest number of a pair's themes counted when choosing the rarest pair of a keyword. */
@@ -178,86 +191,126 @@ function filteredTasks(db: DbOrTx, ...[workspaceId, status, productId, from, toI
   return query;
 }
 
-const pageQuery = preparedQuery(
-  (db, limit: number, offset: number | undefined, afterAt: string | undefined, afterId: number | undefined, ...filters: FilterArgs) => {
-    let matching = filteredTasks(db, ...filters);
-    if (afterAt !== undefined && afterId !== undefined) {
-      matching = matching.where((eb) => eb(eb.refTuple('tasks.created_at', 'tasks.id'), '<', eb.tuple(afterAt, afterId)));
-    }
-    const newestFirst = <Q extends { orderBy: (...a: any[]) => any }>(query: Q): Q =>
-      query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc');
-    if (offset === undefined) {
-      return newestFirst(matching.innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS)).limit(limit);
-    }
-    // Skipping rows costs an index entry each, not a table row and a product lookup each.
-    const ids = newestFirst(matching.select('tasks.id')).limit(limit).offset(offset);
-    return newestFirst(
-      db.selectFrom('tasks').innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS).where('tasks.id', 'in', ids),
-    );
-  },
-);
-
-const count = ([row]: Array<{ n: number | string | null }>) => Number(row?.n ?? 0);
-
-const rangeCount = preparedQuery((db, ...args: FilterArgs) =>
-  filteredTasks(db, ...args).select((eb) => eb.fn.countAll<number>().as('n')),
-);
-
-/** The total without a date range, from the trigger-kept counters: a few rows, not every task. */
-const counterTotal = preparedQuery((db, workspaceId: number, status: TaskStatus | undefined, productId: number | undefined) => {
-  let query = db
-    .selectFrom('task_counts')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
-    .where('workspace_id', '=', workspaceId);
-  if (status !== undefined) query = query.where('status', '=', status);
-  if (productId !== undefined) query = query.where('product_id', '=', productId);
-  return query;
-});
-
-/** Whole UTC days [firstDay, endDay) from the per-day counters (product 0 and status '*' mean any). */
-const dayCounterTotal = preparedQuery(
-  (db, workspaceId: number, productId: number, status: string, firstDay: string | undefined, endDay: string | undefined) => {
-    let query = db
-      .selectFrom('task_day_counts')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n'))
-      .where('workspace_id', '=', workspaceId)
-      .where('product_id', '=', productId)
-      .where('status', '=', status as TaskStatus);
-    if (firstDay !== undefined) query = query.where('day', '>=', firstDay);
-    if (endDay !== undefined) query = query.where('day', '<', endDay);
-    return query;
-  },
-);
-
 const MIDNIGHT = 'T00:00:00.000Z';
 const nextDay = (day: string) => new Date(Date.parse(`${day}${MIDNIGHT}`) + 86_400_000).toISOString().slice(0, 10);
 
+/** A part of a date range counted exactly on the index: [lower, upper]. */
+type ExactTerm = [lower: string | undefined, upperIncl: string | undefined, upperExcl: string | undefined];
+const NO_TERM: ExactTerm = [undefined, undefined, undefined];
+
+type TotalTerms = [
+  /** No date range: the (product, status) counters of task_counts. */
+  counters: true | undefined,
+  /** Whole UTC days [firstDay, endDay) from task_day_counts (either end open). */
+  days: true | undefined,
+  firstDay: string | undefined,
+  endDay: string | undefined,
+  ...head: ExactTerm,
+  ...tail: ExactTerm,
+];
+
 /**
- * The total of a date range in O(days): the whole UTC days inside it from `task_day_counts`, and
- * the rows of a partial first or last day (a date-time bound inside a day) counted exactly on
- * the index, which reads that one day's rows at most. Bounds are ISO UTC (parseDateBound).
+ * How the total of a list is counted, in O(days) however many tasks it holds: without a date
+ * range from task_counts (a row per product and status); with one, the whole UTC days inside it
+ * from task_day_counts, and the tasks of a partial first or last day (a date-time bound inside a
+ * day) counted exactly on the index, which reads that one day's rows at most. Bounds are ISO UTC
+ * (parseDateBound).
  */
-async function rangeTotal(db: DbOrTx, workspaceId: number, filters: TaskFilters): Promise<number> {
+function totalTerms(filters: TaskFilters): TotalTerms {
   const from = filters.from?.value;
   const to = filters.to;
-  const exact = (lower: string | undefined, upper: { value: string; inclusive: boolean } | undefined) =>
-    rangeCount(db, workspaceId, filters.status, filters.productId, lower, upper?.inclusive ? upper.value : undefined, upper && !upper.inclusive ? upper.value : undefined).then(count);
-
+  if (from === undefined && to === undefined) return [true, undefined, undefined, undefined, ...NO_TERM, ...NO_TERM];
+  const exact = (lower: string | undefined, upper: { value: string; inclusive: boolean } | undefined): ExactTerm => [
+    lower,
+    upper?.inclusive ? upper.value : undefined,
+    upper && !upper.inclusive ? upper.value : undefined,
+  ];
   // Whole days start at from's day if from is its midnight, else the day after (from's day is partial).
   const fromDay = from?.slice(0, 10);
   const firstDay = from === undefined ? undefined : from === `${fromDay}${MIDNIGHT}` ? fromDay : nextDay(fromDay!);
   // Whole days end before to's day; to's day is partial unless to is an exclusive midnight.
   const toDay = to?.value.slice(0, 10);
   const tailIsPartial = to !== undefined && (to.inclusive || to.value !== `${toDay}${MIDNIGHT}`);
-  if (firstDay !== undefined && toDay !== undefined && firstDay > toDay) return exact(from, to);
-
-  const parts: Array<Promise<number>> = [
-    dayCounterTotal(db, workspaceId, filters.productId ?? 0, filters.status ?? '*', firstDay, toDay).then(count),
-  ];
-  if (from !== undefined && firstDay !== fromDay) parts.push(exact(from, { value: `${firstDay}${MIDNIGHT}`, inclusive: false }));
-  if (tailIsPartial) parts.push(exact(`${toDay}${MIDNIGHT}`, to));
-  return (await Promise.all(parts)).reduce((sum, n) => sum + n, 0);
+  // Inside one day (or two partial ones): no whole day, one exact count.
+  if (firstDay !== undefined && toDay !== undefined && firstDay > toDay) return [undefined, undefined, undefined, undefined, ...exact(from, to), ...NO_TERM];
+  const head = from !== undefined && firstDay !== fromDay ? exact(from, { value: `${firstDay}${MIDNIGHT}`, inclusive: false }) : NO_TERM;
+  const tail = tailIsPartial ? exact(`${toDay}${MIDNIGHT}`, to) : NO_TERM;
+  return [undefined, true, firstDay, toDay, ...head, ...tail];
 }
+
+const count = ([row]: Array<{ n: number | string | null }>) => Number(row?.n ?? 0);
+
+type ListItem = Awaited<ReturnType<typeof keywordSearch>>[0][number];
+
+/** Product 0 and status '*' of task_day_counts stand for any product, any status. */
+const ANY_PRODUCT = 0;
+const ANY_STATUS = '*';
+
+const pageAndTotal = preparedQuery(
+  (
+    db,
+    limit: number,
+    offset: number | undefined,
+    afterAt: string | undefined,
+    afterId: number | undefined,
+    ...[counters, days, firstDay, endDay, headLower, headIncl, headExcl, tailLower, tailIncl, tailExcl, ...filters]: [...TotalTerms, ...FilterArgs]
+  ) => {
+    const [workspaceId, status, productId, , , , hideArchived] = filters;
+    let matching = filteredTasks(db, ...filters);
+    if (afterAt !== undefined && afterId !== undefined) {
+      matching = matching.where((eb) => eb(eb.refTuple('tasks.created_at', 'tasks.id'), '<', eb.tuple(afterAt, afterId)));
+    }
+    const newestFirst = <Q extends { orderBy: (...a: any[]) => any }>(query: Q): Q =>
+      query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc');
+    // Skipping rows costs an index entry each, not a table row and a product lookup each.
+    const page =
+      offset === undefined
+        ? newestFirst(matching.innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS)).limit(limit)
+        : newestFirst(
+            db
+              .selectFrom('tasks')
+              .innerJoin('products', 'products.id', 'tasks.product_id')
+              .select(LIST_COLUMNS)
+              .where('tasks.id', 'in', newestFirst(matching.select('tasks.id')).limit(limit).offset(offset)),
+          );
+
+    const sum = (table: 'task_counts' | 'task_day_counts') =>
+      db.selectFrom(table).select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).where('workspace_id', '=', workspaceId);
+    const terms: Array<Compilable<{ n: number }>> = [];
+    if (counters) {
+      let query = sum('task_counts');
+      if (status !== undefined) query = query.where('status', '=', status);
+      if (hideArchived !== undefined) query = query.where('status', '!=', 'archived');
+      if (productId !== undefined) query = query.where('product_id', '=', productId);
+      terms.push(query);
+    }
+    if (days) {
+      // Each status has its own rows beside '*': without archived tasks, every status but those two.
+      let query = sum('task_day_counts').where('product_id', '=', productId ?? ANY_PRODUCT);
+      if (status !== undefined) query = query.where('status', '=', status);
+      else if (hideArchived !== undefined) query = query.where('status', 'not in', [ANY_STATUS, 'archived'] as TaskStatus[]);
+      else query = query.where('status', '=', ANY_STATUS as TaskStatus);
+      if (firstDay !== undefined) query = query.where('day', '>=', firstDay);
+      if (endDay !== undefined) query = query.where('day', '<', endDay);
+      terms.push(query);
+    }
+    for (const [lower, upperIncl, upperExcl] of [[headLower, headIncl, headExcl], [tailLower, tailIncl, tailExcl]] as const) {
+      if (lower === undefined && upperIncl === undefined && upperExcl === undefined) continue;
+      terms.push(
+        filteredTasks(db, workspaceId, status, productId, lower, upperIncl, upperExcl, hideArchived).select((eb) => eb.fn.countAll<number>().as('n')),
+      );
+    }
+    const total = db.selectNoFrom(sql<number>`${sql.join(terms, sql` + `)}`.as('total'));
+    // The page beside the total (a row of nulls when the page is empty), in the page's order.
+    return db
+      .selectFrom(total.as('t'))
+      .leftJoin(page.as('p'), (join) => join.onTrue())
+      .selectAll('p')
+      .select('t.total')
+      .orderBy('p.created_at', 'desc')
+      .orderBy('p.id', 'desc');
+  },
+);
 
 const listVersion = preparedQuery((db, workspaceId: number) =>
   db.selectFrom('task_list_versions').select('version').where('workspace_id', '=', workspaceId),

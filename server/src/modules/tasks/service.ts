@@ -218,6 +218,7 @@ export async function listTasksSerialized(
   cache: TaskListCache,
   serialize: (page: Awaited<ReturnType<typeof listTasks>>) => string,
 ): Promise<Buffer> {
+  if (!cache.enabled) return Buffer.from(serialize(await listTasks(ctx, auth, query)));
   const filters = listFilters(query);
   const version = await repo.taskListVersion(ctx.db, auth.workspaceId);
   const key = JSON.stringify([
