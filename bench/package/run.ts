@@ -8,12 +8,13 @@
  * storage, sampling this process's RSS every 10 ms, and times `zip -0 -r` on the very same files
  * laid out as the zip's folders (symlinks), alternating the two three times. Prints peak RSS
  * growth (target: under 100 MB, i.e. the zip is streamed, never held in memory), the median
- * throughputs with their ratio (target: at least 0.8), and whether `unzip -t` accepts the
- * package; writes bench/out/package.json. Needs `zip` and `unzip` (Debian: apt-get install -y zip unzip).
+ * throughputs with their ratio (target: at least 0.8), the CPU time each took (all of this
+ * process's threads during a build, zip's own through bash's `times`: what a loaded machine
+ * stretches), and whether `unzip -t` accepts the package; writes bench/out/package.json. Needs `zip` and `unzip` (Debian: apt-get install -y zip unzip).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { bootstrap } from '../../server/src/bootstrap.js';
@@ -120,20 +121,25 @@ try {
       peak = Math.max(peak, process.memoryUsage.rss());
     }, 10);
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     await packageBuildJob.run(ctx, pkg.id, { attempt: 1, signal: new AbortController().signal });
     const ms = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage.rss());
     const built = await ctx.db.selectFrom('delivery_packages').selectAll().where('id', '=', pkg.id).executeTakeFirstOrThrow();
     if (built.status !== 'ready') throw new Error(`package build ended ${built.status}: ${built.error}`);
-    return { ms, bytes: Number(built.size_bytes), key: built.file_key!, growth: peak - baseline };
+    return { ms, cpuMs: (cpu.user + cpu.system) / 1000, bytes: Number(built.size_bytes), key: built.file_key!, growth: peak - baseline };
   };
   const out = path.join(dir, 'baseline.zip');
   const zip0 = () => {
     rmSync(out, { force: true });
     const started = performance.now();
-    execFileSync('zip', ['-0', '-r', '-q', out, '.'], { cwd: tree });
-    return { ms: performance.now() - started, bytes: statSync(out).size };
+    // bash's `times` prints the CPU time (user, system) of the shell and then of its children: zip's.
+    const times = execFileSync('bash', ['-c', 'zip -0 -r -q "$0" . && times', out], { cwd: tree, encoding: 'utf8' });
+    const ms = performance.now() - started;
+    const [user, system] = [...times.trim().split('\n').at(-1)!.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => (Number(m[1]) * 60 + Number(m[2])) * 1000);
+    return { ms, cpuMs: user! + system!, bytes: statSync(out).size };
   };
 
   // Alternating rounds, so both see the same moments of a shared machine; medians are compared.
@@ -142,11 +148,14 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     ours.push(await build());
     theirs.push(zip0());
-    console.log(`round ${round + 1}: package ${Math.round(ours.at(-1)!.ms)} ms, zip -0 ${Math.round(theirs.at(-1)!.ms)} ms`);
+    const [a, b] = [ours.at(-1)!, theirs.at(-1)!];
+    console.log(`round ${round + 1}: package ${Math.round(a.ms)} ms (CPU ${Math.round(a.cpuMs)} ms), zip -0 ${Math.round(b.ms)} ms (CPU ${Math.round(b.cpuMs)} ms)`);
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const buildMs = median(ours.map((r) => r.ms));
   const zipMs = median(theirs.map((r) => r.ms));
+  const buildCpuMs = median(ours.map((r) => r.cpuMs));
+  const zipCpuMs = median(theirs.map((r) => r.cpuMs));
   const zipBytes = ours[0]!.bytes;
   const baselineBytes = theirs[0]!.bytes;
   const growth = Math.max(...ours.map((r) => r.growth));
@@ -165,6 +174,9 @@ try {
     zip0_ms: Math.round(zipMs),
     zip0_mb_per_s: +((baselineBytes / MB) / (zipMs / 1000)).toFixed(1),
     throughput_ratio_vs_zip0: +((zipBytes / buildMs) / (baselineBytes / zipMs)).toFixed(2),
+    build_cpu_ms: Math.round(buildCpuMs),
+    zip0_cpu_ms: Math.round(zipCpuMs),
+    loadavg: loadavg(),
     rounds: ROUNDS,
     rss_baseline_mb: +(baseline / MB).toFixed(1),
     rss_peak_growth_mb: +(growth / MB).toFixed(1),
@@ -174,6 +186,7 @@ try {
   console.log(`package: ${result.package_mb} MB (${result.images} images) in ${result.build_ms} ms = ${result.build_mb_per_s} MB/s`);
   console.log(`zip -0:  ${(baselineBytes / MB).toFixed(1)} MB in ${result.zip0_ms} ms = ${result.zip0_mb_per_s} MB/s`);
   console.log(`throughput ratio (package / zip -0): ${result.throughput_ratio_vs_zip0}`);
+  console.log(`CPU time (user + system, every thread): package ${result.build_cpu_ms} ms, zip -0 ${result.zip0_cpu_ms} ms (medians); load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`peak RSS growth during the build: ${result.rss_peak_growth_mb} MB (target < 100 MB) ${result.rss_peak_growth_mb < 100 ? 'OK' : 'OVER'}`);
   if (!valid) process.exitCode = 1;
   const outDir = path.join(import.meta.dirname, '..', 'out');

@@ -12,7 +12,8 @@ export interface LazyZipEntry {
   name: string;
   /** Deflate text; images are already compressed. */
   compress: boolean;
-  produce: () => Promise<Buffer>;
+  /** The bytes, or the bytes with their CRC-32 when the producer knows it (the same file packed before). */
+  produce: () => Promise<Buffer | { data: Buffer; crc32: number }>;
 }
 
 export interface LazyZip {
@@ -76,10 +77,11 @@ export function lazyZip(entries: LazyZipEntry[], opts: { mtime: Date; signal?: A
 
   const prepare = async (entry: LazyZipEntry) => {
     if (aborted || opts.signal?.aborted) throw new Error('zip aborted');
-    const data = await entry.produce();
+    const produced = await entry.produce();
+    const data = Buffer.isBuffer(produced) ? produced : produced.data;
     const stored = entry.compress ? await deflate(data) : data;
     if (stored.length >= MAX32 || data.length >= MAX32) throw new Error(`zip entry ${entry.name} is 4 GiB or larger`);
-    return { data, stored };
+    return { data, stored, crc: Buffer.isBuffer(produced) ? crc32(data) : produced.crc32 };
   };
   const start = (index: number) => {
     const entry = entries[index];
@@ -95,14 +97,14 @@ export function lazyZip(entries: LazyZipEntry[], opts: { mtime: Date; signal?: A
     let offset = 0;
     let next = start(0);
     for (let index = 0; index < entries.length; index++) {
-      const { data, stored } = await next!;
+      const { data, stored, crc } = await next!;
       next = start(index + 1);
       const entry = entries[index]!;
       const name = Buffer.from(entry.name, 'utf8');
       const record: Written = {
         name,
         method: entry.compress ? 8 : 0,
-        crc: crc32(data),
+        crc,
         compressedSize: stored.length,
         size: data.length,
         offset,

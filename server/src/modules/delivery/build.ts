@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import type { AppContext } from '../../context.js';
 import { safeDownloadName } from '../../http/content-disposition.js';
@@ -60,31 +61,34 @@ function packageFileName(productName: string, theme: string, id: number): string
   return safeDownloadName(`${[...parts, `package_${id}`].join('_')}.zip`, `package_${id}.zip`);
 }
 
-/**
- * Stored images are normalised (and metadata-free) when they come from a provider; anything that
- * still carries EXIF, XMP, IPTC, an ICC profile or text comments is re-encoded without them.
- */
-async function deliverableImage(ctx: AppContext, image: Image): Promise<{ data: Buffer; extension: string }> {
-  let data: Buffer;
+async function readImage(ctx: AppContext, image: Image): Promise<Buffer> {
   try {
-    data = await ctx.storage.read(image.file_key);
+    return await ctx.storage.read(image.file_key);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new PackageBuildError(`the file of image candidate ${image.id} (set ${image.strategy}, seq ${image.seq}) is missing`);
     }
     throw err;
   }
+}
+
+/**
+ * Stored images are normalised (and metadata-free) when they come from a provider; anything that
+ * still carries EXIF, XMP, IPTC, an ICC profile or text comments is re-encoded without them.
+ * `asStored`: the bytes are the stored file's.
+ */
+async function deliverableImage(ctx: AppContext, image: Image): Promise<{ data: Buffer; extension: string; asStored: boolean }> {
+  let data = await readImage(ctx, image);
   const mime = sniffImageMime(data);
   if (!mime) throw new PackageBuildError(`image candidate ${image.id} is not a JPEG, PNG or WebP file`);
   const meta = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  if (meta.exif || meta.xmp || meta.iptc || meta.icc || (meta.comments?.length ?? 0) > 0) {
-    // sharp writes no metadata unless asked to (withMetadata/keepExif), so a re-encode strips it.
-    const encoder = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS });
-    if (mime === 'image/jpeg') data = await encoder.jpeg({ quality: 92, mozjpeg: true }).toBuffer();
-    else if (mime === 'image/webp') data = await encoder.webp({ quality: 92 }).toBuffer();
-    else data = await encoder.png().toBuffer();
-  }
-  return { data, extension: EXTENSIONS[mime] };
+  if (!(meta.exif || meta.xmp || meta.iptc || meta.icc || (meta.comments?.length ?? 0) > 0)) return { data, extension: EXTENSIONS[mime], asStored: true };
+  // sharp writes no metadata unless asked to (withMetadata/keepExif), so a re-encode strips it.
+  const encoder = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS });
+  if (mime === 'image/jpeg') data = await encoder.jpeg({ quality: 92, mozjpeg: true }).toBuffer();
+  else if (mime === 'image/webp') data = await encoder.webp({ quality: 92 }).toBuffer();
+  else data = await encoder.png().toBuffer();
+  return { data, extension: EXTENSIONS[mime], asStored: false };
 }
 
 interface Plan {
@@ -124,6 +128,11 @@ async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Prom
 async function writeZip(ctx: AppContext, plan: Plan, mtime: Date, signal: AbortSignal) {
   const entries: LazyZipEntry[] = [];
   let imageCount = 0;
+  // Every note folder of a set holds the set's images, so a package packs each image once per
+  // note of its set. Stored files never change (their key is their content's hash): once an
+  // image has passed the checks as it is stored, later copies are only read, and their CRC-32
+  // is the one already computed.
+  const passed = new Map<string, number>();
   for (const folder of plan.folders) {
     for (const image of folder.images) {
       imageCount += 1;
@@ -134,11 +143,16 @@ async function writeZip(ctx: AppContext, plan: Plan, mtime: Date, signal: AbortS
         name: `${folder.name}/${pad2(image.seq)}_${image.role}.${ext}`,
         compress: false,
         produce: async () => {
+          const known = passed.get(image.file_key);
+          if (known !== undefined) return { data: await readImage(ctx, image), crc32: known };
           const prepared = await deliverableImage(ctx, image);
           if (prepared.extension !== ext) {
             throw new PackageBuildError(`image candidate ${image.id} is stored as ${image.mime} but its bytes are ${prepared.extension}`);
           }
-          return prepared.data;
+          if (!prepared.asStored) return prepared.data;
+          const crc = crc32(prepared.data);
+          passed.set(image.file_key, crc);
+          return { data: prepared.data, crc32: crc };
         },
       });
     }
