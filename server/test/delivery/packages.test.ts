@@ -189,6 +189,27 @@ describe('delivery packages', () => {
     expect(byName.get('note_02_C/note.txt')!.toString('utf8')).toContain('C 可用');
   });
 
+  it('packs a set\'s images into every note folder of the set, each copy whole (stored as is or stripped)', async () => {
+    const task = await newTask('approved');
+    const notes = [];
+    for (const title of ['甲', '乙', '丙']) notes.push(await seedText(server, task, { strategy: 'A', selected: title === '甲', title }));
+    const plain = await imageBytes({ color: '#123456' });
+    const withExif = await imageBytes({ color: '#654321', exif: true });
+    await seedImage(server, task, { strategy: 'A', seq: 1, role: 'hook', selected: true, data: plain });
+    await seedImage(server, task, { strategy: 'A', seq: 2, role: 'pain', selected: true, data: withExif });
+
+    const pkg = await readyPackage(task.id, { note_ids: notes });
+    const file = await download(server, pkg.download_url, { token: operator.token });
+    // readZip checks every entry against its recorded CRC-32.
+    const byName = new Map((await readZip(file.body)).map((e) => [e.name, e.data]));
+    const stripped = byName.get('note_01_A/02_pain.jpg')!;
+    expect((await sharp(stripped).metadata()).exif).toBeUndefined();
+    for (const folder of ['note_01_A', 'note_02_A', 'note_03_A']) {
+      expect(sha(byName.get(`${folder}/01_hook.jpg`)!), folder).toBe(sha(plain));
+      expect(sha(byName.get(`${folder}/02_pain.jpg`)!), folder).toBe(sha(stripped));
+    }
+  });
+
   it('packs exactly the note_ids asked for; refuses foreign and hard-blocked texts', async () => {
     const task = await newTask('pending_selection');
     const a = await seedText(server, task, { strategy: 'A', total: 60, title: '指定A' });

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import yauzl from 'yauzl';
 
 export interface ZipEntry {
@@ -7,7 +8,10 @@ export interface ZipEntry {
   data: Buffer;
 }
 
-/** Every entry of a zip, read with an independent implementation (yauzl). */
+/**
+ * Every entry of a zip, read with an independent implementation (yauzl), each entry's bytes
+ * checked against the CRC-32 its directory record states (yauzl itself does not check it).
+ */
 export function readZip(buffer: Buffer): Promise<ZipEntry[]> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(buffer, { lazyEntries: true, decodeStrings: true, strictFileNames: true }, (err, zip) => {
@@ -22,7 +26,9 @@ export function readZip(buffer: Buffer): Promise<ZipEntry[]> {
           stream.on('data', (c: Buffer) => chunks.push(c));
           stream.on('error', reject);
           stream.on('end', () => {
-            entries.push({ name: entry.fileName, flags: entry.generalPurposeBitFlag, data: Buffer.concat(chunks) });
+            const data = Buffer.concat(chunks);
+            if (crc32(data) !== entry.crc32) return reject(new Error(`${entry.fileName}: CRC-32 ${crc32(data)} is not the recorded ${entry.crc32}`));
+            entries.push({ name: entry.fileName, flags: entry.generalPurposeBitFlag, data });
             zip.readEntry();
           });
         });
