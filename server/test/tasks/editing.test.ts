@@ -222,4 +222,27 @@ describe('editing loop', () => {
     // Set B's cover was not touched.
     expect((await row(coverB.candidate_id)).file_key).toBe(firstB.file_key);
   });
+
+  it('letters a cover stored before originals were kept from the original its ledger entry gave back, and leaves one without', async () => {
+    const detail = await generatedTask(1);
+    const cover = (strategy: string) => (detail.image_candidates as any[]).find((i) => i.strategy === strategy && (i.role === 'hook' || i.role === 'main'));
+    const [a, b] = [await row(cover('A').candidate_id), await row(cover('B').candidate_id)];
+    const textA = (detail.text_candidates as any[]).find((t) => t.strategy === 'A');
+    // A: as migration 20261126_0200 leaves it, the original found and nothing known drawn. B: no original at all.
+    await server.ctx.db.updateTable('image_candidates').set({ lettered_title: null }).where('id', '=', a.id).execute();
+    await server.ctx.db.updateTable('image_candidates').set({ raw_file_key: null, raw_mime: null, lettered_title: null }).where('id', '=', b.id).execute();
+
+    const after = await taskDetail(server, ws.token, detail.id);
+    const relettered = await row(a.id);
+    expect(relettered).toMatchObject({ raw_file_key: a.raw_file_key, lettered_title: textA.cover_title });
+    const served = Buffer.from(await (await fetch(`${server.url}${(after.image_candidates as any[]).find((i) => i.candidate_id === a.id).url}`)).arrayBuffer());
+    const expected = await letterImage(server.ctx, { file_key: a.raw_file_key!, mime: a.raw_mime! }, { kind: 'cover', text: textA.cover_title }, taskCoverTemplate(detail.id, 'A'));
+    expect(served.equals(await server.ctx.storage.read(expected.file_key))).toBe(true);
+
+    const textB = (detail.text_candidates as any[]).find((t) => t.strategy === 'B');
+    await ok(server, 'POST', `/tasks/${detail.id}/text-candidates/${textB.candidate_id}/edit`, ws.token, { content: textB.content, cover_title: '实测7天' });
+    await taskDetail(server, ws.token, detail.id);
+    // Drawing on B's lettered file would put a second title over the first: it is left as it is.
+    expect((await row(b.id)).file_key).toBe(b.file_key);
+  });
 });

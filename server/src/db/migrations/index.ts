@@ -17,6 +17,7 @@ import * as webhooks from './20261125_1200_webhooks.js';
 import * as imageSlots from './20261125_1300_image_slots.js';
 import * as taskThemeGrams from './20261125_1500_task_theme_grams.js';
 import * as fissionImageOriginals from './20261126_0100_fission_image_originals.js';
+import * as recoveredImageOriginals from './20261126_0200_recovered_image_originals.js';
 import * as connections from './20261125_1000_connections.js';
 import * as presetWordLevels from './20261125_1100_preset_word_levels.js';
 
@@ -44,5 +45,6 @@ export const migrations: Record<string, Migration> = {
   '20261125_1300_image_slots': imageSlots,
   '20261125_1500_task_theme_grams': taskThemeGrams,
   '20261126_0100_fission_image_originals': fissionImageOriginals,
+  '20261126_0200_recovered_image_originals': recoveredImageOriginals,
   '20261125_1000_connections': connections,
 };
