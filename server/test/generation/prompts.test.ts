@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { notesInput, notesPrompt, rewritePrompt, scorePrompt, SYSTEM, type GenerationInputs } from '../../src/content/prompts.js';
+import { fissionPrompt, type FissionIntentInput } from '../../src/content/fission.js';
+import { imagePrompt, notesInput, notesPrompt, preferencesInput, rewritePrompt, scorePrompt, SYSTEM, type GenerationInputs } from '../../src/content/prompts.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
 import { STRATEGY_GUIDES } from '../../src/content/strategies.js';
-import { storyboardRoles } from '../../src/content/storyboard.js';
+import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles } from '../../src/content/storyboard.js';
 
 const inputs: GenerationInputs = {
   taskId: 42,
@@ -109,6 +110,44 @@ describe('prompt building', () => {
     expect(score.prompt).toContain('命中的禁用或风险词：根治');
     expect(score.system).toContain('compliance 0-5：5 没有问题');
     expect(score.system).toContain('先写 issues');
+  });
+});
+
+describe('snapshots of the other prompts', () => {
+  const structured = { ...inputs, preferences: { ...inputs.preferences, rejections: [{ reason: '不要出现医疗功效', excerpt: '晚安面膜｜敷完痘痘全消…' }], preferred_angles: ['熬夜急救'], preferred_strategy: 'B' as const } };
+  const note = { angle_label: '熬夜急救', title: '熬夜脸救星根治暗沉', title_options: [], cover_title_options: [], image_plan: [], content: '熬夜后敷一晚，根治暗沉。', tags: ['护肤'], cover_title: '熬夜急救', image_brief: '深夜书桌' };
+
+  it('the rewrite', () => {
+    expect(rewritePrompt({ ...notesInput(structured, 'B', 1), rewrite: { note, blocked_words: ['根治'], problems: ['标题有 23 字，超过 20 字上限'] } })).toMatchSnapshot();
+  });
+
+  it('fission: the team rules without a set, the source fenced, one line per package', () => {
+    const input: FissionIntentInput = {
+      seed: 'fission:7',
+      count: 2,
+      reference_level: 'mid',
+      product: structured.product,
+      theme: structured.theme,
+      benchmarks: structured.benchmarks,
+      preferences: preferencesInput(structured.preferences),
+      avoid_words: structured.avoidWords,
+      source: { strategy: 'A', angle_label: note.angle_label, title: note.title, content: note.content, tags: note.tags, image_roles: ['hook', 'convert'] },
+      packages: [
+        { seq: 1, strategy: 'A', strategy_name: STRATEGY_GUIDES.A.name, image_roles: ['hook', 'convert'] },
+        { seq: 2, strategy: 'C', strategy_name: STRATEGY_GUIDES.C.name, image_roles: ['hook', 'convert'] },
+      ],
+    };
+    const prompt = fissionPrompt(input);
+    expect(prompt).toMatchSnapshot();
+    const [beforeFence = ''] = prompt.prompt.split('<data>\n');
+    expect(beforeFence).toContain('- 被驳回：「晚安面膜｜敷完痘痘全消…」 — 原因：「不要出现医疗功效」');
+    // No set of its own: the preferred strategy is told to none.
+    expect(prompt.prompt).not.toContain('最常选中本组的写法');
+  });
+
+  it('every frame’s image prompt, with and without the product photo, and the negative prompt', () => {
+    const frames = buildStoryboard({ strategy: 'B', imageCount: 4, note: { ...note, image_plan: [{ role: 'proof', brief: '手背上的一抹质地', caption: '清爽不黏' }] }, productName: '晚安面膜', productCategory: '护肤', sellingPoints: [], theme: '换季护肤' });
+    expect({ frames: frames.map((f, i) => imagePrompt(f, '晚安面膜', i % 2 === 0)), negative: NEGATIVE_PROMPT }).toMatchSnapshot();
   });
 });
 
