@@ -36,9 +36,9 @@ const graphemes = (text: string) => [...new Intl.Segmenter('zh', { granularity: 
 /** A phrase the writer set apart: 【…】, 「…」, “…”, "…". */
 const MARKED = /【([^】]{1,8})】|「([^」]{1,8})」|“([^”]{1,8})”|"([^"]{1,8})"/u;
 
-/** A figure with what it counts: 7天, 3步, 99%, 10倍, 5分钟, 0.5秒, 2024年. */
+/** A figure with what it counts: 7天, 3步, 99%, 10倍, 5分钟, 0.5秒, 第二天. */
 const FIGURE =
-  /(?<![A-Za-z0-9])(?:[0-9０-９]+(?:[.．][0-9０-９]+)?|[一二三四五六七八九十百千万两]+(?=[个天步招件种倍块元条款次分秒周年月斤岁层套]))\s*(?:%|％|个月|分钟|小时|个|天|步|招|件|种|倍|块|元|条|款|次|分|秒|周|年|月|斤|岁|层|套|w|W|k|K|kg|cm|ml)?/u;
+  /(?<![A-Za-z0-9])第?(?:[0-9０-９]+(?:[.．][0-9０-９]+)?|[一二三四五六七八九十百千万两]+(?=[个天步招件种倍块元条款次分秒周年月斤岁层套]))\s*(?:%|％|个月|分钟|小时|个|天|步|招|件|种|倍|块|元|条|款|次|分|秒|周|年|月|斤|岁|层|套|w|W|k|K|kg|cm|ml)?/u;
 
 /**
  * Words that carry a Xiaohongshu cover: the verdict or the promise a reader stops for. Longer

@@ -83,15 +83,30 @@ const NO_LINE_START = new Set('，。、！？；：）》」』”’,.!?;:)%')
 
 const tokensOf = (text: string) => text.match(/[A-Za-z0-9%+.\-']+|\s+|./gsu) ?? [];
 
+const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
+
+/** Words as ICU's Chinese dictionary sees them (急救 / 干皮), a word wider than a line in characters. */
+const wordsOf = (text: string, maxWidth: number, fontSize: number) =>
+  [...WORDS.segment(text)].flatMap(({ segment }) => (textWidth(segment, fontSize) <= maxWidth ? [segment] : tokensOf(segment)));
+
+export interface WrapOptions {
+  /** A phrase (a highlight) kept on one line where it fits. */
+  keep?: string | null;
+  /** Break Chinese between words, not between any two characters (headlines). */
+  words?: boolean;
+}
+
 /**
  * Breaks text into lines no wider than maxWidth, at most maxLines (the last one ending in "…"
- * when text was cut). Chinese breaks between any two characters; Latin words stay whole, and so
- * does `keep` (a highlighted phrase) where it fits on one line.
+ * when text was cut). Chinese breaks between any two characters (between words with
+ * `words`); Latin words stay whole, and so does `keep` where it fits on one line.
  */
-export function wrapText(text: string, maxWidth: number, fontSize: number, maxLines: number, keep?: string | null): string[] {
+export function wrapText(text: string, maxWidth: number, fontSize: number, maxLines: number, opts: WrapOptions = {}): string[] {
   const drawn = drawableText(text);
+  const split = (part: string) => (opts.words ? wordsOf(part, maxWidth, fontSize) : tokensOf(part));
+  const keep = opts.keep;
   const at = keep && textWidth(keep, fontSize) <= maxWidth ? drawn.indexOf(keep) : -1;
-  const tokens = at < 0 ? tokensOf(drawn) : [...tokensOf(drawn.slice(0, at)), keep!, ...tokensOf(drawn.slice(at + keep!.length))];
+  const tokens = at < 0 ? split(drawn) : [...split(drawn.slice(0, at)), keep!, ...split(drawn.slice(at + keep!.length))];
   const lines: string[] = [];
   let line = '';
   for (const token of tokens) {
@@ -121,12 +136,12 @@ export function wrapText(text: string, maxWidth: number, fontSize: number, maxLi
  * Like wrapText, but with the lines evened out (no single character left on the last line of a
  * headline): the narrowest width that still needs no more lines.
  */
-export function wrapBalanced(text: string, maxWidth: number, fontSize: number, maxLines: number, keep?: string | null): string[] {
-  const lines = wrapText(text, maxWidth, fontSize, maxLines, keep);
+export function wrapBalanced(text: string, maxWidth: number, fontSize: number, maxLines: number, opts: WrapOptions = {}): string[] {
+  const lines = wrapText(text, maxWidth, fontSize, maxLines, opts);
   if (lines.length < 2 || lines[lines.length - 1]!.endsWith('…')) return lines;
   let best = lines;
   for (let width = maxWidth - fontSize / 2; width >= fontSize * 2; width -= fontSize / 2) {
-    const next = wrapText(text, width, fontSize, maxLines, keep);
+    const next = wrapText(text, width, fontSize, maxLines, opts);
     if (next.length !== lines.length || next[next.length - 1]!.endsWith('…')) break;
     best = next;
   }

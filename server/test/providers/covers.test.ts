@@ -17,6 +17,7 @@ describe('coverHighlight and coverTemplate', () => {
     expect(coverHighlight('实测7天')).toBe('7天');
     expect(coverHighlight('99%的人都不知道')).toBe('99%');
     expect(coverHighlight('3步搞定小户型收纳')).toBe('3步');
+    expect(coverHighlight('敷完第二天脸嫩了')).toBe('第二天');
     // A figure inside a Latin word is a model name, not a promise.
     expect(coverHighlight('iPhone16拍照技巧')).toBe('拍照技巧');
     expect(coverHighlight('这款面霜闭眼入✨')).toBe('闭眼入');
@@ -57,15 +58,22 @@ describe('cover title layout', () => {
     }
   });
 
-  it('sets a 大字报 as large as the title allows, in even lines, and a two-part title as two lines', () => {
+  const lines = (layout: ReturnType<typeof coverTitleLayout>) => layout.lines.map((l) => l.runs.map((r) => r.text).join(''));
+
+  it('sets a 大字报 as large as the title allows, in even lines, between words, and a two-part title as two lines', () => {
     const short = coverTitleLayout('poster', 1080, '实测7天', '7天');
-    const long = coverTitleLayout('poster', 1080, '一二三四五六七八九十一二', '十一二');
+    const long = coverTitleLayout('poster', 1080, '一二三四五六七八九十一二', null);
     expect(short.lines).toHaveLength(1);
     expect(short.fontSize).toBe(200);
-    expect(long.lines.map((l) => l.runs.map((r) => r.text).join(''))).toEqual(['一二三四', '五六七八', '九十一二']);
+    expect(lines(long).join('')).toBe('一二三四五六七八九十一二');
+    expect(lines(long)).toHaveLength(3);
+    for (const line of lines(long)) expect([...line].length).toBeGreaterThanOrEqual(3);
     expect(long.fontSize).toBeGreaterThanOrEqual(156);
-    const parts = coverTitleLayout('sticker', 1080, '秋冬好眠｜告别脖子酸', '告别脖子酸');
-    expect(parts.lines.map((l) => l.runs.map((r) => r.text).join(''))).toEqual(['秋冬好眠', '告别脖子酸']);
+    // 急救 and 脸嫩 are never torn apart, and the key phrase keeps its line.
+    expect(lines(coverTitleLayout('poster', 1080, '5分钟急救干皮', '5分钟'))).toEqual(['5分钟', '急救干皮']);
+    expect(lines(coverTitleLayout('poster', 1080, '敷完第二天脸嫩了', '第二天'))).toEqual(['敷完', '第二天', '脸嫩了']);
+    expect(lines(coverTitleLayout('sticker', 1080, '敷完第二天脸嫩了', '第二天'))).toEqual(['敷完第二天', '脸嫩了']);
+    expect(lines(coverTitleLayout('sticker', 1080, '秋冬好眠｜告别脖子酸', '告别脖子酸'))).toEqual(['秋冬好眠', '告别脖子酸']);
     // The size follows the image: half as wide, half as large.
     expect(coverTitleLayout('poster', 540, '实测7天', '7天').fontSize).toBe(100);
   });
