@@ -6,6 +6,7 @@ import { useNavigate, useSearchParams } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { TaskCreate, TaskDetail, TaskListItem } from '../../api/types';
+import { isGenerating } from '../../hooks/taskStream';
 import { useAllProducts } from '../config/queries';
 import { PageTitle } from '../../components/PageTitle';
 
@@ -50,10 +51,11 @@ export default function TaskCreatePage() {
     meta: { inlineError: true },
     mutationFn: api.tasks.create,
     onSuccess: (task, body) => {
-      const key = ['task', task.id];
-      queryClient.setQueryData<TaskDetail>(key, createdDetail(task, body.benchmark_ids ?? []));
-      // A stand-in until the page has the real detail (which it asks for at once).
-      void queryClient.invalidateQueries({ queryKey: key, exact: true, refetchType: 'none' });
+      // A generating task is shown from this at once, left fresh: the stream opens first, and its
+      // first status event (or, without a stream, the poll while generating) fetches the real
+      // detail, which asked for at once would hold up the stream on a server busy starting the
+      // generation. A task with nothing to generate (import track) loads its detail as usual.
+      if (isGenerating(task.status)) queryClient.setQueryData<TaskDetail>(['task', task.id], createdDetail(task, body.benchmark_ids ?? []));
       navigate(`/tasks/${task.id}`);
     },
   });
