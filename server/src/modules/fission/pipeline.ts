@@ -472,24 +472,25 @@ function lineFor(image: Pick<SetImage, 'overlay'>, note: Pick<StoredNote, 'cover
 }
 
 /**
- * Re-letters the covers of a fission (or of one note) whose drawn title is not their note's
- * cover title any more, from the un-lettered original: the text is replaced, never drawn over,
- * in the note's template. Called after an edit and wherever the images are shown or packed; it
- * does work only after a change, and two callers at once store the same result (the update is
- * conditional on what was drawn and on the original). Images stored before originals were kept
- * (no `raw_file_key`) are left as they are.
+ * Re-letters the covers among `images` whose drawn title is not their note's cover title any
+ * more, from the un-lettered original: the text is replaced, never drawn over, in the note's
+ * template; true when a cover changed. Called wherever the images are shown or packed (so after
+ * an edit too) with the rows the caller read; it does work only after a change, and two callers
+ * at once store the same result (the update is conditional on what was drawn and on the
+ * original). Images stored without an original (`raw_file_key`) are left as they are.
  */
-export async function syncFissionCovers(ctx: AppContext, workspaceId: number, fissionId: number, noteId?: number): Promise<void> {
-  const images = (await repo.imagesOf(ctx.db, workspaceId, fissionId, noteId)).filter((i) => i.status === 'done' && i.raw_file_key && i.overlay?.kind === 'cover');
-  if (images.length === 0) return;
-  const notes = new Map((await repo.notesOf(ctx.db, workspaceId, fissionId)).map((row) => [row.id, row]));
+export async function syncFissionCovers(ctx: AppContext, workspaceId: number, fissionId: number, images: SetImage[], notes: repo.FissionNoteRow[]): Promise<boolean> {
+  const byId = new Map(notes.map((row) => [row.id, row]));
+  let changed = false;
   for (const image of images) {
-    const note = notes.get(image.note_id);
-    const line = note && lineFor(image, note.note as unknown as StoredNote);
-    if (!note || !line || line.text === image.lettered_title) continue;
-    const drawn = await letterImage(ctx, { file_key: image.raw_file_key!, mime: image.raw_mime ?? 'image/png' }, line, coverTemplate(fissionId, note.seq));
-    await repo.reletterImage(ctx.db, workspaceId, image, { ...drawn, title: line.text });
+    const note = byId.get(image.note_id);
+    if (image.status !== 'done' || !image.raw_file_key || image.overlay?.kind !== 'cover' || !note) continue;
+    const line = lineFor(image, note.note as unknown as StoredNote);
+    if (!line || line.text === image.lettered_title) continue;
+    const drawn = await letterImage(ctx, { file_key: image.raw_file_key, mime: image.raw_mime ?? 'image/png' }, line, coverTemplate(fissionId, note.seq));
+    changed = (await repo.reletterImage(ctx.db, workspaceId, image, { ...drawn, title: line.text })) || changed;
   }
+  return changed;
 }
 
 // ---- retry -----------------------------------------------------------------------------------

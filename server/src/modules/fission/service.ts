@@ -125,13 +125,23 @@ function imageView(ctx: AppContext, image: SetImage) {
   };
 }
 
-/** The notes with their images, each cover lettered with its note's cover title as it is now. */
+/**
+ * A fission's images and notes (images first, as in progressOf), each cover lettered with its
+ * note's cover title as it is now: read again when a cover had to be lettered anew.
+ */
+async function setsOf(ctx: AppContext, workspaceId: number, id: number) {
+  const read = async () => {
+    const images = await repo.imagesOf(ctx.db, workspaceId, id);
+    return { images, notes: await repo.notesOf(ctx.db, workspaceId, id) };
+  };
+  const sets = await read();
+  return (await syncFissionCovers(ctx, workspaceId, id, sets.images, sets.notes)) ? read() : sets;
+}
+
+/** The notes with their images, each cover showing its note's cover title. */
 export async function listNotes(ctx: AppContext, auth: AuthUser, id: number) {
   const fission = await ownFission(ctx, auth, id);
-  await syncFissionCovers(ctx, auth.workspaceId, id);
-  // Images before notes, as in progressOf.
-  const images = await repo.imagesOf(ctx.db, auth.workspaceId, id);
-  const notes = await repo.notesOf(ctx.db, auth.workspaceId, id);
+  const { images, notes } = await setsOf(ctx, auth.workspaceId, id);
   const running = images.filter((i) => i.status === 'pending' || i.status === 'retrying').length;
   return {
     fission_id: fission.id,
@@ -190,8 +200,7 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
 export async function exportFission(ctx: AppContext, auth: AuthUser, id: number, onlySeq?: number): Promise<{ fileName: string; output: Readable }> {
   const fission = await ownFission(ctx, auth, id);
   // The package ships each cover with its note's cover title as it is now.
-  await syncFissionCovers(ctx, auth.workspaceId, id);
-  const [allNotes, allImages] = await Promise.all([repo.notesOf(ctx.db, auth.workspaceId, id), repo.imagesOf(ctx.db, auth.workspaceId, id)]);
+  const { images: allImages, notes: allNotes } = await setsOf(ctx, auth.workspaceId, id);
   // One set alone (contract-decisions §8: each set downloadable on its own), with its own checklist.
   const notes = onlySeq === undefined ? allNotes : allNotes.filter((n) => n.seq === onlySeq);
   if (onlySeq !== undefined && notes.length === 0) throw notFound('fission note');
