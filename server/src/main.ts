@@ -1,6 +1,7 @@
 import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { closeImageThreads } from './images/threads.js';
 import { runCli } from './cli.js';
 import { createRuntime } from './runtime.js';
 
@@ -45,7 +46,7 @@ async function main() {
   if (app) await app.listen({ host: config.host, port: config.port });
 
   // SIGTERM: stop accepting connections, let in-flight requests finish (new ones get 503),
-  // then run the runtime's closers (workers, queues) and close the database. Long-lived
+  // then run the runtime's closers (workers, queues), close the database and end the image threads. Long-lived
   // responses (event streams) end themselves in an app `preClose` hook.
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -60,6 +61,7 @@ async function main() {
     try {
       await app?.close();
       await runtime.close();
+      await closeImageThreads();
       process.exit(0);
     } catch (err) {
       ctx.log.error({ err }, 'error while shutting down');

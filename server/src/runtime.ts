@@ -15,7 +15,6 @@ import { RedisEventTransport } from './events/redis-transport.js';
 import { createLogger } from './logging.js';
 import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
-import { closeImageThreads } from './images/threads.js';
 import { rememberStructuredMode } from './modules/api-keys/service.js';
 import { SecretBox } from './security/secret-box.js';
 import { AccessTokens } from './security/tokens.js';
@@ -77,8 +76,9 @@ export async function createRuntime(
     providers,
   };
   // Closed in reverse: the worker stops taking jobs (and lets running ones finish) before the
-  // queue's connections close; images still being read or processed finish before their threads end.
-  const closers: Array<() => Promise<void> | void> = [() => jobs.close(), () => closeImageThreads()];
+  // queue's connections close. The image threads belong to the process, not to one runtime
+  // (main.ts ends them): a test or bench process starting many runtimes keeps them warm.
+  const closers: Array<() => Promise<void> | void> = [() => jobs.close()];
   if (opts.worker) {
     const worker = startJobWorker(ctx, jobs, handlers, [
       new UnusedFileSweeper(ctx, fileSweepOptionsFrom(config.env)),

@@ -5,6 +5,9 @@ import type { ThreadImage } from './threads.js';
 
 /** The image work that runs in the image threads (threads.ts), with its arguments as they arrive. */
 
+/** Nothing: loading this module (sharp, resvg, the fonts) is the work (warmImageThreads). */
+export function ready(): void {}
+
 export function normalize({ input, opts }: { input: Uint8Array; opts: NormalizeOptions }): Promise<ThreadImage> {
   return answer(() => normalizeImage(asBuffer(input), opts));
 }

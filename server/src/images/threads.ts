@@ -7,6 +7,7 @@ import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, type NormalizedImage,
 import type { overlayText } from './overlay.js';
 
 let pool: Piscina | undefined;
+const MAX_THREADS = 2;
 
 /**
  * Runs `name`, exported by `module`, in one of the image threads. Image work left on the event
@@ -26,12 +27,22 @@ export function runInImageThread<T>(module: URL, name: string, args: unknown, tr
   pool ??= new Piscina({
     filename: new URL('./thread.mjs', import.meta.url).href,
     minThreads: 0,
-    maxThreads: 2,
+    maxThreads: MAX_THREADS,
     concurrentTasksPerWorker: 64,
     atomics: 'disabled',
     idleTimeout: 60_000,
   });
   return pool.run({ module: module.href, name, args }, { transferList }) as Promise<T>;
+}
+
+/**
+ * Starts the threads and loads the image code in them ahead of need: a thread takes a quarter to
+ * half a second to start and load sharp, resvg and the fonts' code (more from sources under tsx),
+ * which the first images would otherwise wait for. A generation calls this as it starts; its
+ * texts take longer than that. Tasks queued on a cold pool start every thread at once.
+ */
+export function warmImageThreads(): void {
+  for (let i = 0; i < MAX_THREADS; i++) void runInImageThread(TASKS, 'ready', undefined).catch(() => undefined);
 }
 
 /** Ends the threads once their tasks are done (graceful shutdown). */

@@ -14,6 +14,7 @@ import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
 import { clip } from '../../content/text.js';
 import type { JobDefinition } from '../../jobs/types.js';
+import { warmImageThreads } from '../../images/threads.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, type Provider } from '../../providers/types.js';
 import { resolveConnections } from '../api-keys/service.js';
@@ -132,6 +133,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
   }
   const provider = ctx.providers.forCredentials(routes.text.creds);
   const imageProvider = routes.image ? ctx.providers.forCredentials(routes.image.creds) : null;
+  if (imageProvider) warmImageThreads();
 
   let notes = await repo.notesOf(ctx.db, ws, fissionId);
   if (notes.length === 0) {

@@ -9,6 +9,7 @@ import { notesReplySchema, type Note, type NotesIntentInput, type NotesReply, ty
 import type { ScoredText } from '../../content/scoring.js';
 import { buildStoryboard, storyboardRoles, type StoryboardFrame } from '../../content/storyboard.js';
 import { imageStrategies, slotsByStrategy } from '../../content/strategies.js';
+import { warmImageThreads } from '../../images/threads.js';
 import { clip } from '../../content/text.js';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
@@ -117,6 +118,7 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
     updated_at: nowIso(ctx.clock.now()),
   });
   if (!started) return;
+  if (imageRoute) warmImageThreads();
 
   const providers = {
     text: routes.text ? ctx.providers.forCredentials(routes.text.creds) : null,
