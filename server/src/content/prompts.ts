@@ -10,6 +10,8 @@ export interface PreferenceContext {
   /** `reject_reasons` with the note each rejected (absent in snapshots taken before excerpts were stored). */
   rejections?: Rejection[];
   style_examples: string[];
+  /** Title and opening of the notes reviewers approved last (absent in snapshots taken before they were kept). */
+  approved_openings?: string[];
   injected_count: number;
   /** The angles the team preferred, best first (absent in snapshots taken before they were recorded). */
   preferred_angles?: string[];
@@ -43,6 +45,7 @@ export function preferencesInput(pref: PreferenceContext): NotesIntentInput['pre
     reject_reasons: pref.reject_reasons,
     ...(pref.rejections ? { rejections: pref.rejections } : {}),
     style_examples: pref.style_examples,
+    ...(pref.approved_openings ? { approved_openings: pref.approved_openings } : {}),
     ...(pref.preferred_angles ? { preferred_angles: pref.preferred_angles } : {}),
     ...(pref.preferred_strategy !== undefined ? { preferred_strategy: pref.preferred_strategy } : {}),
   };
@@ -118,7 +121,8 @@ export function benchmarkSection(input: Pick<NotesIntentInput, 'benchmarks'>): s
  * Trusted instructions from the team, outside the data fence: the brand's rules
  * (`custom_prompt`), what reviewers rejected (verbatim: a reviewer's words lose their point when
  * paraphrased; with the start of the note they rejected, since "语气太夸张" alone does not say
- * what was too much), the texts the team wrote or fixed themselves as positive examples, and the
+ * what was too much), the texts the team wrote or fixed themselves and the openings of notes
+ * reviewers approved as positive examples, and the
  * preferred angles and strategy (the strategy only for its own set). `strategy` null: fission,
  * where each package names its own.
  */
@@ -133,6 +137,9 @@ export function teamSection(input: Pick<NotesIntentInput, 'product' | 'preferenc
   }
   if (pref.style_examples.length > 0) {
     parts.push(`团队自己写或改过的文字（正面示例：学习语气和写法，不要照抄）：\n${pref.style_examples.map((s) => `- 「${s}」`).join('\n')}`);
+  }
+  if (pref.approved_openings && pref.approved_openings.length > 0) {
+    parts.push(`审核通过的笔记开头（正面示例：学习标题和开头的写法，不要照抄）：\n${pref.approved_openings.map((s) => `- 「${s}」`).join('\n')}`);
   }
   if (pref.preferred_angles !== undefined) {
     if (pref.preferred_angles.length > 0) parts.push(`团队近期更常选用的角度（可优先考虑）：${pref.preferred_angles.map((a) => `「${a}」`).join('、')}`);

@@ -94,6 +94,8 @@ export interface NotesIntentInput {
     /** The reject reasons with an excerpt of the note each rejected (absent in older snapshots). */
     rejections?: Rejection[];
     style_examples: string[];
+    /** Title and opening of notes reviewers approved (absent in older snapshots). */
+    approved_openings?: string[];
     preferred_angles?: string[];
     preferred_strategy?: StrategyCode | null;
   };

@@ -33,7 +33,7 @@ describe('prompt building', () => {
     // A reject recorded before excerpts were kept.
     { reason: inputs.preferences.reject_reasons[1]!, excerpt: null },
   ];
-  const structured = { ...inputs, preferences: { ...inputs.preferences, rejections, preferred_angles: ['熬夜急救'], preferred_strategy: 'B' as const } };
+  const structured = { ...inputs, preferences: { ...inputs.preferences, rejections, approved_openings: ['熬夜急救面膜｜凌晨一点下班，脸干到发紧…'], preferred_angles: ['熬夜急救'], preferred_strategy: 'B' as const } };
 
   for (const strategy of STRATEGIES) {
     it(`assembles strategy ${strategy}: Chinese, the team's rules as trusted instructions, user material fenced`, () => {
@@ -51,6 +51,7 @@ describe('prompt building', () => {
       expect(beforeFence).toContain(`- 被驳回：「${rejections[0]!.excerpt}」 — 原因：「${rejections[0]!.reason}」`);
       expect(beforeFence).toContain(`- 原因：「${rejections[1]!.reason}」`);
       expect(beforeFence).toContain(inputs.preferences.style_examples[0]);
+      expect(beforeFence).toContain('审核通过的笔记开头（正面示例：学习标题和开头的写法，不要照抄）：\n- 「熬夜急救面膜｜凌晨一点下班，脸干到发紧…」');
       expect(beforeFence).toContain('「熬夜急救」');
       expect(prompt.prompt).not.toContain('(score');
       // The preferred strategy is told to its own set only.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HALF_LIFE_DAYS, decayFactor, preferenceContextForGeneration } from '../../src/modules/preferences/service.js';
-import { EXCERPT_CHARS, length } from '../../src/content/text.js';
+import { EXCERPT_CHARS, length, noteExcerpt } from '../../src/content/text.js';
 import { insertSnapshot } from '../../src/modules/preferences/repository.js';
 import { recordSignal, type SignalType } from '../../src/modules/preferences/signals.js';
 import { ADMIN_NEW_PASSWORD, startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
@@ -150,7 +150,7 @@ describe('flywheel (local provider, real pipeline)', () => {
     expect((await ok(server, 'GET', `/tasks/${taskId}/preference/context`, ws.token)).generation).toBe(2);
     // A snapshot stored before rejections existed still reads with them, excerpts null.
     await insertSnapshot(server.ctx.db, taskId, 3, { recent_preference: '', reject_reasons: ['旧理由'], style_examples: [], injected_count: 1 }, new Date(server.clock.now()).toISOString());
-    expect(await ok(server, 'GET', `/tasks/${taskId}/preference/context`, ws.token)).toMatchObject({ generation: 3, reject_reasons: ['旧理由'], rejections: [{ reason: '旧理由', excerpt: null }] });
+    expect(await ok(server, 'GET', `/tasks/${taskId}/preference/context`, ws.token)).toMatchObject({ generation: 3, reject_reasons: ['旧理由'], rejections: [{ reason: '旧理由', excerpt: null }], approved_openings: [] });
   });
 });
 
@@ -208,6 +208,9 @@ describe('flywheel: injection into the next generation (fake OpenAI provider)', 
     const secondContext = await ok(server, 'GET', `/tasks/${second.id}/preference/context`, ws.token);
     expect(secondContext.recent_preference).toContain('「B组角度1」');
     expect(secondContext.reject_reasons).toEqual([]);
+    // The approved note's title and opening are a positive example for the next ones.
+    const opening = noteExcerpt(first.title, first.content);
+    expect(secondContext.approved_openings).toEqual([opening]);
     expect(notesPrompts(secondFrom).some((p) => p.includes(reason))).toBe(false);
 
     const thirdFrom = fake.calls.length;
@@ -226,13 +229,16 @@ describe('flywheel: injection into the next generation (fake OpenAI provider)', 
     expect(signals.items.find((s: any) => s.signal_type === 'reject')).toMatchObject({ reason, excerpt });
     expect(context.recent_preference).toContain('「B组角度1」');
     expect(context.recent_preference).toContain('preferred strategy: B');
-    // One angle, one strategy, one reason; no style examples.
-    expect(context.injected_count).toBe(3);
+    expect(context.approved_openings).toEqual([opening]);
+    // One angle, one strategy, one reason, one approved opening; no style examples.
+    expect(context.injected_count).toBe(4);
 
     const prompts = notesPrompts(thirdFrom);
     expect(prompts).toHaveLength(3);
     for (const prompt of prompts) {
-      expect(prompt.slice(0, prompt.indexOf('<data>\n'))).toContain(`- 被驳回：「${excerpt}」 — 原因：「${reason}」`);
+      const trusted = prompt.slice(0, prompt.indexOf('<data>\n'));
+      expect(trusted).toContain(`- 被驳回：「${excerpt}」 — 原因：「${reason}」`);
+      expect(trusted).toContain(`审核通过的笔记开头（正面示例：学习标题和开头的写法，不要照抄）：\n- 「${opening}」`);
       expect(prompt).toContain('B组角度1');
     }
   });

@@ -10311,7 +10311,9 @@ export interface operations {
                             }[];
                             /** @description excerpts of recently edited or imported texts */
                             style_examples: string[];
-                            /** @description angles + strategy + reject reasons + style examples injected */
+                            /** @description title and opening of the notes reviewers approved last, newest first: positive examples */
+                            approved_openings: string[];
+                            /** @description angles + strategy + reject reasons + style examples + approved openings injected */
                             injected_count: number;
                             generation: number | null;
                             snapshot_at: string | null;

@@ -17,7 +17,8 @@ const PreferenceContextView = Type.Object({
     { maxItems: 3, description: 'reject_reasons in the same order, each with the note it rejected' },
   ),
   style_examples: Type.Array(Type.String(), { description: 'excerpts of recently edited or imported texts' }),
-  injected_count: Type.Integer({ description: 'angles + strategy + reject reasons + style examples injected' }),
+  approved_openings: Type.Array(Type.String(), { maxItems: 2, description: 'title and opening of the notes reviewers approved last, newest first: positive examples' }),
+  injected_count: Type.Integer({ description: 'angles + strategy + reject reasons + style examples + approved openings injected' }),
   generation: Nullable(Type.Integer({ description: 'the generation this snapshot was taken for; null: not generated yet, this is what would be injected now' })),
   snapshot_at: Nullable(DateTime),
 });

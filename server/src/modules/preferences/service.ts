@@ -26,6 +26,7 @@ const MAX_SIGNALS = 2000;
 const MAX_ANGLES = 2;
 const MAX_REJECT_REASONS = 3;
 const MAX_STYLE_EXAMPLES = 2;
+const MAX_APPROVED_OPENINGS = 2;
 const STYLE_EXAMPLE_CHARS = 300;
 
 export function decayFactor(ageMs: number): number {
@@ -78,9 +79,10 @@ function strategyName(code: string): string {
 
 /**
  * What the flywheel hands the next generation of a product: the preferred angles and strategy
- * in words, the newest reject reasons verbatim (each with the start of the note it rejected), and excerpts of texts people wrote or fixed
- * themselves. `injected_count` is the number of those items (each angle, the strategy, each
- * reason, each example), so "0" means the prompt was not influenced at all.
+ * in words, the newest reject reasons verbatim (each with the start of the note it rejected),
+ * excerpts of texts people wrote or fixed themselves, and the title and opening of the notes
+ * approved last. `injected_count` is the number of those items (each angle, the strategy, each
+ * reason, example and opening), so "0" means the prompt was not influenced at all.
  */
 export async function buildPreferenceContext(ctx: AppContext, workspaceId: number, productId: number): Promise<PreferenceContext> {
   const { signals, now } = await signalsInWindow(ctx, workspaceId, productId);
@@ -96,7 +98,11 @@ export async function buildPreferenceContext(ctx: AppContext, workspaceId: numbe
 
   const rejections: Rejection[] = [];
   const styleExamples: string[] = [];
+  const approvedOpenings: string[] = [];
   for (const s of signals) {
+    if (s.signal_type === 'approve' && s.excerpt && approvedOpenings.length < MAX_APPROVED_OPENINGS && !approvedOpenings.includes(s.excerpt)) {
+      approvedOpenings.push(s.excerpt);
+    }
     const reason = s.reason;
     if (s.signal_type === 'reject' && reason && rejections.length < MAX_REJECT_REASONS && !rejections.some((r) => r.reason === reason)) {
       rejections.push({ reason, excerpt: s.excerpt });
@@ -111,7 +117,8 @@ export async function buildPreferenceContext(ctx: AppContext, workspaceId: numbe
     reject_reasons: rejections.map((r) => r.reason),
     rejections,
     style_examples: styleExamples,
-    injected_count: angles.length + (strategy ? 1 : 0) + rejections.length + styleExamples.length,
+    approved_openings: approvedOpenings,
+    injected_count: angles.length + (strategy ? 1 : 0) + rejections.length + styleExamples.length + approvedOpenings.length,
     // The same, structured, for the prompts: the angles by name, the strategy for its own set only.
     preferred_angles: angles.map((a) => a.angle_label),
     preferred_strategy: strategy && strategy.strategy in STRATEGY_GUIDES ? (strategy.strategy as StrategyCode) : null,
@@ -136,8 +143,9 @@ export async function preferenceContextForGeneration(
   return stored?.context ?? context;
 }
 
+/** The context as the route shows it: fields older snapshots lack are derived or empty. */
 function withRejections(context: PreferenceContext) {
-  return { ...context, rejections: rejectionsOf(context) };
+  return { ...context, rejections: rejectionsOf(context), approved_openings: context.approved_openings ?? [] };
 }
 
 export async function taskPreferenceContext(ctx: AppContext, auth: AuthUser, taskId: number) {

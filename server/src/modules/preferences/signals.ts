@@ -26,7 +26,7 @@ export interface PreferenceSignal {
   angleLabel?: string | null;
   /** Reject reasons are stored verbatim, never summarised. */
   reason?: string | null;
-  /** Excerpt of an edited or imported text (a style example), or of the note a reject turned down. */
+  /** Excerpt of an edited or imported text (a style example), of an approved note's opening, or of the note a reject turned down. */
   excerpt?: string | null;
   at: Date;
 }

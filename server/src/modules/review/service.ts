@@ -75,6 +75,8 @@ export function approve(ctx: AppContext, auth: AuthUser, taskId: number) {
       candidateKind: text ? 'text' : null,
       strategy: text?.strategy ?? null,
       angleLabel: text?.angle_label ?? null,
+      // Its opening becomes a positive example for the next generations of the product.
+      excerpt: text ? noteExcerpt(text.title, text.content) : null,
       at: ctx.clock.now(),
     });
     return { review_status: 'approved', reject_reason: null, reviewed_at: now };
