@@ -281,7 +281,6 @@ export const en: Strings<typeof zhCN> = {
     saved: 'Saved',
   },
   candidate: {
-    set: 'Set {{set}}',
     noSet: 'No set',
     none: 'No candidates yet',
     select: 'Select',

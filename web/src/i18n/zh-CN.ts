@@ -276,7 +276,6 @@ export const zhCN = {
     saved: '已保存',
   },
   candidate: {
-    set: '{{set}} 组',
     noSet: '未分组',
     none: '暂无候选内容',
     select: '选用',

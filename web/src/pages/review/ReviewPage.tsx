@@ -17,7 +17,7 @@ function SetColumn({ set }: { set: SelectedSet }) {
   const { t } = useTranslation();
   const text = set.selected_text;
   return (
-    <Card size="small" title={t('candidate.set', { set: set.strategy })} data-testid={`review-set-${set.strategy}`} style={{ height: '100%' }}>
+    <Card size="small" title={t('editing.setTitle', { set: set.strategy, name: t(`editing.strategy.${set.strategy}`) })} data-testid={`review-set-${set.strategy}`} style={{ height: '100%' }}>
       {text ? (
         <>
           <Typography.Title level={2} style={{ marginTop: 0, fontSize: 16 }}>

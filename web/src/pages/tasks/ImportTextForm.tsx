@@ -37,7 +37,7 @@ export function ImportTextForm({ taskId }: { taskId: number }) {
           <Input.TextArea autoSize={{ minRows: 4, maxRows: 12 }} />
         </Form.Item>
         <Form.Item label={t('import.strategy')} name="strategy">
-          <Select allowClear placeholder={t('import.strategyAuto')} options={STRATEGIES.map((s) => ({ value: s, label: t('candidate.set', { set: s }) }))} style={{ width: 200 }} />
+          <Select allowClear placeholder={t('import.strategyAuto')} options={STRATEGIES.map((s) => ({ value: s, label: t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) }) }))} style={{ width: 200 }} />
         </Form.Item>
         <Button htmlType="submit" type="primary" loading={importText.isPending}>
           {t('import.submit')}
