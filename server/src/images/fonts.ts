@@ -79,15 +79,14 @@ export function textWidth(text: string, fontSize: number): number {
 }
 
 /** Lines may not start with these (Chinese typesetting: 避头尾). */
-const NO_LINE_START = new Set('，。、！？；：）》」』”’,.!?;:)%');
+const NO_LINE_START = new Set('，。、！？；：）》」』】〕］｝〉”’,.!?;:)]}%');
 
 const tokensOf = (text: string) => text.match(/[A-Za-z0-9%+.\-']+|\s+|./gsu) ?? [];
 
 const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
 
-/** Words as ICU's Chinese dictionary sees them (急救 / 干皮), a word wider than a line in characters. */
-const wordsOf = (text: string, maxWidth: number, fontSize: number) =>
-  [...WORDS.segment(text)].flatMap(({ segment }) => (textWidth(segment, fontSize) <= maxWidth ? [segment] : tokensOf(segment)));
+/** Words as ICU's Chinese dictionary sees them (急救 / 干皮). */
+const wordsOf = (text: string) => [...WORDS.segment(text)].map(({ segment }) => segment);
 
 export interface WrapOptions {
   /** A phrase (a highlight) kept on one line where it fits. */
@@ -103,10 +102,12 @@ export interface WrapOptions {
  */
 export function wrapText(text: string, maxWidth: number, fontSize: number, maxLines: number, opts: WrapOptions = {}): string[] {
   const drawn = drawableText(text);
-  const split = (part: string) => (opts.words ? wordsOf(part, maxWidth, fontSize) : tokensOf(part));
+  const split = (part: string) => (opts.words ? wordsOf(part) : tokensOf(part));
   const keep = opts.keep;
   const at = keep && textWidth(keep, fontSize) <= maxWidth ? drawn.indexOf(keep) : -1;
-  const tokens = at < 0 ? split(drawn) : [...split(drawn.slice(0, at)), keep!, ...split(drawn.slice(at + keep!.length))];
+  // A Latin run wider than a line is broken between its letters rather than drawn past the edge.
+  const fit = (part: string) => split(part).flatMap((token) => (textWidth(token, fontSize) > maxWidth ? [...token] : [token]));
+  const tokens = at < 0 ? fit(drawn) : [...fit(drawn.slice(0, at)), keep!, ...fit(drawn.slice(at + keep!.length))];
   const lines: string[] = [];
   let line = '';
   for (const token of tokens) {

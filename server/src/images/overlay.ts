@@ -100,7 +100,9 @@ function layoutTitle(title: string, highlight: string | null | undefined, maxWid
   const markAt = mark ? text.indexOf(mark) : -1;
   const sizes = style.sizes.map((s) => Math.round(s * unit));
   const attempts = sizes.map((size) => ({ size, lines: wrapBalanced(text, maxWidth - 2 * style.markGap * size, size, style.maxLines, { keep: markAt >= 0 ? mark : null, words: true }) }));
-  const whole = (a: (typeof attempts)[number]) => !a.lines[a.lines.length - 1]?.endsWith('…');
+  // Whole: nothing cut, and no line pushed past the edge by punctuation that may not start the next.
+  const whole = (a: (typeof attempts)[number]) =>
+    !a.lines[a.lines.length - 1]?.endsWith('…') && a.lines.every((line) => textWidth(line, a.size) <= maxWidth - 2 * style.markGap * a.size);
   const markKept = (a: (typeof attempts)[number]) => markAt < 0 || a.lines.some((line) => line.includes(mark));
   const noOrphan = (a: (typeof attempts)[number]) => a.lines.length < 2 || [...a.lines[a.lines.length - 1]!].length > 1;
   const chosen =
