@@ -60,11 +60,15 @@ export async function startSeededService(env: Record<string, string> = {}, opts:
   const appUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 
   async function call(method: string, p: string, token?: string, body?: unknown) {
-    const res = await fetch(`${appUrl}/api/v1${p}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    const send = () =>
+      fetch(`${appUrl}/api/v1${p}`, {
+        method,
+        headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    // After a seed of minutes the pooled connection has passed the server's keep-alive timeout:
+    // it is reset on first use, and the request goes again on a new one.
+    const res = await send().catch(send);
     const parsed = (await res.json()) as { data: any };
     if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(parsed)}`);
     return parsed.data;
