@@ -42,7 +42,7 @@ const page = { offset: 0, limit: 20 };
 const query = { page: 1, page_size: 20 };
 rows.token = await measure('token verify', 5000, () => ctx.tokens.verify(token));
 rows.authenticate = await measure('authenticate (token + user)', 5000, () => authenticate(ctx, token));
-rows.repository = await measure('list repository (page+total)', 2000, () => repo.listTasks(ctx.db, workspaceId, {}, page));
+rows.repository = await measure('list repository (page+total)', 2000, () => repo.listTasks(ctx.db, ctx.dialect, workspaceId, {}, page));
 rows.service = await measure('list service', 2000, () => service.listTasks(ctx, user, query));
 const headers = { authorization: `Bearer ${token}` };
 rows.inject_healthz = await measure('inject GET /healthz', 2000, () => app.inject({ method: 'GET', url: '/healthz' }));

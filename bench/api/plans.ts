@@ -68,7 +68,7 @@ for (const [name, filters] of shapes) {
   for (const [label, start] of starts) {
     captured = [];
     const started = performance.now();
-    const [items, total] = await repo.listTasks(db, workspaceId, filters, start);
+    const [items, total] = await repo.listTasks(db, ctx.dialect, workspaceId, filters, start);
     const ms = performance.now() - started;
     console.log(`\n## ${name}, ${label}: ${items.length} of ${total} in ${ms.toFixed(2)} ms`);
     for (const query of captured) {

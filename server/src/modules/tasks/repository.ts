@@ -61,39 +61,32 @@ export interface TaskCursor {
 export type TaskPageStart = { offset: number; limit: number } | { after: TaskCursor; limit: number };
 
 /**
- * One page and its total, in one statement (one round trip to PostgreSQL, one statement run on
- * SQLite), compiled once per combination of filters (preparedQuery), so a request pays for running
- * it, not for building SQL. The page reads an index that matches its filters and order
+ * One page and its total: on PostgreSQL one statement (one round trip; a second one only for a
+ * page with no rows), on SQLite two. Compiled once per combination of filters (preparedQuery),
+ * so a request pays for running them, not for building SQL. The page reads an index that matches its filters and order
  * (tasks_ws_{created,status,product}_idx, each ending in created_at, id): the first page and a
  * page after a cursor read only their rows; a page at an offset first picks its ids from the
  * index alone and only then reads those rows and their products. The total comes from
  * trigger-kept counters (totalTerms).
  */
-export async function listTasks(db: DbOrTx, workspaceId: number, filters: TaskFilters, page: TaskPageStart) {
+export async function listTasks(db: DbOrTx, dialect: Dialect, workspaceId: number, filters: TaskFilters, page: TaskPageStart) {
   if (filters.keyword) return keywordSearch(db, workspaceId, filters, filters.keyword, page);
   const to = filters.to?.value;
   const [toIncl, toExcl] = filters.to?.inclusive ? [to, undefined] : [undefined, to];
   const hideArchived = filters.hideArchived && filters.status === undefined ? true : undefined;
   const after = 'after' in page ? page.after : undefined;
   const offset = 'offset' in page && page.offset > 0 ? page.offset : undefined;
-  const rows = await pageAndTotal(
-    db,
-    page.limit,
-    offset,
-    after?.createdAt,
-    after?.id,
-    ...totalTerms(filters),
-    workspaceId,
-    filters.status,
-    filters.productId,
-    filters.from?.value,
-    toIncl,
-    toExcl,
-    hideArchived,
-  );
-  // An empty page is one row of nulls beside the total.
-  const items = rows[0]?.id === null ? [] : (rows as Array<ListItem & { total: unknown }>).map(({ total: _, ...item }) => item);
-  return [items, Number(rows[0]?.total ?? 0)] as const;
+  const filterArgs: FilterArgs = [workspaceId, filters.status, filters.productId, filters.from?.value, toIncl, toExcl, hideArchived];
+  const args = [...totalTerms(filters), ...filterArgs] as const;
+  if (dialect === 'sqlite') {
+    // A statement is a function call here, not a round trip: the plain page and the total alone
+    // cost less than the page carrying the total on every row.
+    const [rows, [total]] = await Promise.all([pageAlone(db, page.limit, offset, after?.createdAt, after?.id, ...filterArgs), totalAlone(db, ...args)]);
+    return [rows, Number(total?.total ?? 0)] as const;
+  }
+  const rows = await pageWithTotal(db, page.limit, offset, after?.createdAt, after?.id, ...args);
+  const total = rows.length > 0 ? rows[0]!.total : (await totalAlone(db, ...args))[0]?.total;
+  return [rows.map(({ total: _, ...item }) => item), Number(total ?? 0)] as const;
 }
 
 /** The largest number of a pair's themes counted when choosing the rarest pair of a keyword. */
@@ -240,77 +233,79 @@ function totalTerms(filters: TaskFilters): TotalTerms {
 
 const count = ([row]: Array<{ n: number | string | null }>) => Number(row?.n ?? 0);
 
-type ListItem = Awaited<ReturnType<typeof keywordSearch>>[0][number];
-
 /** Product 0 and status '*' of task_day_counts stand for any product, any status. */
 const ANY_PRODUCT = 0;
 const ANY_STATUS = '*';
 
-const pageAndTotal = preparedQuery(
-  (
-    db,
-    limit: number,
-    offset: number | undefined,
-    afterAt: string | undefined,
-    afterId: number | undefined,
-    ...[counters, days, firstDay, endDay, headLower, headIncl, headExcl, tailLower, tailIncl, tailExcl, ...filters]: [...TotalTerms, ...FilterArgs]
-  ) => {
-    const [workspaceId, status, productId, , , , hideArchived] = filters;
-    let matching = filteredTasks(db, ...filters);
-    if (afterAt !== undefined && afterId !== undefined) {
-      matching = matching.where((eb) => eb(eb.refTuple('tasks.created_at', 'tasks.id'), '<', eb.tuple(afterAt, afterId)));
-    }
-    const newestFirst = <Q extends { orderBy: (...a: any[]) => any }>(query: Q): Q =>
-      query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc');
-    // Skipping rows costs an index entry each, not a table row and a product lookup each.
-    const page =
-      offset === undefined
-        ? newestFirst(matching.innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS)).limit(limit)
-        : newestFirst(
-            db
-              .selectFrom('tasks')
-              .innerJoin('products', 'products.id', 'tasks.product_id')
-              .select(LIST_COLUMNS)
-              .where('tasks.id', 'in', newestFirst(matching.select('tasks.id')).limit(limit).offset(offset)),
-          );
+/** The total as one expression: a sum of scalar subqueries over the counters and the partial days. */
+function totalExpression(db: DbOrTx, terms: TotalTerms, filters: FilterArgs) {
+  const [counters, days, firstDay, endDay, headLower, headIncl, headExcl, tailLower, tailIncl, tailExcl] = terms;
+  const [workspaceId, status, productId, , , , hideArchived] = filters;
+  const sum = (table: 'task_counts' | 'task_day_counts') =>
+    db.selectFrom(table).select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).where('workspace_id', '=', workspaceId);
+  const parts: Array<Compilable<{ n: number }>> = [];
+  if (counters) {
+    let query = sum('task_counts');
+    if (status !== undefined) query = query.where('status', '=', status);
+    if (hideArchived !== undefined) query = query.where('status', '!=', 'archived');
+    if (productId !== undefined) query = query.where('product_id', '=', productId);
+    parts.push(query);
+  }
+  if (days) {
+    // Each status has its own rows beside '*': without archived tasks, every status but those two.
+    let query = sum('task_day_counts').where('product_id', '=', productId ?? ANY_PRODUCT);
+    if (status !== undefined) query = query.where('status', '=', status);
+    else if (hideArchived !== undefined) query = query.where('status', 'not in', [ANY_STATUS, 'archived'] as TaskStatus[]);
+    else query = query.where('status', '=', ANY_STATUS as TaskStatus);
+    if (firstDay !== undefined) query = query.where('day', '>=', firstDay);
+    if (endDay !== undefined) query = query.where('day', '<', endDay);
+    parts.push(query);
+  }
+  for (const [lower, upperIncl, upperExcl] of [[headLower, headIncl, headExcl], [tailLower, tailIncl, tailExcl]] as const) {
+    if (lower === undefined && upperIncl === undefined && upperExcl === undefined) continue;
+    parts.push(filteredTasks(db, workspaceId, status, productId, lower, upperIncl, upperExcl, hideArchived).select((eb) => eb.fn.countAll<number>().as('n')));
+  }
+  return sql<number>`${sql.join(parts, sql` + `)}`;
+}
 
-    const sum = (table: 'task_counts' | 'task_day_counts') =>
-      db.selectFrom(table).select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).where('workspace_id', '=', workspaceId);
-    const terms: Array<Compilable<{ n: number }>> = [];
-    if (counters) {
-      let query = sum('task_counts');
-      if (status !== undefined) query = query.where('status', '=', status);
-      if (hideArchived !== undefined) query = query.where('status', '!=', 'archived');
-      if (productId !== undefined) query = query.where('product_id', '=', productId);
-      terms.push(query);
-    }
-    if (days) {
-      // Each status has its own rows beside '*': without archived tasks, every status but those two.
-      let query = sum('task_day_counts').where('product_id', '=', productId ?? ANY_PRODUCT);
-      if (status !== undefined) query = query.where('status', '=', status);
-      else if (hideArchived !== undefined) query = query.where('status', 'not in', [ANY_STATUS, 'archived'] as TaskStatus[]);
-      else query = query.where('status', '=', ANY_STATUS as TaskStatus);
-      if (firstDay !== undefined) query = query.where('day', '>=', firstDay);
-      if (endDay !== undefined) query = query.where('day', '<', endDay);
-      terms.push(query);
-    }
-    for (const [lower, upperIncl, upperExcl] of [[headLower, headIncl, headExcl], [tailLower, tailIncl, tailExcl]] as const) {
-      if (lower === undefined && upperIncl === undefined && upperExcl === undefined) continue;
-      terms.push(
-        filteredTasks(db, workspaceId, status, productId, lower, upperIncl, upperExcl, hideArchived).select((eb) => eb.fn.countAll<number>().as('n')),
-      );
-    }
-    const total = db.selectNoFrom(sql<number>`${sql.join(terms, sql` + `)}`.as('total'));
-    // The page beside the total (a row of nulls when the page is empty), in the page's order.
-    return db
-      .selectFrom(total.as('t'))
-      .leftJoin(page.as('p'), (join) => join.onTrue())
-      .selectAll('p')
-      .select('t.total')
-      .orderBy('p.created_at', 'desc')
-      .orderBy('p.id', 'desc');
+const TERMS = 10;
+const splitArgs = (args: [...TotalTerms, ...FilterArgs]) => [args.slice(0, TERMS) as TotalTerms, args.slice(TERMS) as FilterArgs] as const;
+
+/** The page's rows, newest first (afterAt and afterId: after a cursor). */
+function pageQuery(db: DbOrTx, limit: number, offset: number | undefined, afterAt: string | undefined, afterId: number | undefined, filters: FilterArgs) {
+  let matching = filteredTasks(db, ...filters);
+  if (afterAt !== undefined && afterId !== undefined) {
+    matching = matching.where((eb) => eb(eb.refTuple('tasks.created_at', 'tasks.id'), '<', eb.tuple(afterAt, afterId)));
+  }
+  const newestFirst = <Q extends { orderBy: (...a: any[]) => any }>(query: Q): Q =>
+    query.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc');
+  if (offset === undefined) return newestFirst(matching.innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS)).limit(limit);
+  // Skipping rows costs an index entry each, not a table row and a product lookup each.
+  const ids = newestFirst(matching.select('tasks.id')).limit(limit).offset(offset);
+  return newestFirst(db.selectFrom('tasks').innerJoin('products', 'products.id', 'tasks.product_id').select(LIST_COLUMNS).where('tasks.id', 'in', ids));
+}
+
+const pageAlone = preparedQuery(
+  (db, limit: number, offset: number | undefined, afterAt: string | undefined, afterId: number | undefined, ...filters: FilterArgs) =>
+    pageQuery(db, limit, offset, afterAt, afterId, filters),
+);
+
+/**
+ * The page with its total on every row: the total's subqueries do not depend on the row, so
+ * PostgreSQL runs them once for the statement (an InitPlan).
+ */
+const pageWithTotal = preparedQuery(
+  (db, limit: number, offset: number | undefined, afterAt: string | undefined, afterId: number | undefined, ...args: [...TotalTerms, ...FilterArgs]) => {
+    const [terms, filters] = splitArgs(args);
+    return pageQuery(db, limit, offset, afterAt, afterId, filters).select(totalExpression(db, terms, filters).as('total'));
   },
 );
+
+/** The total alone, for a page with no row to carry it (past the end, or nothing matches). */
+const totalAlone = preparedQuery((db, ...args: [...TotalTerms, ...FilterArgs]) => {
+  const [terms, filters] = splitArgs(args);
+  return db.selectNoFrom(totalExpression(db, terms, filters).as('total'));
+});
 
 const listVersion = preparedQuery((db, workspaceId: number) =>
   db.selectFrom('task_list_versions').select('version').where('workspace_id', '=', workspaceId),

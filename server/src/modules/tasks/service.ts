@@ -201,7 +201,7 @@ function listFilters(query: ListTasksQuery): repo.TaskFilters {
 
 export async function listTasks(ctx: AppContext, auth: AuthUser, query: ListTasksQuery) {
   const filters = { ...listFilters(query), keyword: await taskKeyword(ctx, auth.workspaceId, query.q) };
-  const [items, total] = await repo.listTasks(ctx.db, auth.workspaceId, filters, pageStart(query));
+  const [items, total] = await repo.listTasks(ctx.db, ctx.dialect, auth.workspaceId, filters, pageStart(query));
   return { ...pageOf(items, total, query), next_cursor: nextCursor(items, query.page_size) };
 }
 
