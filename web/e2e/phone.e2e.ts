@@ -78,8 +78,8 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
   async function generatedTask(theme: string): Promise<{ id: number; texts: { candidate_id: number; strategy: string }[] }> {
     const created = await api<{ id: number }>(server, 'POST', '/tasks', token, { product_id: ids.product, theme, text_count: 3, image_count: 1, track: 'ai' });
     return until(async () => {
-      const detail = await api<{ id: number; status: string; text_candidates: { candidate_id: number; strategy: string }[] }>(server, 'GET', `/tasks/${created.id}`, token);
-      return detail.status === 'pending_selection' ? { id: detail.id, texts: detail.text_candidates } : undefined;
+      const detail = await api<{ id: number; status: string; text_candidates: { candidate_id: number; strategy: string }[]; image_candidates: { candidate_id: number; strategy: string; status: string }[] }>(server, 'GET', `/tasks/${created.id}`, token);
+      return detail.status === 'pending_selection' ? { id: detail.id, texts: detail.text_candidates, images: detail.image_candidates } : undefined;
     }, `task ${created.id} to finish generating`);
   }
 
@@ -104,6 +104,9 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
     const review = await generatedTask('通勤路上的一杯热水');
     ids.reviewTask = review.id;
     await api(server, 'POST', `/tasks/${review.id}/text-candidates/select`, token, { candidate_id: review.texts[0]!.candidate_id });
+    // And one picture of that text's set, so the queue shows images to mark as demo output.
+    const picture = review.images.find((i) => i.strategy === review.texts[0]!.strategy && i.status === 'done')!;
+    await api(server, 'POST', `/tasks/${review.id}/image-candidates/select`, token, { candidate_id: picture.candidate_id });
     await api(server, 'POST', `/tasks/${review.id}/submit-review`, token);
     ids.task = (await generatedTask('办公室下午茶的保温杯')).id;
     ids.fission = (await api<{ fission_id: number }>(server, 'POST', '/fission', token, { source_task_id: ids.task, reference_level: 'mid', fanout_count: 2 })).fission_id;
@@ -279,6 +282,20 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
     await page.waitForURL('**/products');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     expect(await page.title()).toBe('产品 · 内容生产平台');
+  });
+
+  it('the review queue marks the demo provider’s text and images, so a reviewer does not approve them for publishing unawares', async () => {
+    for (const viewport of ['desk', 'phone'] as const) {
+      use(viewport);
+      await page.goto(`${server.url}/review`);
+      const item = page.getByTestId('review-item').filter({ hasText: '通勤路上的一杯热水' });
+      await item.getByTestId('demo-tag').first().waitFor();
+      expect(await item.getByTestId('demo-tag').first().innerText()).toBe('演示内容');
+      const images = await item.locator('img').count();
+      expect(images).toBeGreaterThan(0);
+      expect(await item.getByTestId('demo-mark').count()).toBe(images);
+      await page.screenshot({ path: path.join(SHOTS, `review-demo-${viewport}.png`), fullPage: true });
+    }
   });
 
   it('an open task page follows a review decision without a reload, and the badge counts down', async () => {

@@ -145,6 +145,11 @@ describe('routing', () => {
     expect(new Set(calls.filter((c) => c.path.endsWith('/chat/completions')).map((c) => c.preset))).toEqual(new Set(['deepseek']));
     expect(calls.filter((c) => c.path.endsWith('/images/generations')).map((c) => c.preset)).toEqual(Array(6).fill('doubao'));
     expect(detail.image_candidates).toHaveLength(6);
+    // The reviewer sees which connections made what they approve (the console marks demo output by it).
+    await ok(server, 'POST', `/tasks/${detail.id}/text-candidates/select`, token, { candidate_id: detail.text_candidates[0].candidate_id });
+    await ok(server, 'POST', `/tasks/${detail.id}/submit-review`, token);
+    const queue = await ok(server, 'GET', '/review/queue', token);
+    expect(queue.items.find((i: { task_id: number }) => i.task_id === detail.id).providers).toEqual(detail.providers);
 
     // The connection that drew cannot lose its image model while it is routed for images.
     const patch = await server.request('PATCH', `${API}/api-keys/${doubao.id}`, { token, body: { image_model: '' } });

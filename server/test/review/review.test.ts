@@ -215,7 +215,9 @@ describe('review', () => {
     expect([...submittedAts].sort()).toEqual(submittedAts);
 
     const item = queue.body.data.items.find((i: any) => i.task_id === first.id);
-    expect(Object.keys(item).sort()).toEqual(['operator_name', 'product_name', 'selected_image', 'selected_sets', 'selected_text', 'submitted_at', 'task_id', 'theme']);
+    expect(Object.keys(item).sort()).toEqual(['operator_name', 'product_name', 'providers', 'selected_image', 'selected_sets', 'selected_text', 'submitted_at', 'task_id', 'theme']);
+    // Seeded without a generation: no connection made any of it.
+    expect(item.providers).toEqual({ text: null, vision: null, image: null });
     expect(item).toMatchObject({ product_name: '保温杯', theme: '夏日通勤', operator_name: 'reviewq' });
     expect(Object.keys(item.selected_text).sort()).toEqual(TEXT_CANDIDATE_KEYS);
     expect(item.selected_text.candidate_id).toBe(bestB);

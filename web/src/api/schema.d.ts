@@ -9760,6 +9760,27 @@ export interface operations {
                                 /** Format: date-time */
                                 submitted_at: string;
                                 operator_name: string;
+                                /** @description the connection and model of each capability the latest generation used (contract-decisions §7); null where none was used */
+                                providers: {
+                                    text: {
+                                        key_id: number;
+                                        provider: string;
+                                        name: string;
+                                        model: string;
+                                    } | null;
+                                    vision: {
+                                        key_id: number;
+                                        provider: string;
+                                        name: string;
+                                        model: string;
+                                    } | null;
+                                    image: {
+                                        key_id: number;
+                                        provider: string;
+                                        name: string;
+                                        model: string;
+                                    } | null;
+                                };
                                 selected_text: {
                                     candidate_id: number;
                                     angle_label: string;

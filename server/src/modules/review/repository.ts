@@ -73,7 +73,7 @@ export function reviewQueue(db: DbOrTx, workspaceId: number, page: { offset: num
       .innerJoin('products', 'products.id', 'tasks.product_id')
       // The submitting operator; the task's operator for rows submitted before submitted_by existed.
       .innerJoin('users', (j) => j.on((eb) => eb('users.id', '=', eb.fn.coalesce('tasks.submitted_by', 'tasks.operator_id'))))
-      .select(['tasks.id', 'tasks.theme', 'tasks.submitted_at', 'tasks.created_at', 'products.name as product_name', 'users.username as operator_name'])
+      .select(['tasks.id', 'tasks.theme', 'tasks.submitted_at', 'tasks.created_at', 'products.name as product_name', 'users.username as operator_name', 'tasks.providers'])
       // Rows that reached pending_review without a recorded submission sort by creation time.
       .orderBy((eb) => eb.fn.coalesce('tasks.submitted_at', 'tasks.created_at'), 'asc')
       .orderBy('tasks.id', 'asc')

@@ -3,7 +3,7 @@ import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { ImageCandidateSchema, TextCandidateSchema } from '../tasks/views.js';
-import { StrategySchema, TaskStatusSchema } from '../tasks/views.js';
+import { StrategySchema, TaskProvidersSchema, TaskStatusSchema } from '../tasks/views.js';
 import * as service from './service.js';
 
 const tags = ['review'];
@@ -24,6 +24,7 @@ const ReviewQueueItem = Type.Object({
   theme: Type.String(),
   submitted_at: DateTime,
   operator_name: Type.String(),
+  providers: TaskProvidersSchema,
   selected_text: Nullable(TextCandidateSchema),
   selected_image: Nullable(ImageCandidateSchema),
   selected_sets: Type.Array(

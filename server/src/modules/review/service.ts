@@ -8,7 +8,7 @@ import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { noteExcerpt } from '../../content/text.js';
 import { recordSignal } from '../preferences/service.js';
 import { runTaskAction, syncCovers, TASK_RULES, type TaskAction, type TaskRow } from '../tasks/service.js';
-import { imageCandidateView, textCandidateView } from '../tasks/views.js';
+import { imageCandidateView, providersView, textCandidateView } from '../tasks/views.js';
 import * as repo from './repository.js';
 
 const SETS = ['A', 'B', 'C'] as const;
@@ -133,6 +133,7 @@ export async function reviewQueue(ctx: AppContext, auth: AuthUser, query: PageQu
       theme: task.theme,
       submitted_at: task.submitted_at ?? task.created_at,
       operator_name: task.operator_name,
+      providers: providersView(task.providers),
       selected_text: best ? textCandidateView(best) : null,
       selected_image: firstImage ? imageCandidateView(ctx, firstImage) : null,
       selected_sets: SETS.filter((s) => present.has(s)).map((strategy) => {

@@ -10,7 +10,7 @@ import { imageStrategies } from '../../content/strategies.js';
 import { cleanTags, distinctTags, fitCoverTitle, limitProblems, NOTE_LIMITS, publishableBody, stripMarkdown } from '../../content/limits.js';
 import { clip, clipWords } from '../../content/text.js';
 import { fileUrl } from '../../storage/signed-url.js';
-import { imageCandidateView, textCandidateView } from './views.js';
+import { imageCandidateView, providersView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { pageOf, type PageQuery } from '../../http/schemas.js';
@@ -286,7 +286,7 @@ export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   };
   return {
     ...task,
-    providers: task.providers ?? { text: null, vision: null, image: null },
+    providers: providersView(task.providers),
     allowed_actions: allowedActions(auth.role, task, facts),
     text_candidates: texts.map(textCandidateView),
     image_candidates: images.map((row) => imageCandidateView(ctx, row)),

@@ -118,6 +118,15 @@ export type TaskListItem = Static<typeof TaskListItem>;
 
 const UsedConnection = Type.Object({ key_id: Type.Integer(), provider: Type.String(), name: Type.String(), model: Type.String() });
 
+export const TaskProvidersSchema = Type.Object(
+  { text: Nullable(UsedConnection), vision: Nullable(UsedConnection), image: Nullable(UsedConnection) },
+  { description: 'the connection and model of each capability the latest generation used (contract-decisions §7); null where none was used' },
+);
+
+/** A task row's `providers` as served: every capability present, null where none was used (tasks made before connections). */
+export const providersView = (providers: Static<typeof TaskProvidersSchema> | null | undefined): Static<typeof TaskProvidersSchema> =>
+  providers ?? { text: null, vision: null, image: null };
+
 export const TaskDetail = Type.Object({
   ...TaskListItem.properties,
   benchmark_ids: Type.Array(Type.Integer()),
@@ -126,10 +135,7 @@ export const TaskDetail = Type.Object({
   }),
   generation: Type.Integer({ description: 'number of generation runs started (regenerate adds one)' }),
   failure_reason: Nullable(Type.String()),
-  providers: Type.Object(
-    { text: Nullable(UsedConnection), vision: Nullable(UsedConnection), image: Nullable(UsedConnection) },
-    { description: 'the connection and model of each capability the latest generation used (contract-decisions §7); null where none was used' },
-  ),
+  providers: TaskProvidersSchema,
   allowed_actions: Type.Array(Type.Enum(USER_ACTIONS), {
     description: 'what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these',
   }),

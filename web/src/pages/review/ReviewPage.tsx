@@ -9,11 +9,13 @@ import { notifySuccess } from '../../app/notify';
 import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { ScoreBreakdown } from '../../components/ScoreBreakdown';
+import { DemoTag, demoOrigin, type DemoOrigin } from '../../components/demo';
 import { BannedStatusTag } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
 import { PageTitle } from '../../components/PageTitle';
 
-function SetColumn({ set }: { set: SelectedSet }) {
+/** `demo`: what of the task the offline demo provider made; a reviewer should never approve it for publishing unawares. */
+function SetColumn({ set, demo }: { set: SelectedSet; demo: DemoOrigin }) {
   const { t } = useTranslation();
   const text = set.selected_text;
   return (
@@ -25,7 +27,10 @@ function SetColumn({ set }: { set: SelectedSet }) {
           </Typography.Title>
           <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 200, overflow: 'auto' }}>{text.content}</Typography.Paragraph>
           <Typography.Paragraph type="secondary">{text.tags.map((tag) => `#${tag}`).join(' ')}</Typography.Paragraph>
-          <BannedStatusTag status={text.banned_word_status} />
+          <Space size={4} wrap>
+            {demo.text && text.source === 'ai' && <DemoTag />}
+            <BannedStatusTag status={text.banned_word_status} />
+          </Space>
           <ScoreBreakdown score={text.score} />
         </>
       ) : (
@@ -34,7 +39,7 @@ function SetColumn({ set }: { set: SelectedSet }) {
       <Image.PreviewGroup>
         <Space wrap style={{ marginTop: 8 }}>
           {set.selected_images.map((img) => (
-            <Thumb key={img.candidate_id} url={img.url ?? ''} alt={`${set.strategy}-${img.seq} ${t(`imageRole.${img.role}`)}`} width={90} />
+            <Thumb key={img.candidate_id} url={img.url ?? ''} alt={`${set.strategy}-${img.seq} ${t(`imageRole.${img.role}`)}`} width={90} demo={demo.image && img.source === 'ai'} />
           ))}
         </Space>
       </Image.PreviewGroup>
@@ -105,7 +110,7 @@ export default function ReviewPage() {
           <Row gutter={[12, 12]}>
             {item.selected_sets.map((set) => (
               <Col key={set.strategy} xs={24} md={Math.max(8, 24 / Math.max(item.selected_sets.length, 1))}>
-                <SetColumn set={set} />
+                <SetColumn set={set} demo={demoOrigin(item.providers)} />
               </Col>
             ))}
           </Row>
