@@ -7,6 +7,9 @@
  *
  *   npx tsx bench/responsive/run.ts [tasks=5] [idle seconds=8]
  *
+ * With SPLIT=1 the API and the worker run as two processes (`npm run api` + `npm run worker`)
+ * instead: what is left when nothing but the machine's cores is shared between them.
+ *
  * With PROFILE_DIR=<dir>, the server process writes a CPU profile of its main thread (open it in
  * Chrome's DevTools) and a list of its garbage collections there when it exits (profile.mjs).
  */
@@ -42,7 +45,9 @@ const d = await Deployment.create({ env: { PROVIDER_OPENAI_BASE_URL: fake.url, R
 try {
   // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module runs the same profiler.
   const profile = process.env.PROFILE_DIR ? { NODE_OPTIONS: `--import ${new URL('./profile.mjs', import.meta.url).href}`, PROFILE_DIR: path.resolve(process.env.PROFILE_DIR) } : {};
-  const proc = await d.start('all', profile);
+  const split = process.env.SPLIT === '1';
+  const proc = await d.start(split ? 'api' : 'all', profile);
+  if (split) await d.start('worker');
   const base = proc.url!;
   const token = await adminToken(base);
   await must(base, 'POST', '/api-keys', token, { provider: 'openai', api_key: 'sk-bench-not-real-0001' });
@@ -72,7 +77,7 @@ try {
 
   const [idle99, busy99] = [percentile(idle, 99), percentile(busy, 99)];
   const ratio = busy99 / idle99;
-  console.log(`responsive: ${TASKS} tasks (${images} images of ${(sample.length * 4 / 3 / 1e6).toFixed(1)} MB base64) in ${busySeconds.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(`responsive${split ? ' (API and worker as two processes)' : ''}: ${TASKS} tasks (${images} images of ${(sample.length * 4 / 3 / 1e6).toFixed(1)} MB base64) in ${busySeconds.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(1)}`);
   console.log(`| phase | probes | p50 ms | p99 ms |\n| --- | --- | --- | --- |`);
   console.log(`| idle | ${idle.length} | ${percentile(idle, 50).toFixed(1)} | ${idle99.toFixed(1)} |`);
   console.log(`| ${TASKS} tasks generating | ${busy.length} | ${percentile(busy, 50).toFixed(1)} | ${busy99.toFixed(1)} |`);
