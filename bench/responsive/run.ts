@@ -15,7 +15,8 @@
  */
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { startFakeOpenAI } from '../../server/test/generation/fake-openai.js';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { adminToken, call, Deployment, must } from '../../server/test/reliability/harness.js';
 
 const TASKS = Number(process.argv[2] ?? 5);
@@ -40,7 +41,13 @@ async function probe(base: string, token: string, until: () => boolean): Promise
   return times;
 }
 
-const fake = await startFakeOpenAI({ textLatencyMs: 300, imageLatencyMs: 800, photoImages: true });
+// The fake provider runs in its own process (fake-provider.ts), like a real one on another machine.
+const fakeProcess = fork(new URL('./fake-provider.ts', import.meta.url), { execArgv: ['--import', 'tsx'] });
+const [fake] = (await once(fakeProcess, 'message')) as [{ url: string; sampleBytes: number }];
+const fakeImages = async () => {
+  fakeProcess.send('stats');
+  return ((await once(fakeProcess, 'message')) as [{ images: number }])[0].images;
+};
 const d = await Deployment.create({ env: { PROVIDER_OPENAI_BASE_URL: fake.url, RATE_LIMIT_PER_MINUTE: '1000000' } });
 try {
   // Node refuses --cpu-prof in NODE_OPTIONS; a preloaded module runs the same profiler.
@@ -52,8 +59,7 @@ try {
   const token = await adminToken(base);
   await must(base, 'POST', '/api-keys', token, { provider: 'openai', api_key: 'sk-bench-not-real-0001' });
   const product = await must(base, 'POST', '/products', token, { name: '云朵保湿霜', category: '护肤', source: 'custom', selling_points: ['48小时保湿'] });
-  // Warm up the route and the fake's image cache before measuring.
-  const sample = await fake.imageOf('1024x1536', true);
+  // Warm up the route before measuring.
   await probe(base, token, (() => { let n = 0; return () => n++ >= 50; })());
 
   const idleUntil = Date.now() + IDLE_SECONDS * 1000;
@@ -73,16 +79,16 @@ try {
   const busy = await probe(base, token, () => settled);
   await watcher;
   const busySeconds = (Date.now() - startedBusy) / 1000;
-  const images = fake.calls.filter((c) => c.kind === 'image' && c.status === 200).length;
+  const images = await fakeImages();
 
   const [idle99, busy99] = [percentile(idle, 99), percentile(busy, 99)];
   const ratio = busy99 / idle99;
-  console.log(`responsive${split ? ' (API and worker as two processes)' : ''}: ${TASKS} tasks (${images} images of ${(sample.length * 4 / 3 / 1e6).toFixed(1)} MB base64) in ${busySeconds.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(1)}`);
+  console.log(`responsive${split ? ' (API and worker as two processes)' : ''}: ${TASKS} tasks (${images} images of ${(fake.sampleBytes * 4 / 3 / 1e6).toFixed(1)} MB base64) in ${busySeconds.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(1)}`);
   console.log(`| phase | probes | p50 ms | p99 ms |\n| --- | --- | --- | --- |`);
   console.log(`| idle | ${idle.length} | ${percentile(idle, 50).toFixed(1)} | ${idle99.toFixed(1)} |`);
   console.log(`| ${TASKS} tasks generating | ${busy.length} | ${percentile(busy, 50).toFixed(1)} | ${busy99.toFixed(1)} |`);
   console.log(`p99 busy / idle: ${ratio.toFixed(2)} (target ≤ 2) ${ratio <= 2 ? 'MET' : 'NOT MET'}`);
 } finally {
   await d.close();
-  await fake.close();
+  fakeProcess.disconnect();
 }
