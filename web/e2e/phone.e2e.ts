@@ -75,10 +75,11 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
   let token = '';
   let operatorToken = '';
 
-  async function generatedTask(theme: string): Promise<{ id: number; texts: { candidate_id: number; strategy: string }[] }> {
+  type Candidate = { candidate_id: number; strategy: string };
+  async function generatedTask(theme: string): Promise<{ id: number; texts: Candidate[]; images: (Candidate & { status: string })[] }> {
     const created = await api<{ id: number }>(server, 'POST', '/tasks', token, { product_id: ids.product, theme, text_count: 3, image_count: 1, track: 'ai' });
     return until(async () => {
-      const detail = await api<{ id: number; status: string; text_candidates: { candidate_id: number; strategy: string }[]; image_candidates: { candidate_id: number; strategy: string; status: string }[] }>(server, 'GET', `/tasks/${created.id}`, token);
+      const detail = await api<{ id: number; status: string; text_candidates: Candidate[]; image_candidates: (Candidate & { status: string })[] }>(server, 'GET', `/tasks/${created.id}`, token);
       return detail.status === 'pending_selection' ? { id: detail.id, texts: detail.text_candidates, images: detail.image_candidates } : undefined;
     }, `task ${created.id} to finish generating`);
   }
