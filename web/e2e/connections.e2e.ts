@@ -5,18 +5,16 @@
  * its worded reason; at the desk routes images to it. Layout (no sideways scrolling), one h1 and
  * axe-core are checked. Screenshots: e2e/screenshots/connections-*.png.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePresets, type FakePresets } from '../../server/test/providers/fake-presets';
 import { inspectPage } from './inspect';
+import { available, launchChromium } from './browser';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots');
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`Chromium not found at ${CHROMIUM} (CI=true: the browser tests must run)`);
 
 describe.skipIf(!available)('AI 服务连接 page', () => {
   let server: RunningServer;
@@ -30,7 +28,7 @@ describe.skipIf(!available)('AI 服务连接 page', () => {
     fake = await startFakePresets();
     ensureWebBuild();
     server = await startServer({ ALLOW_PRIVATE_PROVIDER_URLS: '1', PROVIDER_MAX_RETRIES: '0', PROVIDER_POLL_INTERVAL_MS: '20' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();

@@ -4,25 +4,19 @@
  * Screenshots of the main pages go to e2e/screenshots/ on every run.
  */
 import axe from 'axe-core';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { available, launchChromium } from './browser';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 import { zipEntries } from './zip';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HERE = path.join(ROOT, 'web', 'e2e');
 const SHOTS = path.join(HERE, 'screenshots');
 const LOGIN_BUDGET_GZIP = 300 * 1024;
-
-const available = existsSync(CHROMIUM);
-if (!available) {
-  if (process.env.CI === 'true') throw new Error(`Chromium not found at ${CHROMIUM} (CI=true: the browser tests must run)`);
-  console.log(`\n[e2e] skipped: Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)\n`);
-}
 
 const PASSWORDS = { admin: 'e2e-admin-password-2', first: 'first-password-1', second: 'second-password-2' };
 
@@ -105,11 +99,7 @@ describe.skipIf(!available)('web console in Chromium', () => {
       .png()
       .toFile(state.imageFile);
     server = await startServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();

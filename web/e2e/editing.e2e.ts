@@ -10,18 +10,16 @@
  */
 import axe from 'axe-core';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, available, launchChromium, until, VIEWPORTS } from './browser';
 import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
 import { zipEntries } from './zip';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'editing');
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`Chromium not found at ${CHROMIUM} (CI=true: the browser tests must run)`);
 
 const PASSWORD = 'e2e-editing-admin-pass-2';
 const OPERATOR_PASSWORD = 'e2e-editing-operator-1';
@@ -43,27 +41,6 @@ interface Detail {
   allowed_actions: string[];
   text_candidates: { candidate_id: number; strategy: string; title: string; content: string; tags: string[]; cover_title: string; is_selected: boolean; score: { total: number } }[];
   image_candidates: Image[];
-}
-
-async function api<T>(server: RunningServer, method: string, route: string, token?: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}/api/v1${route}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as { code: number; data: T };
-  if (envelope.code !== 0) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(envelope)}`);
-  return envelope.data;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe.skipIf(!available)('the editing loop in Chromium', () => {
@@ -124,12 +101,9 @@ describe.skipIf(!available)('the editing loop in Chromium', () => {
     taskId = (await api<{ id: number }>(server, 'POST', '/tasks', token, { product_id: productId, theme: '秋冬通勤的保温杯', text_count: 6, image_count: 3, track: 'ai' })).id;
     await until(async () => ((await detail()).status === 'pending_selection' ? true : undefined), 'the task to finish generating');
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-sync'] });
-    for (const [viewport, size] of [
-      ['desk', { width: 1440, height: 900 }],
-      ['phone', { width: 390, height: 844 }],
-    ] as const) {
-      const context = await browser.newContext({ viewport: size, locale: 'zh-CN', isMobile: viewport === 'phone', hasTouch: viewport === 'phone', acceptDownloads: true });
+    browser = await launchChromium();
+    for (const viewport of ['desk', 'phone'] as const) {
+      const context = await browser.newContext({ viewport: VIEWPORTS[viewport], locale: 'zh-CN', isMobile: viewport === 'phone', hasTouch: viewport === 'phone', acceptDownloads: true });
       context.setDefaultTimeout(15_000);
       // Plain HTTP on an intranet address has no navigator.clipboard: the console must copy without it.
       await context.addInitScript(() => {

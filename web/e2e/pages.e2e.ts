@@ -7,33 +7,18 @@
  * benchmarks export; and (issue 14 item 7) the demo provider's output is marked 演示内容 on the task page, in
  * the phone preview and in a fission. Screenshots go to e2e/screenshots/pages-item7/.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Download, type Page } from 'playwright-core';
+import { type Browser, type Download, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, available, launchChromium, type Viewport, VIEWPORTS } from './browser';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'pages-item7');
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`Chromium not found at ${CHROMIUM} (CI=true: the browser tests must run)`);
 
 const PASSWORD = 'e2e-item7-admin-pass';
-const VIEWPORTS = { desk: { width: 1440, height: 900 }, phone: { width: 390, height: 844 } } as const;
-type Viewport = keyof typeof VIEWPORTS;
 const SHARE = '64 【通勤防晒不假白 - 阿敏 | 小红书 - 你的生活指南】 😆 Xp8q 😆 http://xhslink.com/a/Zz9，复制本条信息，打开【小红书】App查看精彩内容！';
-
-async function api<T>(server: RunningServer, method: string, route: string, token?: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}/api/v1${route}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as { code: number; data: T };
-  if (envelope.code !== 0) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(envelope)}`);
-  return envelope.data;
-}
 
 describe.skipIf(!available)('item 7 pages in Chromium', () => {
   let server: RunningServer;
@@ -65,7 +50,7 @@ describe.skipIf(!available)('item 7 pages in Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     ensureWebBuild();
     server = await startServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-sync'] });
+    browser = await launchChromium();
     for (const viewport of ['desk', 'phone'] as const) {
       const phone = viewport === 'phone';
       const context = await browser.newContext({ viewport: VIEWPORTS[viewport], locale: 'zh-CN', isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1, acceptDownloads: true });

@@ -10,22 +10,15 @@
  * Screenshots go to e2e/screenshots/pages/.
  */
 import axe from 'axe-core';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, available, launchChromium, until, type Viewport, VIEWPORTS } from './browser';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'pages');
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`Chromium not found at ${CHROMIUM} (CI=true: the browser tests must run)`);
 
-const VIEWPORTS = {
-  desk: { width: 1440, height: 900 },
-  phone: { width: 390, height: 844 },
-} as const;
-type Viewport = keyof typeof VIEWPORTS;
 
 const PASSWORD = 'e2e-phone-admin-pass-2';
 const OPERATOR_PASSWORD = 'e2e-phone-operator-1';
@@ -41,27 +34,6 @@ interface Found {
   route: string;
   viewport: Viewport;
   problems: string[];
-}
-
-async function api<T>(server: RunningServer, method: string, route: string, token?: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}/api/v1${route}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const envelope = (await res.json()) as { code: number; data: T; message?: string };
-  if (envelope.code !== 0) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(envelope)}`);
-  return envelope.data;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe.skipIf(!available)('every page on a desk and a phone', () => {
@@ -116,11 +88,7 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
       return f.status === 'generating' ? undefined : f;
     }, 'the fission to settle');
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium();
     for (const viewport of ['desk', 'phone'] as const) {
       const phone = viewport === 'phone';
       const context: BrowserContext = await browser.newContext({ viewport: VIEWPORTS[viewport], locale: 'zh-CN', isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });

@@ -4,18 +4,16 @@
  * receiver gets a Feishu interactive card in Chinese. Layout (no sideways scrolling), one h1 and
  * axe-core are checked on the page with content. Screenshots: e2e/screenshots/webhooks-*.png.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPage } from './inspect';
+import { available, launchChromium } from './browser';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots');
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI === 'true') throw new Error(`Chromium not found at ${CHROMIUM} (CI=true: the browser tests must run)`);
 
 describe.skipIf(!available)('通知 Webhook page', () => {
   let server: RunningServer;
@@ -40,7 +38,7 @@ describe.skipIf(!available)('通知 Webhook page', () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/open-apis/bot/v2/hook/e2e-feishu-hook-0001`;
     ensureWebBuild();
     server = await startServer({ ALLOW_PRIVATE_PROVIDER_URLS: '1', PUBLIC_URL: 'https://console.example.com', WEBHOOK_POLL_MS: '200' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' });
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
