@@ -8,7 +8,7 @@ import { imagePrompt, preferencesInput } from '../../content/prompts.js';
 import type { ImageRole, NotesIntentInput } from '../../content/schemas.js';
 import { PASS_LINE } from '../../content/scoring.js';
 import { normaliseNote } from '../../content/limits.js';
-import { generateFrameImage, generationOptions, letterImage, loadGenerationInputs, publishableNote, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { generateFrameImage, generationOptions, letterImage, loadGenerationInputs, publishableNote, reletterCover, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
 import { coverTemplate } from '../../content/cover.js';
 import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
@@ -486,11 +486,9 @@ export async function syncFissionCovers(ctx: AppContext, workspaceId: number, fi
   let changed = false;
   for (const image of images) {
     const note = byId.get(image.note_id);
-    if (image.status !== 'done' || !image.raw_file_key || image.overlay?.kind !== 'cover' || !note) continue;
-    const line = lineFor(image, note.note as unknown as StoredNote);
-    if (!line || line.text === image.lettered_title) continue;
-    const drawn = await letterImage(ctx, { file_key: image.raw_file_key, mime: image.raw_mime ?? 'image/png' }, line, coverTemplate(fissionId, note.seq));
-    changed = (await repo.reletterImage(ctx.db, workspaceId, image, { ...drawn, title: line.text })) || changed;
+    if (image.status !== 'done' || image.overlay?.kind !== 'cover' || !note) continue;
+    const drawn = await reletterCover(ctx, image, lineFor(image, note.note as unknown as StoredNote), coverTemplate(fissionId, note.seq));
+    if (drawn) changed = (await repo.reletterImage(ctx.db, workspaceId, image, drawn)) || changed;
   }
   return changed;
 }

@@ -305,3 +305,22 @@ export async function letterImage(ctx: AppContext, raw: StoredImage, line: NonNu
   const stored = await ctx.storage.put(drawn.data, { contentType: drawn.mime, extension: IMAGE_EXTENSION[drawn.mime] ?? 'jpg' });
   return { file_key: stored.key, mime: drawn.mime };
 }
+
+/** A stored image that keeps its un-lettered original and what was drawn on it (task and fission images). */
+export interface LetteredImage {
+  raw_file_key: string | null;
+  raw_mime: string | null;
+  lettered_title: string | null;
+}
+
+/**
+ * The cover lettered anew from its original when the title it should carry is not the one drawn
+ * (contract-decisions §8: an image never contradicts its text; the text is replaced, never drawn
+ * over); null when nothing is to change, or when the image has no original to letter (stored
+ * before originals were kept).
+ */
+export async function reletterCover(ctx: AppContext, image: LetteredImage, line: StoryboardFrame['overlay'], template: CoverTemplate): Promise<(StoredImage & { title: string }) | null> {
+  if (!image.raw_file_key || !line || line.text === image.lettered_title) return null;
+  const drawn = await letterImage(ctx, { file_key: image.raw_file_key, mime: image.raw_mime ?? 'image/png' }, line, template);
+  return { ...drawn, title: line.text };
+}

@@ -18,7 +18,7 @@ import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError } from '../../providers/types.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
-import { generateFrameImage, generationOptions, IMAGE_EXTENSION, letterImage, type StoredImage } from '../generation/service.js';
+import { generateFrameImage, generationOptions, IMAGE_EXTENSION, letterImage, reletterCover, type StoredImage } from '../generation/service.js';
 import { recordSignal } from '../preferences/service.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import { runTaskAction, type TaskRow } from './lifecycle.js';
@@ -88,10 +88,8 @@ export async function syncCovers(ctx: AppContext, workspaceId: number, taskId: n
   if (images.length === 0) return;
   const titles = await coverTitles(ctx.db, workspaceId, task.id);
   for (const image of images) {
-    const line = lineFor(image, titles);
-    if (!line || line.text === image.lettered_title) continue;
-    const drawn = await letterImage(ctx, { file_key: image.raw_file_key!, mime: image.raw_mime ?? 'image/png' }, line, taskCoverTemplate(task.id, image.strategy));
-    await repo.reletterImage(ctx.db, workspaceId, image.id, image.lettered_title, { ...drawn, title: line.text });
+    const drawn = await reletterCover(ctx, image, lineFor(image, titles), taskCoverTemplate(task.id, image.strategy));
+    if (drawn) await repo.reletterImage(ctx.db, workspaceId, image.id, image.lettered_title, drawn);
   }
 }
 
