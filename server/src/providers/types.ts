@@ -67,7 +67,11 @@ export interface ImageRequest {
 }
 
 export interface ImageResult {
-  /** Normalised: cropped/resized to the requested 3:4 size, re-encoded, all metadata stripped. */
+  /**
+   * Normalised: cropped/resized to the requested 3:4 size, re-encoded, all metadata stripped.
+   * Handed to the caller, which frees it once stored (releaseImage): never a buffer the provider
+   * keeps or returns again.
+   */
   data: Buffer;
   mime: 'image/png' | 'image/jpeg' | 'image/webp';
   width: number;

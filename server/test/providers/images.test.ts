@@ -5,7 +5,7 @@ import { InvalidImageError, normalizeImage } from '../../src/images/normalize.js
 import { overlayText } from '../../src/images/overlay.js';
 import { probeImage } from '../../src/images/probe.js';
 import { compositeRows } from '../../src/images/raw.js';
-import { closeImageThreads, normalizeImageInThread, overlayTextInThread } from '../../src/images/threads.js';
+import { closeImageThreads, normalizeImageInThread, overlayTextInThread, releaseImage } from '../../src/images/threads.js';
 
 const photo = (width: number, height: number) =>
   sharp({ create: { width, height, channels: 3, background: '#d98c5f' } }).composite([
@@ -164,5 +164,18 @@ describe('image threads', () => {
     await expect(normalizeImageInThread(garbage)).rejects.toBeInstanceOf(InvalidImageError);
     await expect(overlayTextInThread(garbage, { title: '标题' })).rejects.toBeInstanceOf(InvalidImageError);
     expect(garbage.toString()).toBe('<html>nope</html>');
+  });
+
+  it('free a stored image at once, not at a later collection, and leave a pooled slice alone', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const image = Buffer.alloc(8_000_000, 1);
+    expect(process.memoryUsage().arrayBuffers - before).toBeGreaterThanOrEqual(8_000_000);
+    releaseImage(image);
+    expect(image.byteLength).toBe(0);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(1_000_000);
+
+    const pooled = Buffer.from('小图');
+    releaseImage(pooled);
+    expect(pooled.toString()).toBe('小图');
   });
 });

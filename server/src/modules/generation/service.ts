@@ -19,7 +19,7 @@ import { NEGATIVE_PROMPT, type StoryboardFrame } from '../../content/storyboard.
 import { length } from '../../content/text.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
-import { overlayTextInThread } from '../../images/threads.js';
+import { overlayTextInThread, releaseImage } from '../../images/threads.js';
 import type { ImageRequest, Provider } from '../../providers/types.js';
 import { bannedWordMatcherFor, wordsToAvoid } from '../banned-words/service.js';
 import { benchmarksForGeneration } from '../benchmarks/service.js';
@@ -280,6 +280,7 @@ export function generateFrameImage(ctx: AppContext, provider: Provider, req: Fra
       slot: req.slot,
     });
     const stored = await storage.put(result.data, { contentType: result.mime, extension: IMAGE_EXTENSION[result.mime] ?? 'png' });
+    releaseImage(result.data);
     return { file_key: stored.key, mime: result.mime };
   });
 }
@@ -303,6 +304,7 @@ export async function letterImage(ctx: AppContext, raw: StoredImage, line: NonNu
     { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
   );
   const stored = await ctx.storage.put(drawn.data, { contentType: drawn.mime, extension: IMAGE_EXTENSION[drawn.mime] ?? 'jpg' });
+  releaseImage(drawn.data);
   return { file_key: stored.key, mime: drawn.mime };
 }
 
