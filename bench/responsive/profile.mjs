@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { isMainThread } from 'node:worker_threads';
 
 if (isMainThread) {
@@ -13,7 +14,8 @@ if (isMainThread) {
   const KINDS = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weak callbacks' };
   new PerformanceObserver((list) => {
     const { heapUsed, external } = process.memoryUsage();
-    for (const e of list.getEntries()) collections.push({ at_ms: e.startTime, ms: e.duration, kind: KINDS[e.detail.kind], flags: e.detail.flags, heapUsed, external });
+    const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
+    for (const e of list.getEntries()) collections.push({ at_ms: e.startTime, ms: e.duration, kind: KINDS[e.detail.kind], flags: e.detail.flags, heapUsed, external, spaces });
   }).observe({ entryTypes: ['gc'] });
   const session = new Session();
   session.connect();

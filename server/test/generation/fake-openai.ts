@@ -92,6 +92,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (!images.has(key)) images.set(key, sharp({ create: { width: width!, height: height!, channels: 3, background: { r: 230, g: 180, b: 190 }, ...noise } }).png().toBuffer());
     return images.get(key)!;
   };
+  // The reply that carries an image, built once per image: base64 and JSON of several megabytes
+  // take a real provider's machine, not the one running the tests, 15-20 ms each time.
+  const imageReplies = new Map<string, Promise<Buffer>>();
+  const imageReplyOf = (size: unknown, photo = false): Promise<Buffer> => {
+    const key = `${String(size)}${photo ? ' photo' : ''}`;
+    if (!imageReplies.has(key)) imageReplies.set(key, imageOf(size, photo).then((png) => Buffer.from(JSON.stringify({ created: 1, data: [{ b64_json: png.toString('base64') }] }))));
+    return imageReplies.get(key)!;
+  };
 
   const api: { current?: FakeOpenAI } = {};
   const server: Server = createServer((req, res) => {
@@ -102,7 +110,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       const send = (status: number, payload: unknown, kind: CallLog['kind'], prompt: string, stream = false) => {
         calls.push({ kind, prompt, stream, ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}), startedAt, endedAt: Date.now(), status });
         res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(payload));
+        res.end(Buffer.isBuffer(payload) ? payload : JSON.stringify(payload));
       };
 
       if (req.url?.endsWith('/images/generations')) {
@@ -112,7 +120,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         if (body.negative_prompt !== undefined) return send(400, { error: { message: "Unknown parameter: 'negative_prompt'.", type: 'invalid_request_error', param: 'negative_prompt', code: 'unknown_parameter' } }, 'image', prompt);
         const failure = options.failImage?.(prompt);
         if (failure) return send(failure, { error: { message: 'fake image failure', type: 'invalid_request_error' } }, 'image', prompt);
-        return send(200, { created: 1, data: [{ b64_json: (await imageOf(body.size, options.photoImages)).toString('base64') }] }, 'image', prompt);
+        return send(200, await imageReplyOf(body.size, options.photoImages), 'image', prompt);
       }
 
       if (req.url?.endsWith('/chat/completions')) {

@@ -4,8 +4,8 @@ import path from 'node:path';
 const serverDir = path.resolve(import.meta.dirname, '..', '..');
 
 /**
- * The real entry point (src/main.ts through tsx) in a child process, with only the environment
- * given here (no inherited DATABASE_URL, secrets or admin settings).
+ * The real entry point (src/main.ts through tsx, or as `npm start` runs it) in a child process,
+ * with only the environment given here (no inherited DATABASE_URL, secrets or admin settings).
  */
 export interface ServiceProcess {
   child: ChildProcess;
@@ -18,8 +18,10 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-export function spawnService(args: string[], env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+export function spawnService(args: string[], env: Record<string, string>, opts: { asShipped?: boolean } = {}): ServiceProcess {
+  // As shipped: `npm start`'s entry, which builds what is stale and runs the compiled server.
+  const entry = opts.asShipped ? [path.join(serverDir, '..', 'scripts', 'start.mjs')] : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: serverDir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -144,8 +144,8 @@ export class Deployment {
     return d;
   }
 
-  async start(role: Role, extraEnv: Record<string, string> = {}): Promise<Proc> {
-    const service = spawnService(role === 'all' ? [] : ['--role', role], { ...this.env, ...extraEnv });
+  async start(role: Role, extraEnv: Record<string, string> = {}, opts: { asShipped?: boolean } = {}): Promise<Proc> {
+    const service = spawnService(role === 'all' ? [] : ['--role', role], { ...this.env, ...extraEnv }, opts);
     const proc: Proc = { role, service };
     if (role === 'worker') await service.waitFor(/job worker started/, 60_000);
     else proc.url = (await service.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/, 60_000))[1]!;
