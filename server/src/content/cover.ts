@@ -85,10 +85,28 @@ export function coverHighlight(title: string): string | null {
   }
   // The last words, up to four characters: 一觉睡到天亮 → 睡到天亮, never half a word where one fits.
   const words = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment(text.replace(TRAILING, ''))].map((s) => s.segment);
-  let tail = '';
-  for (const word of words.reverse()) {
-    if (tail && graphemes(word + tail).length > 4) break;
-    tail = word + tail;
-  }
-  return tail.trim() || null;
+  if (words.length === 0) return null;
+  let start = words.length - 1;
+  while (start > 0 && graphemes(words.slice(start - 1).join('')).length <= 4) start -= 1;
+  return tailFrom(words, start).trim() || null;
+}
+
+/**
+ * Characters that close the phrase before them (的, 了, 完…): a highlight may start after one.
+ * Any other lone character the segmenter leaves is most likely half of a word it could not
+ * place (小 of 小技巧, 敷 of 敷完), and a highlight starting after it cuts that word.
+ */
+const CLOSERS = new Set([...'的了地得着过完吗呢吧啊呀也都就还是在和与及又']);
+
+/**
+ * The last words from `start`, moved off a cut word: the lone character before them joins the
+ * highlight while it stays short (小技巧日常) and is not the whole title, else the highlight
+ * starts at the next clean boundary (敷完脸嫩了 → 脸嫩了).
+ */
+function tailFrom(words: string[], start: number): string {
+  const clean = (i: number) => i === 0 || graphemes(words[i - 1]!).length > 1 || CLOSERS.has(words[i - 1]!) || SEPARATOR.test(words[i - 1]!);
+  if (clean(start)) return words.slice(start).join('');
+  if (start > 1 && graphemes(words.slice(start - 1).join('')).length <= 5) return words.slice(start - 1).join('');
+  for (let i = start + 1; i < words.length; i += 1) if (clean(i) && graphemes(words.slice(i).join('')).length > 1) return words.slice(i).join('');
+  return words.slice(start).join('');
 }

@@ -89,7 +89,7 @@ const STYLES: Record<CoverTemplate, TitleStyle> = {
 
 /**
  * The title broken into lines of at most maxWidth at the largest size of the style that takes
- * it whole (no "…") with the highlight on one line and no character alone on the last, else
+ * it whole (no "…") with the highlight on one line and no character alone on a line, else
  * the largest that takes it whole,
  * each line cut into plain and highlighted runs. Lines start at x = 0 (left) or are centred on
  * maxWidth / 2; every run lies within 0..maxWidth.
@@ -104,7 +104,7 @@ function layoutTitle(title: string, highlight: string | null | undefined, maxWid
   const whole = (a: (typeof attempts)[number]) =>
     !a.lines[a.lines.length - 1]?.endsWith('…') && a.lines.every((line) => textWidth(line, a.size) <= maxWidth - 2 * style.markGap * a.size);
   const markKept = (a: (typeof attempts)[number]) => markAt < 0 || a.lines.some((line) => line.includes(mark));
-  const noOrphan = (a: (typeof attempts)[number]) => a.lines.length < 2 || [...a.lines[a.lines.length - 1]!].length > 1;
+  const noOrphan = (a: (typeof attempts)[number]) => a.lines.length < 2 || a.lines.every((line) => [...line].length > 1);
   const chosen =
     attempts.find((a) => whole(a) && markKept(a) && noOrphan(a)) ?? attempts.find((a) => whole(a) && markKept(a)) ?? attempts.find(whole) ?? attempts[attempts.length - 1]!;
   const { size: fontSize, lines } = chosen;

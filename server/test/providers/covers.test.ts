@@ -23,6 +23,11 @@ describe('coverHighlight and coverTemplate', () => {
     expect(coverHighlight('这款面霜闭眼入✨')).toBe('闭眼入');
     expect(coverHighlight('秋冬好眠｜告别脖子酸')).toBe('告别脖子酸');
     expect(coverHighlight('一觉睡到天亮')).toBe('睡到天亮');
+    // Never from inside a word the segmenter split: 小|技巧 of 小技巧, 敷|完 of 敷完.
+    expect(coverHighlight('冬季保湿小技巧日常')).toBe('小技巧日常');
+    expect(coverHighlight('敷完脸嫩了')).toBe('脸嫩了');
+    expect(coverHighlight('早八人的快手早餐')).toBe('快手早餐');
+    expect(coverHighlight('！！')).toBeNull();
     expect(coverHighlight('  ')).toBeNull();
     for (const title of TITLES) expect(title).toContain(coverHighlight(title));
   });
@@ -76,6 +81,8 @@ describe('cover title layout', () => {
     expect(lines(coverTitleLayout('poster', 1080, '敷完第二天脸嫩了', '第二天'))).toEqual(['敷完', '第二天', '脸嫩了']);
     expect(lines(coverTitleLayout('sticker', 1080, '敷完第二天脸嫩了', '第二天'))).toEqual(['敷完第二天', '脸嫩了']);
     expect(lines(coverTitleLayout('sticker', 1080, '秋冬好眠｜告别脖子酸', '告别脖子酸'))).toEqual(['秋冬好眠', '告别脖子酸']);
+    // No character alone on a line, the middle one included: a smaller size takes 小 along.
+    expect(lines(coverTitleLayout('poster', 1080, '冬季保湿小技巧日常', '技巧日常'))).toEqual(['冬季保湿小', '技巧日常']);
     // The size follows the image: half as wide, half as large.
     expect(coverTitleLayout('poster', 540, '实测7天', '7天').fontSize).toBe(100);
   });
