@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ChildLoggerOptions, Logger } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import helmet from 'helmet';
 import cors from '@fastify/cors';
@@ -20,12 +21,14 @@ import { documentEveryRoute, openapiOptions } from './http/openapi.js';
 import { registerStrictJsonParser, strictBodyValidators } from './http/validation.js';
 import { apiModules } from './modules/index.js';
 import { opsRoutes } from './ops/routes.js';
+import { lazyChildLogger } from './logging.js';
 
 export { API_PREFIX, type App, type ApiModule } from './http/module.js';
 
 export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
+    childLoggerFactory: (logger, bindings, opts) => lazyChildLogger(logger as Logger, bindings, opts as ChildLoggerOptions) as FastifyBaseLogger,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
@@ -58,8 +61,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     const sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref();
     app.server.once('close', () => clearInterval(sweep));
   });
-  app.addHook('onRequest', async () => {
-    if (draining) throw new AppError('unavailable', 'the server is shutting down; retry the request');
+  // Hooks on every request take `done` rather than being async: no promise per hook per request.
+  app.addHook('onRequest', (_request, _reply, done) => {
+    done(draining ? new AppError('unavailable', 'the server is shutting down; retry the request') : undefined);
   });
   // First, so its timing and request-id hooks see every request, refused ones included.
   await opsRoutes(app, ctx);

@@ -50,3 +50,32 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 export function maskQuerySecrets(url: string): string {
   return url.replace(/([?&](?:ticket|token|sig)=)[^&]*/gi, '$1[redacted]');
 }
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/**
+ * Fastify's `childLoggerFactory`: a request's logger that becomes pino's child (with the
+ * request id bound) only when a line is written at an enabled level. Fastify makes a child for
+ * every request, and pino's child runs the redaction over its bindings each time: a cost paid by
+ * every request of a service that logs at `warn`, where most requests never write a line.
+ */
+export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>, opts: pino.ChildLoggerOptions): Logger {
+  // A route's own level or serializers make a logger unlike its parent: made at once.
+  if (opts.level !== undefined || opts.serializers !== undefined) return parent.child(bindings, opts);
+  let real: Logger | undefined;
+  const child = () => (real ??= parent.child(bindings, opts));
+  const levelOf = () => (real ?? parent).level;
+  const logger: Record<string, unknown> = {
+    child: (more: Record<string, unknown>, moreOpts?: pino.ChildLoggerOptions) => child().child(more, moreOpts),
+    isLevelEnabled: (level: string) => (real ?? parent).isLevelEnabled(level),
+    silent: () => {},
+  };
+  for (const level of LEVELS) {
+    logger[level] = (...args: unknown[]) => {
+      if (real === undefined && !parent.isLevelEnabled(level)) return;
+      (child()[level] as (...a: unknown[]) => void)(...args);
+    };
+  }
+  Object.defineProperty(logger, 'level', { get: levelOf, set: (level: string) => void (child().level = level), enumerable: true });
+  return logger as unknown as Logger;
+}

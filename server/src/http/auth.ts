@@ -13,6 +13,12 @@ export interface AuthUser {
   tokenVersion: number;
   /** session_version of the membership in workspaceId (the token's `mv`). */
   membershipVersion: number;
+  /**
+   * The workspace's task-list version (task_list_versions), read in the same statement as the
+   * session: the `GET /tasks` page cache checks it without a statement of its own. Read before
+   * anything the request reads, so a page cached under it can only be newer than its tag.
+   */
+  taskListVersion: number;
 }
 
 /**
@@ -58,6 +64,9 @@ const sessionUser = preparedQuery((db, userId: number, workspaceId: number) =>
     .selectFrom('users')
     .innerJoin('memberships', 'memberships.user_id', 'users.id')
     .select(['users.id', 'users.username', 'users.is_active', 'users.token_version', 'users.must_change_password', 'memberships.role', 'memberships.session_version'])
+    .select((eb) =>
+      eb.selectFrom('task_list_versions').select('task_list_versions.version').whereRef('task_list_versions.workspace_id', '=', 'memberships.workspace_id').as('task_list_version'),
+    )
     .where('users.id', '=', userId)
     .where('memberships.workspace_id', '=', workspaceId),
 );
@@ -82,6 +91,7 @@ export async function authenticate(ctx: AppContext, token: string): Promise<Auth
     role: row.role,
     tokenVersion: row.token_version,
     membershipVersion: row.session_version,
+    taskListVersion: row.task_list_version ?? 0,
     mustChangePassword: row.must_change_password,
   };
 }

@@ -23,14 +23,16 @@ export async function opsRoutes(app: FastifyInstance, ctx: AppContext) {
   const readiness = createReadiness(ctx);
   app.addHook('onClose', () => readiness.close());
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // The id a log line carries goes back to the client, so a bug report can quote it.
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route template, never the raw URL: ids in paths would make one series per record.
     const route = request.routeOptions.url ?? 'unmatched';
     httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
 
   const ops = { rateLimit: false, access: { auth: 'public' as const } };

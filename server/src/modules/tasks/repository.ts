@@ -307,16 +307,6 @@ const totalAlone = preparedQuery((db, ...args: [...TotalTerms, ...FilterArgs]) =
   return db.selectNoFrom(totalExpression(db, terms, filters).as('total'));
 });
 
-const listVersion = preparedQuery((db, workspaceId: number) =>
-  db.selectFrom('task_list_versions').select('version').where('workspace_id', '=', workspaceId),
-);
-
-/** The workspace's task-list version (see the task_list_versions migration); 0 before its first task. */
-export async function taskListVersion(db: DbOrTx, workspaceId: number): Promise<number> {
-  const [row] = await listVersion(db, workspaceId);
-  return row?.version ?? 0;
-}
-
 /**
  * The finished first image of every set of the given tasks (seq 1, every generation and variant),
  * with whether it is selected: the service picks each task's cover among them. Tasks of another

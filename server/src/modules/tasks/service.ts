@@ -207,9 +207,9 @@ export async function listTasks(ctx: AppContext, auth: AuthUser, query: ListTask
 
 /**
  * `listTasks` as the response body `serialize` makes of it (UTF-8), from `cache` while the workspace's
- * task list has not changed. The version is read before the page: a change committed in
- * between can only make the cached page newer than its tag (the next request reads the new
- * version and misses), never older.
+ * task list has not changed. The version is the one read with the session (AuthUser), before
+ * the page: a change committed in between can only make the cached page newer than its tag (the
+ * next request reads the new version and misses), never older.
  */
 export async function listTasksSerialized(
   ctx: AppContext,
@@ -220,7 +220,7 @@ export async function listTasksSerialized(
 ): Promise<Buffer> {
   if (!cache.enabled) return Buffer.from(serialize(await listTasks(ctx, auth, query)));
   const filters = listFilters(query);
-  const version = await repo.taskListVersion(ctx.db, auth.workspaceId);
+  const version = auth.taskListVersion;
   const key = JSON.stringify([
     auth.workspaceId,
     filters.status,
