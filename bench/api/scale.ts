@@ -2,7 +2,7 @@
  * GET /tasks on one large workspace: every documented filter combination at pages up to the
  * numbered-page window, and by cursor deep into the list.
  *
- *   npx tsx bench/api/scale.ts [tasks=1000000] [requests per case=60]
+ *   npx tsx bench/api/scale.ts [tasks=1000000] [requests per case=200]
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/api/scale.ts
  *
  * Seeds `tasks` tasks (setup.ts: two products, five statuses, one a minute from 2026-01-01, so
@@ -23,7 +23,10 @@ import { Agent, request } from 'undici';
 import { startSeededService } from './setup.js';
 
 const tasks = Number(process.argv[2] ?? 1_000_000);
-const perCase = Number(process.argv[3] ?? 60);
+// A p99 needs more than 100 requests: of 60, the 99th percentile is the slowest one, and a single
+// request held up by something else on a shared machine (about one in 3,000 here, no GC with it)
+// decided a case. Of 200 it is the third slowest.
+const perCase = Number(process.argv[3] ?? 200);
 const TARGET_P99_MS = 25;
 const root = path.resolve(import.meta.dirname, '..', '..');
 const dialect = process.env.DATABASE_URL ? 'postgres' : 'sqlite';

@@ -10,8 +10,9 @@ interface CachedPage {
  * Serialized `GET /tasks` pages of one process, each tagged with the workspace's task-list
  * version it was read under (`task_list_versions`, bumped by triggers in the transaction of
  * every change a page shows, whichever process makes it). A page is served again only while
- * that version is unchanged, so operators refreshing the same list cost one indexed read
- * instead of the page query, the product join and the serialisation.
+ * that version is unchanged, so operators refreshing the same list cost no statement beyond the
+ * session's, which reads the version with it (http/auth.ts), instead of the page query, the
+ * product join and the serialisation.
  */
 export class TaskListCache {
   private readonly pages: LRUCache<string, CachedPage> | undefined;
