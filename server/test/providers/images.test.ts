@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { drawableText, FONT_FAMILY, renderSvg, wrapText } from '../../src/images/fonts.js';
@@ -164,6 +165,18 @@ describe('image threads', () => {
     await expect(normalizeImageInThread(garbage)).rejects.toBeInstanceOf(InvalidImageError);
     await expect(overlayTextInThread(garbage, { title: '标题' })).rejects.toBeInstanceOf(InvalidImageError);
     expect(garbage.toString()).toBe('<html>nope</html>');
+  });
+
+  it.runIf(process.platform === 'linux')('leave the event loop the only thread at nice 0: after an image task every other thread runs at nice 10', async () => {
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    await normalizeImageInThread(await photo(640, 480).png().toBuffer());
+    // Threads seen before the next task (libuv's pool, V8's helpers, the image threads, libvips') are lowered after it.
+    const before = readdirSync('/proc/self/task');
+    expect(before.length).toBeGreaterThan(3);
+    await normalizeImageInThread(await photo(640, 480).png().toBuffer());
+    const nice = new Map(before.filter((tid) => existsSync(`/proc/self/task/${tid}`)).map((tid) => [tid, niceOf(tid)]));
+    expect(nice.get(String(process.pid))).toBe(0);
+    for (const [tid, value] of nice) if (tid !== String(process.pid)) expect(value, `thread ${tid}`).toBe(10);
   });
 
   it('free a stored image at once, not at a later collection, and leave a pooled slice alone', () => {
