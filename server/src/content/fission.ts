@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { benchmarkSection, bullet, dataBlock, IMAGE_PLAN_ITEM, NOTE_FIELDS, productSection, SYSTEM, teamSection } from './prompts.js';
-import { ImagePlanItemSchema, NoteSchema, type ImagePlanItem, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode, type JsonSchemaSpec } from './schemas.js';
+import { ImagePlanItemSchema, NoteSchema, type ImagePlanItem, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode, type JsonSchemaSpec, memoizedSpec } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { storyboardRoles } from './storyboard.js';
 
@@ -76,13 +76,13 @@ export interface FissionReply {
 }
 
 /** Exactly `count` packages, each with exactly `images` planned images. */
-export function fissionReplySchema(count: number, images: number): JsonSchemaSpec {
+export const fissionReplySchema = memoizedSpec((count: number, images: number): JsonSchemaSpec => {
   const pkg = { ...PackageSchema, properties: { ...PackageSchema.properties, image_plan: Type.Array(ImagePlanItemSchema, { minItems: images, maxItems: images }) } };
   return {
     name: 'fission',
     schema: Type.Object({ packages: Type.Array(pkg, { minItems: count, maxItems: count }) }, { additionalProperties: false }) as unknown as Record<string, unknown>,
   };
-}
+});
 
 /**
  * The strategy each set is written in. High keeps the source's; mid starts from it and rotates;

@@ -50,16 +50,28 @@ export const NoteSchema = Type.Object(
 );
 export type Note = Static<typeof NoteSchema>;
 
-/** Reply of a `notes` call: exactly `count` notes for one strategy set. */
-export function notesReplySchema(count: number): JsonSchemaSpec {
-  return {
-    name: 'notes',
-    schema: Type.Object(
-      { notes: Type.Array(NoteSchema, { minItems: count, maxItems: count }) },
-      { additionalProperties: false },
-    ) as unknown as Record<string, unknown>,
+/**
+ * One spec per key, built once: the provider layer compiles a validator per schema object
+ * (3-5 ms of the event loop each), so a spec made anew for every call compiled one every call.
+ */
+export function memoizedSpec<A extends number[]>(build: (...args: A) => JsonSchemaSpec): (...args: A) => JsonSchemaSpec {
+  const built = new Map<string, JsonSchemaSpec>();
+  return (...args) => {
+    const key = args.join(',');
+    let spec = built.get(key);
+    if (!spec) built.set(key, (spec = build(...args)));
+    return spec;
   };
 }
+
+/** Reply of a `notes` call: exactly `count` notes for one strategy set. */
+export const notesReplySchema = memoizedSpec((count: number): JsonSchemaSpec => ({
+  name: 'notes',
+  schema: Type.Object(
+    { notes: Type.Array(NoteSchema, { minItems: count, maxItems: count }) },
+    { additionalProperties: false },
+  ) as unknown as Record<string, unknown>,
+}));
 export interface NotesReply {
   notes: Note[];
 }

@@ -42,4 +42,12 @@ describe('schemas sent under OpenAI strict mode', () => {
     expect(JSON.stringify(strictSchema(FEATURES_JSON_SCHEMA))).not.toContain('maxLength');
     expect(JSON.stringify(FEATURES_JSON_SCHEMA)).toContain('maxLength');
   });
+
+  it('hands out one spec per reply shape, so its validator is compiled once, not on every call', () => {
+    expect(notesReplySchema(3)).toBe(notesReplySchema(3));
+    expect(fissionReplySchema(2, 3)).toBe(fissionReplySchema(2, 3));
+    expect(notesReplySchema(3)).not.toBe(notesReplySchema(2));
+    expect(fissionReplySchema(2, 3)).not.toBe(fissionReplySchema(3, 2));
+    expect((fissionReplySchema(3, 2).schema as any).properties.packages.minItems).toBe(3);
+  });
 });
