@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { AppContext } from '../context.js';
 import type { JobOptions } from './options.js';
 import { dropRecordLease, renewRecordLease, takeRecordLease } from './repository.js';
@@ -82,6 +83,11 @@ export async function runJob(env: RunEnv, job: { kind: string; refId: number; at
   }
 
   const abort = new AbortController();
+  // Every provider call of the job waits on its signal while it queues for a slot (a task of 18
+  // images behind a pool of 2 adds 16 listeners, each removed when its call starts), and every
+  // running job on the worker's stop signal: more than Node's default of 10 is the normal case,
+  // not a leak, and each warning was a synchronous write to stderr.
+  setMaxListeners(0, abort.signal, hooks.stop);
   let lost = false;
   const onStop = () => abort.abort(new Error('worker shutting down'));
   hooks.stop.addEventListener('abort', onStop, { once: true });
