@@ -4,7 +4,7 @@
  * connection, a replay that overlaps what was already seen, and a followed stream that the
  * server ends and the client reopens, so what happens after `done` still arrives.
  */
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationObserver, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, render, screen, waitFor } from '@testing-library/react';
 import { EventSource as NodeEventSource } from 'eventsource';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import '../i18n';
 import { setApiBase } from '../api/client';
 import { LivePanel } from '../pages/tasks/LivePanel';
+import { taskMutationKey } from './optimistic';
 import { connectTaskStream, LiveStore, useLive, useTaskStream, type LiveState } from './taskStream';
 
 const TASK = 7;
@@ -198,6 +199,31 @@ describe('the task page following its task', () => {
     await waitFor(() => expect(taskRefetches()).toBe(2), { timeout: 5000 });
     expect(connections[1]).toMatchObject({ lastSeq: 7, follow: 'true' });
     expect(invalidate.mock.calls.some(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(['review-queue']))).toBe(true);
+    unmount();
+  });
+
+  it('does not refetch the task while a change of the user is on its way (it would undo what the page shows)', async () => {
+    vi.stubGlobal('EventSource', NodeEventSource);
+    plan = [{ from: (s) => s + 1, to: 7, drop: false }];
+    const client = new QueryClient();
+    const invalidate = vi.spyOn(client, 'invalidateQueries');
+    const refetchesOf = (key: unknown[]) => invalidate.mock.calls.filter(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(key)).length;
+    let answer!: () => void;
+    const selecting = new MutationObserver(client, { mutationKey: taskMutationKey(TASK), mutationFn: () => new Promise<void>((resolve) => (answer = resolve)) }).mutate();
+    function Page() {
+      useTaskStream(TASK, true);
+      return null;
+    }
+    const { unmount } = render(
+      <QueryClientProvider client={client}>
+        <Page />
+      </QueryClientProvider>,
+    );
+    // The replayed history was taken in (the review badge refetched), the task itself was not.
+    await waitFor(() => expect(refetchesOf(['review-queue'])).toBe(1), { timeout: 3000 });
+    expect(refetchesOf(['task', TASK])).toBe(0);
+    answer();
+    await selecting;
     unmount();
   });
 });

@@ -15,6 +15,7 @@ import { QueryError } from '../../components/QueryError';
 import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredImages } from '../../components/selection';
 import { TaskStatusTag } from '../../components/tags';
 import { isGenerating, useTaskStream } from '../../hooks/taskStream';
+import { refetchWhenLastSettles, taskMutationKey } from '../../hooks/optimistic';
 import { useAllBannedWords } from '../config/queries';
 import { CandidateBoard, type BoardActions } from './CandidateBoard';
 import { DeliveryPanel } from './DeliveryPanel';
@@ -44,9 +45,7 @@ export default function TaskPage() {
 
   const patch = (update: (d: TaskDetail) => TaskDetail) =>
     queryClient.setQueryData<TaskDetail>(key, (d) => (d ? update(d) : d));
-  const optimistic = {
-    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
-  };
+  const optimistic = refetchWhenLastSettles(queryClient, taskMutationKey(taskId), key);
   const selectText = useMutation({
     mutationFn: (v: { c: TextCandidate; selected: boolean }) => api.tasks.selectText(taskId, v.c.candidate_id, v.selected),
     onMutate: async (v) => {
