@@ -311,8 +311,12 @@ describe.skipIf(!available)('web console in Chromium', () => {
     await setA.getByText(/^全部文案/).click();
     await setA.getByRole('button', { name: '选用' }).click();
     await setA.locator('[data-testid=text-candidate][data-selected=true]').waitFor();
-    await setA.getByRole('checkbox').first().check();
+    // Not check(): it reads the box right after the click, and the tick is the task's optimistic
+    // update, which TanStack Query applies a task later (its notifications are batched).
+    const imageBox = setA.getByRole('checkbox').first();
+    await imageBox.click();
     await setA.locator('[data-testid=image-candidate][data-selected=true]').waitFor();
+    expect(await imageBox.isChecked()).toBe(true);
     await page.getByRole('button', { name: '提交审核' }).click();
     await page.getByRole('dialog', { name: '提交前预览' }).getByRole('button', { name: '确认提交审核' }).click();
     await statusIs('待审核');
