@@ -172,6 +172,25 @@ describe('task stream', () => {
   });
 });
 
+/** A page that follows the task, as the task page does. */
+function followTask(client: QueryClient) {
+  function Page() {
+    useTaskStream(TASK, true);
+    return null;
+  }
+  return render(
+    <QueryClientProvider client={client}>
+      <Page />
+    </QueryClientProvider>,
+  );
+}
+
+/** How many times each query key was invalidated (refetched, for a page showing it). */
+function countRefetches(client: QueryClient) {
+  const invalidate = vi.spyOn(client, 'invalidateQueries');
+  return (key: unknown[]) => invalidate.mock.calls.filter(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(key)).length;
+}
+
 describe('the task page following its task', () => {
   afterEach(() => vi.unstubAllGlobals());
 
@@ -183,22 +202,14 @@ describe('the task page following its task', () => {
       { from: (s) => s + 1, to: EVENTS.length, drop: false },
     ];
     const client = new QueryClient();
-    const invalidate = vi.spyOn(client, 'invalidateQueries');
-    const taskRefetches = () => invalidate.mock.calls.filter(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(['task', TASK])).length;
-    function Page() {
-      useTaskStream(TASK, true);
-      return null;
-    }
-    const { unmount } = render(
-      <QueryClientProvider client={client}>
-        <Page />
-      </QueryClientProvider>,
-    );
+    const refetchesOf = countRefetches(client);
+    const taskRefetches = () => refetchesOf(['task', TASK]);
+    const { unmount } = followTask(client);
     await waitFor(() => expect(taskRefetches()).toBe(1), { timeout: 3000 });
     expect(connections).toHaveLength(1);
     await waitFor(() => expect(taskRefetches()).toBe(2), { timeout: 5000 });
     expect(connections[1]).toMatchObject({ lastSeq: 7, follow: 'true' });
-    expect(invalidate.mock.calls.some(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(['review-queue']))).toBe(true);
+    expect(refetchesOf(['review-queue'])).toBeGreaterThan(0);
     unmount();
   });
 
@@ -206,19 +217,10 @@ describe('the task page following its task', () => {
     vi.stubGlobal('EventSource', NodeEventSource);
     plan = [{ from: (s) => s + 1, to: 7, drop: false }];
     const client = new QueryClient();
-    const invalidate = vi.spyOn(client, 'invalidateQueries');
-    const refetchesOf = (key: unknown[]) => invalidate.mock.calls.filter(([f]) => JSON.stringify(f?.queryKey) === JSON.stringify(key)).length;
+    const refetchesOf = countRefetches(client);
     let answer!: () => void;
     const selecting = new MutationObserver(client, { mutationKey: taskMutationKey(TASK), mutationFn: () => new Promise<void>((resolve) => (answer = resolve)) }).mutate();
-    function Page() {
-      useTaskStream(TASK, true);
-      return null;
-    }
-    const { unmount } = render(
-      <QueryClientProvider client={client}>
-        <Page />
-      </QueryClientProvider>,
-    );
+    const { unmount } = followTask(client);
     // The replayed history was taken in (the review badge refetched), the task itself was not.
     await waitFor(() => expect(refetchesOf(['review-queue'])).toBe(1), { timeout: 3000 });
     expect(refetchesOf(['task', TASK])).toBe(0);
