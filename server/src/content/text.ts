@@ -5,13 +5,36 @@
 
 const GRAPHEMES = new Intl.Segmenter('zh', { granularity: 'grapheme' });
 
-/** Text ICU would split into one grapheme per UTF-16 unit: printable ASCII, CJK, its punctuation and full-width forms. */
-const ONE_UNIT_EACH = /^[\n\u0020-\u007e\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]*$/;
+/**
+ * Characters that are a grapheme of their own beside any other of the kind: no break rule joins
+ * two of them (ASCII and line feeds, Latin-1, general punctuation, arrows and symbols, CJK
+ * punctuation without its combining tone marks, kana, CJK ideographs, full-width forms, and
+ * emoji without their modifiers and flags' halves; test/generation/text.test.ts checks each one
+ * against the segmenter). A note is mostly such characters; only the runs of others (joiners,
+ * skin tones, flags, combining marks, CR LF…) go through the segmenter, each with one character
+ * of context on either side, where a break is certain. A note's checks count its parts several
+ * times on the event loop, and segmenting the whole of a 600-character body took 165 µs a call
+ * (docs/performance.md, "Responsive all-in-one process").
+ */
+export const STANDS_ALONE = '\\n\\u0020-\\u007e\\u00a0-\\u00ff\\u2010-\\u2027\\u2030-\\u205e\\u2100-\\u2bff\\u3000-\\u3029\\u3030-\\u3096\\u309b-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uff01-\\uff60\\u{1f000}-\\u{1f1e5}\\u{1f200}-\\u{1f3fa}\\u{1f400}-\\u{1faff}';
+const NEEDS_SEGMENTER = new RegExp(`[${STANDS_ALONE}]?(?:[^${STANDS_ALONE}]+[${STANDS_ALONE}]?)+`, 'gu');
 
+/** Graphemes, as the segmenter counts them over the whole text. */
 export function length(text: string): number {
-  if (ONE_UNIT_EACH.test(text)) return text.length;
   let n = 0;
-  for (const _ of GRAPHEMES.segment(text)) n += 1;
+  let counted = 0;
+  for (const { 0: run, index } of text.matchAll(NEEDS_SEGMENTER)) {
+    n += codePoints(text, counted, index);
+    for (const _ of GRAPHEMES.segment(run)) n += 1;
+    counted = index + run.length;
+  }
+  return n + codePoints(text, counted, text.length);
+}
+
+/** Code points of text[from, to), a stretch of characters that stand alone. */
+function codePoints(text: string, from: number, to: number): number {
+  let n = to - from;
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) >= 0xd800 && text.charCodeAt(i) <= 0xdbff) n -= 1;
   return n;
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildStoryboard } from '../../src/content/storyboard.js';
-import { clip, clipWords, length } from '../../src/content/text.js';
+import { clip, clipWords, length, STANDS_ALONE } from '../../src/content/text.js';
 
 describe('clipWords: labels cut between words', () => {
   it('cuts Chinese between dictionary words and never ends on a hanging particle', () => {
@@ -33,6 +33,44 @@ describe('clipWords: labels cut between words', () => {
     expect(clipWords(`👍🏻好物推荐合集`, 3)).toBe('👍🏻好物');
     expect(clipWords(`${family}${family}`, 1)).toBe(family);
     expect(clipWords('秋冬必备😮‍💨🇨🇳好物', 5)).toBe('秋冬必备😮‍💨');
+  });
+
+  it('counts as the segmenter does over the whole text, however plain and joining units mix', () => {
+    const whole = new Intl.Segmenter('zh', { granularity: 'grapheme' });
+    const segmenterCount = (text: string) => [...whole.segment(text)].length;
+    // Units counted one each beside others of their kind, and units that join or break otherwise:
+    // joiners, selectors, skin tones, flags' halves, combining marks (the CJK tone mark 〪
+    // included), Hangul jamo, CR, Indic letters with a virama, lone surrogates.
+    const plain = ['a', ' ', '\n', '中', '，', '！', '〰', '©', 'é', '＋', '。'];
+    const joining = ['😮', '‍', '💨', '️', '🏻', '🇨', '🇳', '\u0301', '\u302a', '\u302e', 'ᄀ', 'ᅡ', 'ᆨ', '\r', 'क', '्', 'ष', '\ud83d', '\u00ad', '\u200b'];
+    const text = fc.array(fc.oneof(fc.constantFrom(...plain), fc.constantFrom(...joining)), { maxLength: 30 }).map((units) => units.join(''));
+    const countsAsTheSegmenter = (t: string) => {
+      expect(length(t)).toBe(segmenterCount(t));
+    };
+    fc.assert(fc.property(text, countsAsTheSegmenter), { numRuns: 2000 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), countsAsTheSegmenter), { numRuns: 2000 });
+    expect(length('中\u302a')).toBe(1);
+    expect(length('换季皮肤干到起皮真的崩溃😭😭\n质地清爽不黏腻💧✨')).toBe(24);
+    expect(length('换季皮肤干到起皮真的崩溃😭\r\n质地清爽不黏腻💧')).toBe(22);
+  });
+
+  it('counts only characters that no break rule joins to another of the kind without the segmenter', () => {
+    // No rule joins two such characters when each breaks from itself, from a letter on either
+    // side and from a following line feed: what joins is a mark or joiner after anything, a
+    // prefix before anything, two flag halves, Hangul jamo with each other, and CR with LF.
+    const whole = new Intl.Segmenter('zh', { granularity: 'grapheme' });
+    const count = (text: string) => [...whole.segment(text)].length;
+    const alone = new RegExp(`^[${STANDS_ALONE}]$`, 'u');
+    const joined: string[] = [];
+    let checked = 0;
+    for (let cp = 0; cp <= 0x1ffff; cp++) {
+      const c = String.fromCodePoint(cp);
+      if (!alone.test(c)) continue;
+      checked += 1;
+      if (count(c + c) !== 2 || count(`a${c}`) !== 2 || count(`${c}a`) !== 2 || count(`${c}\n`) !== 2) joined.push(cp.toString(16));
+    }
+    expect(joined).toEqual([]);
+    expect(checked).toBeGreaterThan(30_000);
   });
 
   it('cuts a single word longer than the limit between whole characters', () => {
