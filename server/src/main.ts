@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { closeImageThreads } from './images/threads.js';
+import { newThreadChannel, startJobThread } from './jobs/thread.js';
 import { runCli } from './cli.js';
 import { createRuntime } from './runtime.js';
 
@@ -24,8 +25,10 @@ async function main() {
     process.exitCode = await runCli(config, rest);
     return;
   }
-  // Roles `all` and `worker` run jobs here; `api` only enqueues them (for worker processes).
-  const runtime = await createRuntime(config, { worker: role === 'all' || role === 'worker' });
+  // Role `worker` runs jobs on its event loop, `all` in a thread of its own (jobs/thread.ts), and
+  // `api` only enqueues them (for worker processes).
+  const threadChannel = role === 'all' ? newThreadChannel() : undefined;
+  const runtime = await createRuntime(config, { worker: role === 'worker', threadChannel });
   const { ctx } = runtime;
   if (role === 'migrate') {
     ctx.log.info('database migrated');
@@ -44,6 +47,13 @@ async function main() {
 
   const app = role === 'worker' ? undefined : await buildApp(ctx);
   if (app) await app.listen({ host: config.host, port: config.port });
+  // Started, not awaited: the signal handlers below must be in place as soon as the API listens.
+  const jobThread = threadChannel
+    ? startJobThread(threadChannel, ctx.log, (err) => {
+        process.stderr.write(`fatal: the job thread stopped: ${err.stack ?? err.message}\n`);
+        process.exit(1);
+      })
+    : undefined;
 
   // SIGTERM: stop accepting connections, let in-flight requests finish (new ones get 503),
   // then run the runtime's closers (workers, queues), close the database and end the image threads. Long-lived
@@ -60,6 +70,7 @@ async function main() {
     force.unref();
     try {
       await app?.close();
+      await (await jobThread)?.close();
       await runtime.close();
       await closeImageThreads();
       process.exit(0);

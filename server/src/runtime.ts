@@ -12,6 +12,7 @@ import { createJobBackend, startJobWorker } from './jobs/index.js';
 import { jobOptionsFrom } from './jobs/options.js';
 import { kindLanes, type JobHandlers } from './jobs/types.js';
 import { RedisEventTransport } from './events/redis-transport.js';
+import { ThreadEventTransport } from './events/thread-transport.js';
 import { createLogger } from './logging.js';
 import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
@@ -42,10 +43,17 @@ export async function createRuntime(
     worker?: boolean;
     /** Tests replace the job handlers. */
     jobHandlers?: JobHandlers;
+    /**
+     * Names the channels between the threads of this process (npm start's job thread and its
+     * event loop): task events and job wake-ups cross at once instead of by polling the database.
+     */
+    threadChannel?: string;
+    /** Names the thread in every line it logs (`"thread":"jobs"`). */
+    thread?: string;
   } = {},
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
-  const log = createLogger(config.logLevel, opts.logDestination);
+  const log = opts.thread ? createLogger(config.logLevel, opts.logDestination).child({ thread: opts.thread }) : createLogger(config.logLevel, opts.logDestination);
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const providers = createProviderFactory(config.env, log, {
     imageFailures: config.localImageFailures,
@@ -55,13 +63,19 @@ export async function createRuntime(
     },
   });
   if (opts.migrate !== false) await migrateToLatest(database.db);
-  const events = new DbTaskEventBus(database.db, clock, log, config.redisUrl ? new RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log) : undefined);
+  // Redis carries events between processes and threads alike; without it, a channel between threads.
+  const transport = config.redisUrl
+    ? new RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log)
+    : opts.threadChannel
+      ? new ThreadEventTransport(opts.threadChannel)
+      : undefined;
+  const events = new DbTaskEventBus(database.db, clock, log, transport);
   await events.start().catch(async (err: unknown) => {
     await database.close();
     throw err;
   });
   const handlers = instrumentJobHandlers(opts.jobHandlers ?? jobHandlers);
-  const jobs = createJobBackend(config, database, undefined, kindLanes(handlers));
+  const jobs = createJobBackend(config, database, undefined, kindLanes(handlers), opts.threadChannel);
   const ctx: AppContext = {
     config,
     db: database.db,

@@ -1,3 +1,4 @@
+import { BroadcastChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import type { Db, Dialect } from '../db/database.js';
@@ -24,19 +25,33 @@ const inMs = (ms: number) => new Date(Date.now() + ms).toISOString();
 /**
  * The default queue: jobs are rows of the `jobs` table, so queued work survives a restart and
  * several processes sharing one database (`npm run api` + `npm run worker`) share the queue.
- * Workers in this process are woken on enqueue; others find the job by polling.
+ * Workers in this process are woken on enqueue (in its other threads too, through `threadChannel`:
+ * npm start's job thread); other processes find the job by polling.
  */
 export class InProcessJobBackend implements JobBackend {
   private readonly workers = new Set<InProcessWorker>();
+  private readonly otherThreads: BroadcastChannel | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
     readonly options: JobOptions,
-  ) {}
+    threadChannel?: string,
+  ) {
+    if (threadChannel) {
+      this.otherThreads = new BroadcastChannel(`${threadChannel}:jobs`);
+      this.otherThreads.unref();
+      this.otherThreads.onmessage = () => this.wakeWorkers();
+    }
+  }
 
   async enqueue(kind: JobKind, refId: number): Promise<void> {
     await insertJob(this.db, kind, refId, nowIso());
+    this.wakeWorkers();
+    this.otherThreads?.postMessage(kind);
+  }
+
+  private wakeWorkers(): void {
     for (const worker of this.workers) worker.wake();
   }
 
@@ -63,6 +78,7 @@ export class InProcessJobBackend implements JobBackend {
   }
 
   async close(): Promise<void> {
+    this.otherThreads?.close();
     await Promise.all([...this.workers].map((w) => w.close()));
   }
 }

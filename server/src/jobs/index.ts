@@ -7,16 +7,20 @@ import { jobOptionsFrom, type JobOptions } from './options.js';
 import { StaleWorkSweeper } from './sweeper.js';
 import type { JobBackend, JobHandlers, JobWorker, KindLanes } from './types.js';
 
-/** BullMQ when REDIS_URL is set, else the durable queue in the database. */
+/**
+ * BullMQ when REDIS_URL is set, else the durable queue in the database, whose enqueues wake the
+ * workers of the process's other threads through `threadChannel` (BullMQ's are woken by Redis).
+ */
 export function createJobBackend(
   config: Config,
   database: Pick<Database, 'db' | 'dialect'>,
   options: JobOptions = jobOptionsFrom(config.env),
   lanes: KindLanes = {},
+  threadChannel?: string,
 ): JobBackend {
   return config.redisUrl
     ? new BullJobBackend(config.redisUrl, options, lanes)
-    : new InProcessJobBackend(database.db, database.dialect, options);
+    : new InProcessJobBackend(database.db, database.dialect, options, threadChannel);
 }
 
 /** A periodic chore of the worker role (the unused-file sweep): started with the worker, stopped before it. */

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import type { AppContext } from '../context.js';
 import type { JobDefinition, JobHandlers, JobKind } from '../jobs/types.js';
 
@@ -63,6 +63,36 @@ export const sseConnections = new Gauge({
   help: 'Task event streams open in this process',
   registers: [metricsRegistry],
 });
+
+/** A registry's figures as one thread sends them to another (prom-client's JSON form). */
+export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
+
+/** What the job thread records (the process-wide defaults, the HTTP figures and the gauges read at scrape time are the main thread's). */
+const RECORDED_BY_JOBS = new Set([jobDuration, providerCallDuration, providerErrors, webhookAttempts].map((metric) => (metric as unknown as { name: string }).name));
+
+/** The job thread's share of this thread's registry, sent to the main thread at each scrape. */
+export async function jobThreadMetrics(): Promise<MetricsJson> {
+  return (await metricsRegistry.getMetricsAsJSON()).filter((metric) => RECORDED_BY_JOBS.has(metric.name)) as MetricsJson;
+}
+
+/** Figures of the process's other threads (npm start's job thread), asked for at each scrape. */
+const otherThreads = new Set<() => Promise<MetricsJson>>();
+
+/** Adds a thread's figures to the process's `/metrics`; the returned function removes them. */
+export function addThreadMetrics(source: () => Promise<MetricsJson>): () => void {
+  otherThreads.add(source);
+  return () => otherThreads.delete(source);
+}
+
+/** The process's figures in Prometheus' text format: this registry's, with the other threads' counts added to its own. */
+export async function processMetrics(): Promise<string> {
+  const others = await Promise.all([...otherThreads].map((source) => source()));
+  if (others.length === 0) return metricsRegistry.metrics();
+  const own = (await metricsRegistry.getMetricsAsJSON()) as MetricsJson;
+  const summed = AggregatorRegistry.aggregate([own.filter((metric) => RECORDED_BY_JOBS.has(metric.name)), ...others]);
+  const parts = await Promise.all(own.map((metric) => (RECORDED_BY_JOBS.has(metric.name) ? summed : metricsRegistry).getSingleMetricAsString(metric.name)));
+  return `${parts.join('\n\n')}\n`;
+}
 
 /** Records one provider attempt; `outcome` is `ok` or a ProviderErrorKind. */
 export function observeProviderAttempt(provider: string, operation: string, outcome: string, seconds: number): void {

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../http/errors.js';
 import type { JobBackend } from '../jobs/types.js';
 import { bearerToken } from '../http/auth.js';
-import { httpDuration, metricsRegistry, queueJobs } from './metrics.js';
+import { httpDuration, metricsRegistry, processMetrics, queueJobs } from './metrics.js';
 import { createReadiness } from './readiness.js';
 
 function sameSecret(given: string, expected: string): boolean {
@@ -60,6 +60,6 @@ export async function opsRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     queueJobs.reset();
     for (const [state, n] of Object.entries(counts ?? {})) queueJobs.set({ state }, n);
-    return reply.header('content-type', metricsRegistry.contentType).send(await metricsRegistry.metrics());
+    return reply.header('content-type', metricsRegistry.contentType).send(await processMetrics());
   });
 }
