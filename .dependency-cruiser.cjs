@@ -45,10 +45,10 @@ module.exports = {
     },
     {
       name: 'nothing-imports-the-composition-root',
-      comment: 'app.ts, runtime.ts, main.ts and cli.ts wire the process together; nothing below them imports them.',
+      comment: 'app.ts, runtime.ts, main.ts, cli.ts and job-thread.ts wire the process (and its job thread) together; nothing below them imports them.',
       severity: 'error',
-      from: { path: SRC, pathNot: `${SRC}(app|runtime|main|cli|bootstrap)\\.ts$` },
-      to: { path: `${SRC}(app|runtime|main|cli)\\.ts$` },
+      from: { path: SRC, pathNot: `${SRC}(app|runtime|main|cli|bootstrap|job-thread)\\.ts$` },
+      to: { path: `${SRC}(app|runtime|main|cli|job-thread)\\.ts$` },
     },
     {
       name: 'web-speaks-the-contract-only',

@@ -2,7 +2,7 @@ import { buildApp } from './app.js';
 import { bootstrap } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { closeImageThreads } from './images/threads.js';
-import { newThreadChannel, startJobThread } from './jobs/thread.js';
+import { newThreadChannel, startJobThread } from './job-thread.js';
 import { runCli } from './cli.js';
 import { createRuntime } from './runtime.js';
 
@@ -25,7 +25,7 @@ async function main() {
     process.exitCode = await runCli(config, rest);
     return;
   }
-  // Role `worker` runs jobs on its event loop, `all` in a thread of its own (jobs/thread.ts), and
+  // Role `worker` runs jobs on its event loop, `all` in a thread of its own (job-thread.ts), and
   // `api` only enqueues them (for worker processes).
   const threadChannel = role === 'all' ? newThreadChannel() : undefined;
   const runtime = await createRuntime(config, { worker: role === 'worker', threadChannel });

@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { adminToken, call, Deployment, must, storedEvents, TaskFollower } from '../reliability/harness.js';
 
 /**
- * npm start runs its jobs in a thread of its own (jobs/thread.ts). What crosses between the
+ * npm start runs its jobs in a thread of its own (job-thread.ts). What crosses between the
  * threads is checked on its own (a channel per process run), then the whole process: a
  * generation run by the thread, followed live through the API, its figures on /metrics, and a
  * SIGTERM in the middle of one.

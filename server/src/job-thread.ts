@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { parentPort, Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { loadConfig } from '../config.js';
-import { closeImageThreads } from '../images/threads.js';
-import { addThreadMetrics, jobThreadMetrics, type MetricsJson } from '../ops/metrics.js';
-import { createRuntime } from '../runtime.js';
+import { loadConfig } from './config.js';
+import { closeImageThreads } from './images/threads.js';
+import { addThreadMetrics, jobThreadMetrics, type MetricsJson } from './ops/metrics.js';
+import { createRuntime } from './runtime.js';
 
 /**
  * npm start's jobs run in a thread of their own. The job runner's JavaScript (a generation's
@@ -33,7 +33,7 @@ export const newThreadChannel = () => `cps-${randomUUID()}`;
  * run would fail silently).
  */
 export async function startJobThread(channel: string, log: Logger, onCrash: (err: Error) => void): Promise<JobThread> {
-  const thread = new Worker(new URL('./thread.mjs', import.meta.url), { workerData: { channel } });
+  const thread = new Worker(new URL('./job-thread.mjs', import.meta.url), { workerData: { channel } });
   let closing = false;
   const asked = new Map<number, (metrics: MetricsJson) => void>();
   let nextId = 0;

@@ -1,7 +1,0 @@
-// Entry of npm start's job thread (thread.ts): lowered below the event loop, then the job runner.
-import { workerData } from 'node:worker_threads';
-import { loadServerModule, lowerThisThread } from '../threads/background.mjs';
-
-lowerThisThread();
-const { runJobThread } = await loadServerModule(new URL('./thread.js', import.meta.url).href);
-await runJobThread(workerData);
