@@ -134,19 +134,22 @@ try {
   rounds.forEach((r, i) => console.log(`${row(`round ${i + 1}: idle`, times([r.idle]))}\n${row(`round ${i + 1}: ${TASKS} tasks generating`, times([r.busy]))}`));
   console.log(row('all rounds: idle', idle));
   console.log(row(`all rounds: ${TASKS} tasks generating`, busy));
-  const slowest = (values: number[]) => [...values].sort((a, b) => b - a).slice(0, 8).map((t) => t.toFixed(1)).join(', ');
-  console.log(`slowest probes (ms): idle ${slowest(idle)}; busy ${slowest(busy)}`);
   const logged = serverSide(proc.service.stdout());
-  const busyPhases = rounds.map((r) => r.busy);
-  const slowestBusy = busyPhases.flatMap((phase) => phase.probes).sort((a, b) => b.ms - a.ms).slice(0, 8);
-  const each = (of: (p: Probe) => number | undefined) => slowestBusy.map((p) => of(p)?.toFixed(1) ?? '?').join(', ');
-  const collections = busyPhases.flatMap((phase) => phase.collections);
-  const collectedDuring = (p: Probe) => collections.filter((c) => c.start < p.at + p.ms && c.start + c.ms > p.at).reduce((sum, c) => sum + c.ms, 0);
-  console.log(`of those, reached the service's event loop after (ms, ±1): ${each((p) => (logged.get(p.id)?.arrived ?? NaN) - p.sent)}`);
-  console.log(`  the service's own time on each (ms): ${each((p) => logged.get(p.id)?.handledMs)}`);
-  console.log(`  the probing process's own collections during each (ms): ${each(collectedDuring)}`);
-  const loopDelay = Math.max(...busyPhases.map((phase) => phase.loopDelayMaxMs));
-  console.log(`the probing process while tasks generated: longest loop delay ${loopDelay.toFixed(1)} ms; ${collections.length} collections, ${collections.reduce((sum, c) => sum + c.ms, 0).toFixed(1)} ms in all, longest ${Math.max(0, ...collections.map((c) => c.ms)).toFixed(1)} ms`);
+  /** The eight slowest probes of some phases, and where their time went. */
+  const slowestOf = (label: string, phases: Phase[]) => {
+    const slowest = phases.flatMap((phase) => phase.probes).sort((a, b) => b.ms - a.ms).slice(0, 8);
+    const each = (of: (p: Probe) => number | undefined) => slowest.map((p) => of(p)?.toFixed(1) ?? '?').join(', ');
+    const collections = phases.flatMap((phase) => phase.collections);
+    const collectedDuring = (p: Probe) => collections.filter((c) => c.start < p.at + p.ms && c.start + c.ms > p.at).reduce((sum, c) => sum + c.ms, 0);
+    console.log(`slowest probes ${label} (ms): ${each((p) => p.ms)}`);
+    console.log(`  reached the service's event loop after (ms, ±1): ${each((p) => (logged.get(p.id)?.arrived ?? NaN) - p.sent)}`);
+    console.log(`  the service's own time on each (ms): ${each((p) => logged.get(p.id)?.handledMs)}`);
+    console.log(`  the probing process's own collections during each (ms): ${each(collectedDuring)}`);
+    const loopDelay = Math.max(...phases.map((phase) => phase.loopDelayMaxMs));
+    console.log(`  the probing process ${label}: longest loop delay ${loopDelay.toFixed(1)} ms; ${collections.length} collections, ${collections.reduce((sum, c) => sum + c.ms, 0).toFixed(1)} ms in all, longest ${Math.max(0, ...collections.map((c) => c.ms)).toFixed(1)} ms`);
+  };
+  slowestOf('idle', rounds.map((r) => r.idle));
+  slowestOf('while tasks generated', rounds.map((r) => r.busy));
   console.log(`p99 busy / idle by round: ${rounds.map((r) => ratioOf(times([r.idle]), times([r.busy])).toFixed(2)).join(', ')}`);
   console.log(`p99 busy / idle, all rounds: ${ratio.toFixed(2)} (target ≤ 2) ${ratio <= 2 ? 'MET' : 'NOT MET'}`);
 } finally {
