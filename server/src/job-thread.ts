@@ -22,7 +22,7 @@ export interface JobThread {
 }
 
 type ToThread = { type: 'metrics'; id: number } | { type: 'close' };
-type FromThread = { type: 'ready' } | { type: 'metrics'; id: number; metrics: MetricsJson } | { type: 'closed' };
+type FromThread = { type: 'ready' } | { type: 'metrics'; id: number; metrics: MetricsJson };
 
 /** Names the channels between the threads of one process run (createRuntime's `threadChannel`). */
 export const newThreadChannel = () => `cps-${randomUUID()}`;
@@ -37,7 +37,10 @@ export async function startJobThread(channel: string, log: Logger, onCrash: (err
   let closing = false;
   const asked = new Map<number, (metrics: MetricsJson) => void>();
   let nextId = 0;
+  let ready!: () => void;
+  const started = new Promise<void>((resolve) => (ready = resolve));
   thread.on('message', (message: FromThread) => {
+    if (message.type === 'ready') ready();
     if (message.type === 'metrics') asked.get(message.id)?.(message.metrics);
   });
   thread.on('error', (err) => {
@@ -48,7 +51,7 @@ export async function startJobThread(channel: string, log: Logger, onCrash: (err
     if (!closing) onCrash(new Error(`the job thread ended (exit code ${code})`));
   });
   const send = (message: ToThread) => thread.postMessage(message);
-  await new Promise<void>((resolve) => thread.on('message', (message: FromThread) => message.type === 'ready' && resolve()));
+  await started;
   const removeMetrics = addThreadMetrics(
     () =>
       new Promise((resolve) => {
@@ -71,7 +74,7 @@ export async function startJobThread(channel: string, log: Logger, onCrash: (err
   };
 }
 
-/** The thread's side (thread.mjs): the worker role's runtime, answering the main thread's messages. */
+/** The thread's side (job-thread.mjs): the worker role's runtime, answering the main thread's messages. */
 export async function runJobThread({ channel }: { channel: string }): Promise<void> {
   const port = parentPort!;
   const runtime = await createRuntime(loadConfig(), { worker: true, migrate: false, threadChannel: channel, thread: 'jobs' });
