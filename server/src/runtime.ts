@@ -11,7 +11,6 @@ import { WebhookDispatcher, webhookDeliverJob } from './modules/webhooks/deliver
 import { createJobBackend, startJobWorker } from './jobs/index.js';
 import { jobOptionsFrom } from './jobs/options.js';
 import { kindLanes, type JobHandlers } from './jobs/types.js';
-import { RedisEventTransport } from './events/redis-transport.js';
 import { ThreadEventTransport } from './events/thread-transport.js';
 import { createLogger } from './logging.js';
 import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
@@ -63,9 +62,10 @@ export async function createRuntime(
     },
   });
   if (opts.migrate !== false) await migrateToLatest(database.db);
-  // Redis carries events between processes and threads alike; without it, a channel between threads.
+  // Redis carries events between processes and threads alike; without it, a channel between
+  // threads. Its client is loaded only when it is used (as are BullMQ and the S3 SDK).
   const transport = config.redisUrl
-    ? new RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log)
+    ? new (await import('./events/redis-transport.js')).RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log)
     : opts.threadChannel
       ? new ThreadEventTransport(opts.threadChannel)
       : undefined;
@@ -75,7 +75,7 @@ export async function createRuntime(
     throw err;
   });
   const handlers = instrumentJobHandlers(opts.jobHandlers ?? jobHandlers);
-  const jobs = createJobBackend(config, database, undefined, kindLanes(handlers), opts.threadChannel);
+  const jobs = await createJobBackend(config, database, undefined, kindLanes(handlers), opts.threadChannel);
   const ctx: AppContext = {
     config,
     db: database.db,
@@ -84,7 +84,7 @@ export async function createRuntime(
     log,
     tokens: new AccessTokens(config.jwtSecret, () => clock.now()),
     secrets: new SecretBox(config.secretKey),
-    storage: createFileStorage(config),
+    storage: await createFileStorage(config),
     events,
     queue: jobs,
     providers,

@@ -1,7 +1,6 @@
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
-import { BullJobBackend } from './bullmq.js';
 import { InProcessJobBackend } from './in-process.js';
 import { jobOptionsFrom, type JobOptions } from './options.js';
 import { StaleWorkSweeper } from './sweeper.js';
@@ -10,17 +9,18 @@ import type { JobBackend, JobHandlers, JobWorker, KindLanes } from './types.js';
 /**
  * BullMQ when REDIS_URL is set, else the durable queue in the database, whose enqueues wake the
  * workers of the process's other threads through `threadChannel` (BullMQ's are woken by Redis).
+ * BullMQ is loaded only when it is used.
  */
-export function createJobBackend(
+export async function createJobBackend(
   config: Config,
   database: Pick<Database, 'db' | 'dialect'>,
   options: JobOptions = jobOptionsFrom(config.env),
   lanes: KindLanes = {},
   threadChannel?: string,
-): JobBackend {
-  return config.redisUrl
-    ? new BullJobBackend(config.redisUrl, options, lanes)
-    : new InProcessJobBackend(database.db, database.dialect, options, threadChannel);
+): Promise<JobBackend> {
+  if (!config.redisUrl) return new InProcessJobBackend(database.db, database.dialect, options, threadChannel);
+  const { BullJobBackend } = await import('./bullmq.js');
+  return new BullJobBackend(config.redisUrl, options, lanes);
 }
 
 /** A periodic chore of the worker role (the unused-file sweep): started with the worker, stopped before it. */

@@ -90,8 +90,8 @@ describe('S3 file storage (against s3rver)', () => {
     await store.ping();
     const other = new S3FileStorage(s3OptionsFromEnv({ ...s3.env, S3_BUCKET: 'no-such-bucket' }, spool));
     await expect(other.ping()).rejects.toBeTruthy();
-    expect(() => createFileStorage(loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 's3' }))).toThrow(/S3_BUCKET/);
-    expect(() => createFileStorage(loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 'ftp' }))).toThrow(/STORAGE/);
+    await expect(createFileStorage(loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 's3' }))).rejects.toThrow(/S3_BUCKET/);
+    await expect(createFileStorage(loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 'ftp' }))).rejects.toThrow(/STORAGE/);
     expect(() => s3OptionsFromEnv({ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'only-one' }, spool)).toThrow(/both/);
   });
 });
