@@ -52,7 +52,8 @@ export async function createRuntime(
   } = {},
 ): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
-  const log = opts.thread ? createLogger(config.logLevel, opts.logDestination).child({ thread: opts.thread }) : createLogger(config.logLevel, opts.logDestination);
+  const processLog = createLogger(config.logLevel, opts.logDestination);
+  const log = opts.thread ? processLog.child({ thread: opts.thread }) : processLog;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const providers = createProviderFactory(config.env, log, {
     imageFailures: config.localImageFailures,
