@@ -18,6 +18,12 @@ type Json<T> = ColumnType<T, string, string>;
 /** A nullable JSON column that may be left out of an insert. */
 type OptionalJson<T> = ColumnType<T | null, string | undefined, string>;
 type Id = Generated<number>;
+/**
+ * A column naming a stored file. The unused-file sweep deletes every stored file that no such
+ * column names (FILE_KEY_COLUMNS below), so a file column declared as a plain string would have
+ * its users' files deleted.
+ */
+type FileKey<Nullable extends null = never> = ColumnType<string | Nullable, string | Nullable, string | Nullable> & { readonly __file_key__: true };
 
 export type Role = 'admin' | 'supervisor' | 'operator';
 
@@ -149,8 +155,8 @@ export interface ProductImagesTable {
   id: Id;
   workspace_id: number;
   product_id: number;
-  file_key: string;
-  thumb_key: string | null;
+  file_key: FileKey;
+  thumb_key: FileKey<null>;
   mime: string;
   width: number;
   height: number;
@@ -165,7 +171,7 @@ export interface BenchmarksTable {
   product_id: number;
   screenshot_url: string | null;
   /** Storage key of an uploaded screenshot (the upload endpoint); screenshot_url is the legacy link. */
-  screenshot_key: string | null;
+  screenshot_key: FileKey<null>;
   highlights: string;
   link_url: string | null;
   features: Json<Record<string, unknown> | null>;
@@ -303,7 +309,7 @@ export interface ImageCandidatesTable {
   role: 'hook' | 'pain' | 'proof' | 'quality' | 'credit' | 'convert' | 'main';
   seq: number;
   /** Null while the image is being made (`pending`) or when it failed. */
-  file_key: string | null;
+  file_key: FileKey<null>;
   mime: string | null;
   prompt: string;
   is_selected: Bool;
@@ -318,7 +324,7 @@ export interface ImageCandidatesTable {
   error: string | null;
   error_kind: string | null;
   /** The image before any text was drawn on it (null: `file_key` has no text drawn). */
-  raw_file_key: string | null;
+  raw_file_key: FileKey<null>;
   raw_mime: string | null;
   /** The cover title or caption drawn into `file_key`, when one is. */
   lettered_title: string | null;
@@ -393,7 +399,7 @@ export interface DeliveryPackagesTable {
   created_by: number;
   status: 'pending' | 'ready' | 'downloaded' | 'failed';
   note_ids: Json<number[] | null>;
-  file_key: string | null;
+  file_key: FileKey<null>;
   file_name: string | null;
   size_bytes: number | null;
   error: string | null;
@@ -451,10 +457,10 @@ export interface FissionImagesTable {
   brief: string;
   overlay: ColumnType<StoryboardFrame['overlay'], string | undefined, string>;
   status: FissionImageStatus;
-  file_key: string | null;
+  file_key: FileKey<null>;
   mime: string | null;
   /** The un-lettered original of a lettered image (migration 20261126_0100), to letter again from. */
-  raw_file_key: string | null;
+  raw_file_key: FileKey<null>;
   raw_mime: string | null;
   /** The cover title drawn on `file_key`, if any. */
   lettered_title: string | null;
@@ -496,7 +502,7 @@ export interface ProviderCallsTable {
   workspace_id: number;
   result: Json<unknown>;
   /** The stored file the result names (a provider's raw image): kept while this entry exists. */
-  file_key: string | null;
+  file_key: FileKey<null>;
   created_at: Timestamp;
 }
 
@@ -664,4 +670,25 @@ export const COLUMN_CODECS: TableCodecs = {
   webhooks: { url_sealed: 'json', secret_sealed: 'json', events: 'json', is_active: 'bool' },
   webhook_deliveries: { payload: 'json' },
   webhook_attempts: { ok: 'bool' },
+};
+
+type FileKeysOf<T> = { [K in keyof T]: T[K] extends { readonly __file_key__: true } ? K : never }[keyof T];
+type TableFileKeys = { [T in keyof DB as FileKeysOf<DB[T]> extends never ? never : T]: { [K in FileKeysOf<DB[T]>]: FileHold } };
+
+/** How long a file-key column keeps its file: while its row exists, or until the row's `expires_at` passes. */
+export type FileHold = 'while_row_exists' | 'until_expires_at';
+
+/**
+ * Every column naming a stored file, per table: what the unused-file sweep keeps
+ * (modules/files/repository.ts). The type requires exactly the columns the row types declare as
+ * FileKey, so a new file column does not compile until it is here.
+ */
+export const FILE_KEY_COLUMNS: TableFileKeys = {
+  product_images: { file_key: 'while_row_exists', thumb_key: 'while_row_exists' },
+  benchmarks: { screenshot_key: 'while_row_exists' },
+  image_candidates: { file_key: 'while_row_exists', raw_file_key: 'while_row_exists' },
+  fission_images: { file_key: 'while_row_exists', raw_file_key: 'while_row_exists' },
+  provider_calls: { file_key: 'while_row_exists' },
+  // An expired package no longer holds its zip: its download answers 409 / 40903 (repackage).
+  delivery_packages: { file_key: 'until_expires_at' },
 };

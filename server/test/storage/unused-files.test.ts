@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
+import { FILE_KEY_COLUMNS } from '../../src/db/schema.js';
 import { sweepUnusedFiles } from '../../src/modules/files/service.js';
 import { fileSweepOptionsFrom } from '../../src/modules/files/sweeper.js';
 import type { FileStorage } from '../../src/storage/types.js';
@@ -181,6 +182,35 @@ describe('generated work and delivery packages under the sweep', () => {
 
     const liveFile = await fetch(`${server.url}${live.download_url}`, { headers: { authorization: `Bearer ${token}` } });
     expect(liveFile.status).toBe(200);
+  });
+  it('knows every column that holds a stored file: a scan of every table finds file keys only in FILE_KEY_COLUMNS', async () => {
+    // The test before moved the clock past the first token's life.
+    const token = (await server.request('POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_NEW_PASSWORD } })).body.data.token as string;
+    const upload = async (path: string, field: string, color: string) => {
+      const res = await server.request('POST', `/api/v1${path}`, { token, raw: form({ scene: '' }, { field, name: 'a.png', type: 'image/png', data: await png(color) }) });
+      expect(res.status, res.text).toBe(200);
+    };
+    await upload(`/products/${ws.productId}/images`, 'image', '#3a5');
+    await upload(`/products/${ws.productId}/benchmarks/upload`, 'screenshot', '#5a3');
+
+    const stored = new Set<string>();
+    for await (const file of server.ctx.storage.list()) stored.add(file.key);
+    // Every text value of every row, whatever its column's name: a file column named like
+    // anything else is found by what it holds.
+    const holders = new Set<string>();
+    for (const table of await server.ctx.db.introspection.getTables()) {
+      if (table.name.startsWith('kysely_')) continue;
+      const rows = await (server.ctx.db as any).selectFrom(table.name).selectAll().execute();
+      for (const row of rows) {
+        for (const [column, value] of Object.entries(row)) if (typeof value === 'string' && stored.has(value)) holders.add(`${table.name}.${column}`);
+      }
+    }
+    const declared = Object.entries(FILE_KEY_COLUMNS).flatMap(([table, columns]) => Object.keys(columns).map((column) => `${table}.${column}`));
+    expect([...holders].filter((column) => !declared.includes(column))).toEqual([]);
+    // The scan itself sees files where this workspace's work put them.
+    expect([...holders].sort()).toEqual(
+      expect.arrayContaining(['benchmarks.screenshot_key', 'delivery_packages.file_key', 'fission_images.file_key', 'image_candidates.file_key', 'product_images.file_key', 'product_images.thumb_key', 'provider_calls.file_key']),
+    );
   });
 });
 
