@@ -111,6 +111,10 @@ describe('banned-word matching sees through disguises (contract-decisions §9)',
     expect(hits('国\n家级')).toEqual([]);
     expect(hits('微，信')).toEqual([]);
     expect(hits('微' + ' '.repeat(12) + '信')).toEqual([]);
+    // Every Chinese and Western sentence or clause mark, each written out here (not read from the matcher).
+    for (const mark of ['，', '。', '！', '？', '；', '：', '、', ',', '!', '?', ';', ':', '．', '｡', '\r', '\u2028', '\u2029']) {
+      expect(hits(`国${mark}家级`), JSON.stringify(mark)).toEqual([]);
+    }
   });
 
   it('everyday words are not hits; the claims next to them still are', () => {

@@ -98,6 +98,17 @@ describe.each(MODES)('GET /tasks page cache ($name)', ({ env }) => {
     expect(await list()).toEqual(mine);
   });
 
+  it('never serves one workspace the page of another at the same list version', async () => {
+    const other = await otherWorkspace(server);
+    const theirs = await createTask(server, other, { theme: '同版本的另一个空间' });
+    // Versions count changes per workspace, so two workspaces meet at equal numbers in real use.
+    await server.ctx.db.updateTable('task_list_versions').set({ version: 4242 }).where('workspace_id', 'in', [ws.workspaceId, other.workspaceId]).execute();
+    const mine = await list();
+    expect(mine.items.map((t) => t.id)).not.toContain(theirs.id);
+    const seen = await list('page_size=20', other.token);
+    expect(seen.items.map((t) => t.id)).toEqual([theirs.id]);
+  });
+
   it('answers bad filters with 400 before any cache lookup', async () => {
     const res = await server.request('GET', `${API}/tasks?date_from=2026-02-01&date_to=2026-01-01`, { token: ws.token });
     expect(res.status).toBe(400);
