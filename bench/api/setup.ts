@@ -179,10 +179,11 @@ async function seedTasks(ctx: AppContext, opts: { count: number; workspaceId: nu
       ? sql`generate_series(${lo}::integer, ${hi - 1}::integer) AS s(n)`
       : sql`(WITH RECURSIVE s(n) AS (SELECT ${lo} UNION ALL SELECT n + 1 FROM s WHERE n + 1 < ${hi}) SELECT n FROM s)`;
     const at = pg ? sql`to_timestamp(${SEED_START}::bigint + n * 60)` : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${SEED_START} + n * 60, 'unixepoch')`;
-    await sql`INSERT INTO tasks (workspace_id, product_id, operator_id, theme, text_count, image_count, track, status, benchmark_ids,
+    // Before the counters' migration tasks still had the benchmark_ids column (20261128_0100 made it rows).
+    await sql`INSERT INTO tasks (workspace_id, product_id, operator_id, theme, text_count, image_count, track, status, ${bulk ? sql`benchmark_ids,` : sql``}
         need_product_image, overlay_text, generation, progress, created_at, updated_at)
       SELECT ${int(opts.workspaceId)}, CASE n % 2 WHEN 0 THEN ${int(p0)} ELSE ${int(p1)} END, ${int(opts.operatorId)}, '主题 ' || n || '：秋冬换季的保湿护理', 3, 3, 'ai', ${status},
-        ${pg ? sql`'[]'::jsonb` : sql`'[]'`}, ${pg ? sql`false` : sql`0`}, ${pg ? sql`true` : sql`1`}, 1,
+        ${bulk ? (pg ? sql`'[]'::jsonb,` : sql`'[]',`) : sql``} ${pg ? sql`false` : sql`0`}, ${pg ? sql`true` : sql`1`}, 1,
         ${pg ? sql`'{"stage":"image","done":9,"total":9}'::jsonb` : sql`'{"stage":"image","done":9,"total":9}'`}, ${at}, ${at}
       FROM ${series}`.execute(ctx.db);
   }

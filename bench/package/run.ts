@@ -59,12 +59,12 @@ try {
   const now = nowIso(ctx.clock.now());
   const product = await ctx.db
     .insertInto('products')
-    .values({ workspace_id: ws, name: '基准测试产品', category: 'bench', source: 'custom', selling_points: json([]), style_tone: null, text_angles: json([]), custom_prompt: null, banned_word_ids: json([]), created_at: now, updated_at: now })
+    .values({ workspace_id: ws, name: '基准测试产品', category: 'bench', source: 'custom', selling_points: json([]), style_tone: null, text_angles: json([]), custom_prompt: null, created_at: now, updated_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   const task = await ctx.db
     .insertInto('tasks')
-    .values({ workspace_id: ws, product_id: product.id, operator_id: admin.id, theme: '打包基准', text_count: 12, image_count: IMAGES_PER_SET, track: 'ai', status: 'approved', benchmark_ids: json([]), need_product_image: false, overlay_text: true, generation: 1, progress: json(null), created_at: now, updated_at: now })
+    .values({ workspace_id: ws, product_id: product.id, operator_id: admin.id, theme: '打包基准', text_count: 12, image_count: IMAGES_PER_SET, track: 'ai', status: 'approved', need_product_image: false, overlay_text: true, generation: 1, progress: json(null), created_at: now, updated_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
 
@@ -111,9 +111,10 @@ try {
   const build = async () => {
     const pkg = await ctx.db
       .insertInto('delivery_packages')
-      .values({ workspace_id: ws, task_id: task.id, created_by: admin.id, status: 'pending', note_ids: json(noteIds), created_at: now, updated_at: now })
+      .values({ workspace_id: ws, task_id: task.id, created_by: admin.id, status: 'pending', created_at: now, updated_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
+    await ctx.db.insertInto('package_notes').values(noteIds.map((text_candidate_id, position) => ({ workspace_id: ws, package_id: pkg.id, text_candidate_id, position }))).execute();
     (globalThis as { gc?: () => void }).gc?.();
     const baseline = process.memoryUsage.rss();
     let peak = baseline;

@@ -61,7 +61,7 @@ const task = await ctx.db
   .insertInto('tasks')
   .values({
     workspace_id: me.current_workspace_id, product_id: product.id, operator_id: me.id, theme: 'bench', text_count: 3, image_count: 3, track: 'ai',
-    status: 'generating', benchmark_ids: json([]), need_product_image: false, overlay_text: true, generation: 1, progress: json(null), created_at: now, updated_at: now,
+    status: 'generating', need_product_image: false, overlay_text: true, generation: 1, progress: json(null), created_at: now, updated_at: now,
   })
   .returning('id')
   .executeTakeFirstOrThrow();

@@ -46,7 +46,6 @@ export async function bootstrap(ctx: AppContext): Promise<{ generatedPassword?: 
             style_tone: product.style_tone,
             text_angles: json(product.text_angles),
             custom_prompt: null,
-            banned_word_ids: json([]),
             created_at: now,
             updated_at: now,
           }).execute();

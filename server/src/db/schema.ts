@@ -146,7 +146,6 @@ export interface ProductsTable {
   style_tone: string | null;
   text_angles: Json<string[]>;
   custom_prompt: string | null;
-  banned_word_ids: Json<number[]>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -216,7 +215,6 @@ export interface TasksTable {
   image_count: number;
   track: 'ai' | 'import';
   status: TaskStatus;
-  benchmark_ids: Json<number[]>;
   need_product_image: Bool;
   /** Service-drawn cover title and captions on images (image models garble Chinese text). */
   overlay_text: Bool;
@@ -398,7 +396,6 @@ export interface DeliveryPackagesTable {
   task_id: number;
   created_by: number;
   status: 'pending' | 'ready' | 'downloaded' | 'failed';
-  note_ids: Json<number[] | null>;
   file_key: FileKey<null>;
   file_name: string | null;
   size_bytes: number | null;
@@ -584,6 +581,29 @@ export interface TaskListVersionsTable {
   version: number;
 }
 
+/** A banned word attached to a product: it applies to that product's texts only (and to those of other products it is attached to). */
+export interface ProductBannedWordsTable {
+  workspace_id: number;
+  product_id: number;
+  banned_word_id: number;
+}
+
+/** The benchmarks a task was created with, in the order given. */
+export interface TaskBenchmarksTable {
+  workspace_id: number;
+  task_id: number;
+  benchmark_id: number;
+  position: number;
+}
+
+/** The notes (text candidates) a delivery package packs, in folder order. */
+export interface PackageNotesTable {
+  workspace_id: number;
+  package_id: number;
+  text_candidate_id: number;
+  position: number;
+}
+
 export interface DB {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -592,11 +612,13 @@ export interface DB {
   api_keys: ApiKeysTable;
   generation_routing: GenerationRoutingTable;
   products: ProductsTable;
+  product_banned_words: ProductBannedWordsTable;
   product_images: ProductImagesTable;
   invitations: InvitationsTable;
   benchmarks: BenchmarksTable;
   banned_words: BannedWordsTable;
   tasks: TasksTable;
+  task_benchmarks: TaskBenchmarksTable;
   task_counts: TaskCountsTable;
   task_day_counts: TaskDayCountsTable;
   task_list_versions: TaskListVersionsTable;
@@ -610,6 +632,7 @@ export interface DB {
   preference_snapshots: PreferenceSnapshotsTable;
   reviews: ReviewsTable;
   delivery_packages: DeliveryPackagesTable;
+  package_notes: PackageNotesTable;
   fission_tasks: FissionTasksTable;
   fission_notes: FissionNotesTable;
   fission_images: FissionImagesTable;
@@ -652,18 +675,17 @@ type TableCodecs = { [T in keyof DB as keyof CodecsOf<DB[T]> extends never ? nev
  */
 export const COLUMN_CODECS: TableCodecs = {
   users: { must_change_password: 'bool', is_active: 'bool' },
-  products: { selling_points: 'json', text_angles: 'json', banned_word_ids: 'json' },
+  products: { selling_points: 'json', text_angles: 'json' },
   product_images: { is_primary: 'bool' },
   benchmarks: { features: 'json', analysis_warning_codes: 'json' },
   banned_words: { updatable: 'bool' },
   api_keys: { last_test: 'json' },
-  tasks: { benchmark_ids: 'json', need_product_image: 'bool', overlay_text: 'bool', progress: 'json', providers: 'json' },
+  tasks: { need_product_image: 'bool', overlay_text: 'bool', progress: 'json', providers: 'json' },
   text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool' },
   image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json' },
   task_events: { data: 'json' },
   preference_snapshots: { context: 'json' },
   reviews: { final: 'bool' },
-  delivery_packages: { note_ids: 'json' },
   fission_notes: { note: 'json', passed: 'bool', needs_optimization: 'bool' },
   fission_images: { overlay: 'json' },
   provider_calls: { result: 'json' },

@@ -80,7 +80,6 @@ describe('products', () => {
         image_count: 0,
         track: 'ai',
         status: 'pending_selection',
-        benchmark_ids: json([]),
         need_product_image: false,
         overlay_text: true,
         progress: json(null),

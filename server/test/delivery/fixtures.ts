@@ -26,7 +26,6 @@ export async function seedProduct(server: TestServer, workspaceId: number, name 
       style_tone: null,
       text_angles: json([]),
       custom_prompt: null,
-      banned_word_ids: json([]),
       created_at: now,
       updated_at: now,
     })
@@ -51,7 +50,6 @@ export async function seedTask(
       image_count: 2,
       track: 'ai',
       status: opts.status,
-      benchmark_ids: json([]),
       need_product_image: false,
       overlay_text: true,
       generation: 1,

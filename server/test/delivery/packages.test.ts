@@ -298,7 +298,7 @@ describe('delivery packages', () => {
     const now = nowIso(server.clock.now());
     const pending = await server.ctx.db
       .insertInto('delivery_packages')
-      .values({ workspace_id: ws, task_id: task.id, created_by: operator.id, status: 'pending', note_ids: '[]', created_at: now, updated_at: now })
+      .values({ workspace_id: ws, task_id: task.id, created_by: operator.id, status: 'pending', created_at: now, updated_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
     const notReadyToken = await server.request('POST', `/api/v1/delivery-packages/${pending.id}/download-token`, { token: operator.token });

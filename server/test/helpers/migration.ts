@@ -7,6 +7,13 @@ import { migrations } from '../../src/db/migrations/index.js';
 import { freshPostgresDatabase, usingPostgres } from './server.js';
 
 /**
+ * What a product and a task row had to hold before 20261128_0100_link_tables (NOT NULL columns
+ * that are rows now): a migration test writing rows under an older schema adds them.
+ */
+export const LEGACY_PRODUCT: object = { banned_word_ids: '[]' };
+export const LEGACY_TASK: object = { benchmark_ids: '[]' };
+
+/**
  * A fresh database (SQLite, or PostgreSQL when the suite runs there) migrated up to `before`,
  * holding one task of a workspace's product as it was stored then, for a migration test to move
  * up and down. `db` is untyped: the row types describe the schema after every migration.

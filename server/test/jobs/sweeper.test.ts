@@ -33,7 +33,6 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
             source: 'custom',
             selling_points: json([]),
             text_angles: json([]),
-            banned_word_ids: json([]),
             created_at: now,
             updated_at: now,
           })
@@ -59,7 +58,6 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
           image_count: 0,
           track: 'ai',
           status,
-          benchmark_ids: json([]),
           need_product_image: false,
           overlay_text: true,
           generation: 1,

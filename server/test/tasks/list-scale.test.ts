@@ -7,6 +7,7 @@ import { json } from '../../src/db/codec.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { TaskStatus } from '../../src/db/schema.js';
+import { LEGACY_PRODUCT, LEGACY_TASK } from '../helpers/migration.js';
 import { freshPostgresDatabase } from '../helpers/postgres.js';
 import { startTestServer, usingPostgres, type TestServer } from '../helpers/server.js';
 import { API, ok, otherWorkspace, workspaceWithProduct, type Workspace } from './fixtures.js';
@@ -19,7 +20,7 @@ const STATUSES: TaskStatus[] = ['pending', 'generating', 'pending_selection', 'a
 const DAYS = ['2026-11-18', '2026-11-19', '2026-11-20', '2026-11-21', '2026-11-22'];
 
 /** Inserts tasks straight into the table (the triggers see them as any writer's). */
-async function insertTasks(db: Db, ws: Workspace, operatorId: number, rows: Array<{ productId: number; status: TaskStatus; createdAt: string }>) {
+async function insertTasks(db: Db, ws: Workspace, operatorId: number, rows: Array<{ productId: number; status: TaskStatus; createdAt: string }>, legacy: object = {}) {
   const ids: number[] = [];
   for (const row of rows) {
     const inserted = await db
@@ -33,13 +34,13 @@ async function insertTasks(db: Db, ws: Workspace, operatorId: number, rows: Arra
         image_count: 0,
         track: 'ai',
         status: row.status,
-        benchmark_ids: json([]),
         need_product_image: false,
         overlay_text: true,
         progress: json(null),
         generation: 0,
         created_at: row.createdAt,
         updated_at: row.createdAt,
+        ...legacy,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -261,7 +262,7 @@ describe('migration 20261124_0200_task_day_counts', () => {
         .executeTakeFirstOrThrow();
       const product = await db
         .insertInto('products')
-        .values({ workspace_id: wsRow.id, name: 'P', category: 'c', source: 'custom', selling_points: json([]), style_tone: null, text_angles: json([]), custom_prompt: null, banned_word_ids: json([]), created_at: now, updated_at: now })
+        .values({ workspace_id: wsRow.id, name: 'P', category: 'c', source: 'custom', selling_points: json([]), style_tone: null, text_angles: json([]), custom_prompt: null, ...LEGACY_PRODUCT, created_at: now, updated_at: now })
         .returning('id')
         .executeTakeFirstOrThrow();
       const ws: Workspace = { token: '', workspaceId: wsRow.id, productId: product.id };
@@ -269,7 +270,7 @@ describe('migration 20261124_0200_task_day_counts', () => {
         { productId: product.id, status: 'pending', createdAt: '2026-11-20T23:59:59.999Z' },
         { productId: product.id, status: 'pending', createdAt: '2026-11-20T00:00:00.000Z' },
         { productId: product.id, status: 'failed', createdAt: '2026-11-21T00:00:00.000Z' },
-      ]);
+      ], LEGACY_TASK);
       expect((await migrator.migrateTo('20261124_0200_task_day_counts')).error).toBeUndefined();
       const rows = await db.selectFrom('task_day_counts').select(['product_id', 'status', 'day', 'n']).orderBy('day').orderBy('product_id').orderBy('status').execute();
       expect(rows).toEqual([
@@ -284,7 +285,7 @@ describe('migration 20261124_0200_task_day_counts', () => {
       ]);
       expect((await migrator.migrateTo('20261123_0200_task_list_versions')).error).toBeUndefined();
       // Down again: no table and no trigger left behind (an insert would fail on a dangling trigger).
-      await insertTasks(db, ws, user.id, [{ productId: product.id, status: 'pending', createdAt: now }]);
+      await insertTasks(db, ws, user.id, [{ productId: product.id, status: 'pending', createdAt: now }], LEGACY_TASK);
       expect((await migrator.migrateTo('20261124_0200_task_day_counts')).error).toBeUndefined();
     } finally {
       await database.close();

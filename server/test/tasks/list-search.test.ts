@@ -8,6 +8,7 @@ import { json } from '../../src/db/codec.js';
 import { openDatabase, type Db } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { TaskStatus } from '../../src/db/schema.js';
+import { LEGACY_PRODUCT, LEGACY_TASK } from '../helpers/migration.js';
 import { freshPostgresDatabase, startTestServer, usingPostgres, type TestServer } from '../helpers/server.js';
 import { API, ok, otherWorkspace, workspaceWithProduct, type Workspace } from './fixtures.js';
 
@@ -16,7 +17,7 @@ import { API, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '.
  * hide_archived=true (archived left out, totals still from the counters), with the list's
  * paging, cursor, filters and page cache kept.
  */
-async function insertTask(db: Db, ws: Workspace, operatorId: number, theme: string, status: TaskStatus, createdAt: string, productId = ws.productId) {
+async function insertTask(db: Db, ws: Workspace, operatorId: number, theme: string, status: TaskStatus, createdAt: string, productId = ws.productId, legacy: object = {}) {
   const row = await db
     .insertInto('tasks')
     .values({
@@ -28,13 +29,13 @@ async function insertTask(db: Db, ws: Workspace, operatorId: number, theme: stri
       image_count: 0,
       track: 'ai',
       status,
-      benchmark_ids: json([]),
       need_product_image: false,
       overlay_text: true,
       progress: json(null),
       generation: 0,
       created_at: createdAt,
       updated_at: createdAt,
+      ...legacy,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -237,16 +238,16 @@ describe('migration 20261125_1500_task_theme_grams', () => {
         .executeTakeFirstOrThrow();
       const product = await db
         .insertInto('products')
-        .values({ workspace_id: wsRow.id, name: 'P', category: 'c', source: 'custom', selling_points: json([]), style_tone: null, text_angles: json([]), custom_prompt: null, banned_word_ids: json([]), created_at: now, updated_at: now })
+        .values({ workspace_id: wsRow.id, name: 'P', category: 'c', source: 'custom', selling_points: json([]), style_tone: null, text_angles: json([]), custom_prompt: null, ...LEGACY_PRODUCT, created_at: now, updated_at: now })
         .returning('id')
         .executeTakeFirstOrThrow();
       const ws: Workspace = { token: '', workspaceId: wsRow.id, productId: product.id };
-      const before = await insertTask(db, ws, user.id, 'Aa面膜', 'pending', now);
+      const before = await insertTask(db, ws, user.id, 'Aa面膜', 'pending', now, ws.productId, LEGACY_TASK);
       expect((await migrator.migrateTo(MIGRATION)).error).toBeUndefined();
       const grams = (id: number) =>
         db.selectFrom('task_theme_grams').select('gram').where('task_id', '=', id).orderBy('gram').execute().then((rows) => rows.map((r) => r.gram));
       expect(await grams(before)).toEqual(['aa', 'a面', '膜', '面膜'].sort());
-      const after = await insertTask(db, ws, user.id, '防晒', 'pending', now);
+      const after = await insertTask(db, ws, user.id, '防晒', 'pending', now, ws.productId, LEGACY_TASK);
       expect(await grams(after)).toEqual(['晒', '防晒']);
       await db.updateTable('tasks').set({ theme: '晒晒' }).where('id', '=', after).execute();
       expect(await grams(after)).toEqual(['晒', '晒晒']);
@@ -254,7 +255,7 @@ describe('migration 20261125_1500_task_theme_grams', () => {
       expect(await grams(after)).toEqual([]);
       expect((await migrator.migrateTo(PREVIOUS)).error).toBeUndefined();
       // Down: no trigger left behind (an insert would fail on it).
-      await insertTask(db, ws, user.id, '再来', 'pending', now);
+      await insertTask(db, ws, user.id, '再来', 'pending', now, ws.productId, LEGACY_TASK);
       expect((await migrator.migrateTo(MIGRATION)).error).toBeUndefined();
     } finally {
       await database.close();

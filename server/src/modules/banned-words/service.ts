@@ -6,7 +6,7 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '../../http/
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { BannedWordMatcher } from '../../content/banned-words.js';
-import { bannedWordsOfOtherProducts, detachBannedWord } from '../products/service.js';
+import { bannedWordsOfOtherProducts } from '../products/service.js';
 import { BANNED_PRESETS, findPreset } from './presets.js';
 import * as repo from './repository.js';
 
@@ -77,11 +77,8 @@ export async function updateBannedWord(ctx: AppContext, auth: AuthUser, id: numb
 export async function deleteBannedWord(ctx: AppContext, auth: AuthUser, id: number) {
   const existing = await getBannedWord(ctx, auth, id);
   assertMayChange(auth, existing);
-  // Products list the words attached to them; a deleted word leaves no dangling id behind.
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.deleteWord(trx, auth.workspaceId, id);
-    await detachBannedWord(trx, auth.workspaceId, id, nowIso(ctx.clock.now()));
-  });
+  // Its attachments to products go with it (product_banned_words, ON DELETE CASCADE).
+  await repo.deleteWord(ctx.db, auth.workspaceId, id);
 }
 
 export function listPresets() {
@@ -148,8 +145,6 @@ export async function deleteBannedWords(ctx: AppContext, auth: AuthUser, ids: nu
     if (rows.length !== wanted.length) throw notFound('banned word');
     for (const row of rows) assertMayChange(auth, row);
     await repo.deleteWords(trx, auth.workspaceId, wanted);
-    const at = nowIso(ctx.clock.now());
-    for (const id of wanted) await detachBannedWord(trx, auth.workspaceId, id, at);
   });
   return { deleted: wanted.length };
 }

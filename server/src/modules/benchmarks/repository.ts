@@ -84,14 +84,16 @@ export async function deleteBenchmark(db: DbOrTx, workspaceId: number, id: numbe
   await db.deleteFrom('benchmarks').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
-export function findForGeneration(db: DbOrTx, workspaceId: number, productId: number, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([]);
+/** The benchmarks a task was created with (still existing, of its product), by id. */
+export function findForTask(db: DbOrTx, workspaceId: number, productId: number, taskId: number) {
   return db
     .selectFrom('benchmarks')
-    .select(['id', 'highlights', 'features'])
-    .where('workspace_id', '=', workspaceId)
-    .where('product_id', '=', productId)
-    .where('id', 'in', ids)
-    .orderBy('id')
+    .innerJoin('task_benchmarks', 'task_benchmarks.benchmark_id', 'benchmarks.id')
+    .select(['benchmarks.id', 'benchmarks.highlights', 'benchmarks.features'])
+    .where('task_benchmarks.workspace_id', '=', workspaceId)
+    .where('task_benchmarks.task_id', '=', taskId)
+    .where('benchmarks.workspace_id', '=', workspaceId)
+    .where('benchmarks.product_id', '=', productId)
+    .orderBy('benchmarks.id')
     .execute();
 }

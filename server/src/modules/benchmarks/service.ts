@@ -206,7 +206,7 @@ export async function benchmarksCsv(ctx: AppContext, auth: AuthUser, productId?:
   return '\uFEFF' + stringify([[...CSV_COLUMNS], ...records], { record_delimiter: '\r\n', quoted_match: /[",\r\n]/ });
 }
 
-/** The chosen benchmarks of a product with what generation reads of them (highlights, analysed features). */
-export function benchmarksForGeneration(ctx: AppContext, workspaceId: number, productId: number, ids: number[]) {
-  return repo.findForGeneration(ctx.db, workspaceId, productId, ids);
+/** The benchmarks a task was created with, with what generation reads of them (highlights, analysed features). */
+export function benchmarksForGeneration(ctx: AppContext, workspaceId: number, productId: number, taskId: number) {
+  return repo.findForTask(ctx.db, workspaceId, productId, taskId);
 }

@@ -96,7 +96,7 @@ interface Plan {
 }
 
 async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Promise<Plan> {
-  const noteIds = pkg.note_ids ?? [];
+  const noteIds = (await repo.packageNoteIds(ctx.db, pkg.workspace_id, [pkg.id])).get(pkg.id) ?? [];
   if (noteIds.length === 0) throw new PackageBuildError('the package names no text to pack');
   // Covers carry the cover title of the text they ship with (contract-decisions §8).
   await syncCovers(ctx, pkg.workspace_id, pkg.task_id);

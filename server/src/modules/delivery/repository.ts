@@ -64,6 +64,30 @@ export function insertPackage(db: DbOrTx, row: NewRow<'delivery_packages'>) {
   return db.insertInto('delivery_packages').values(row).returning('id').executeTakeFirstOrThrow();
 }
 
+/** The notes a package packs, in folder order. */
+export async function insertPackageNotes(db: DbOrTx, workspaceId: number, packageId: number, textIds: number[]) {
+  await db
+    .insertInto('package_notes')
+    .values(textIds.map((text_candidate_id, position) => ({ workspace_id: workspaceId, package_id: packageId, text_candidate_id, position })))
+    .execute();
+}
+
+/** The notes of each of `packageIds`, in folder order. */
+export async function packageNoteIds(db: DbOrTx, workspaceId: number, packageIds: number[]): Promise<Map<number, number[]>> {
+  const notes = new Map<number, number[]>(packageIds.map((id) => [id, []]));
+  if (packageIds.length === 0) return notes;
+  const rows = await db
+    .selectFrom('package_notes')
+    .select(['package_id', 'text_candidate_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('package_id', 'in', packageIds)
+    .orderBy('package_id')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) notes.get(row.package_id)?.push(row.text_candidate_id);
+  return notes;
+}
+
 export function findPackage(db: DbOrTx, workspaceId: number, id: number) {
   return db.selectFrom('delivery_packages').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }

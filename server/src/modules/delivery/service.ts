@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { json, nowIso } from '../../db/codec.js';
+import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { AppError, conflict, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
@@ -58,14 +58,10 @@ export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: num
   const resolved = resolveNotes(await repo.taskTexts(ctx.db, auth.workspaceId, taskId), noteIds);
   if (resolved.length === 0) throw conflict('nothing to package: the task has no text candidate that may be delivered');
   const now = nowIso(ctx.clock.now());
-  const pkg = await repo.insertPackage(ctx.db, {
-    workspace_id: auth.workspaceId,
-    task_id: taskId,
-    created_by: auth.userId,
-    status: 'pending',
-    note_ids: json(resolved),
-    created_at: now,
-    updated_at: now,
+  const pkg = await ctx.db.transaction().execute(async (trx) => {
+    const inserted = await repo.insertPackage(trx, { workspace_id: auth.workspaceId, task_id: taskId, created_by: auth.userId, status: 'pending', created_at: now, updated_at: now });
+    await repo.insertPackageNotes(trx, auth.workspaceId, inserted.id, resolved);
+    return inserted;
   });
   try {
     await ctx.queue.enqueue(packageBuildJob.kind, pkg.id);
@@ -90,7 +86,7 @@ function hasExpired(pkg: Row<'delivery_packages'>, now: Date): boolean {
 }
 
 /** `download_url` only while the file can be downloaded: ready or downloaded, and not expired. */
-export function packageView(pkg: Row<'delivery_packages'>, now: Date) {
+export function packageView(pkg: Row<'delivery_packages'>, noteIds: number[], now: Date) {
   const downloadable = (pkg.status === 'ready' || pkg.status === 'downloaded') && !hasExpired(pkg, now);
   return {
     id: pkg.id,
@@ -100,7 +96,7 @@ export function packageView(pkg: Row<'delivery_packages'>, now: Date) {
     expires_at: pkg.expires_at,
     file_name: pkg.file_name,
     size_bytes: pkg.size_bytes === null ? null : Number(pkg.size_bytes),
-    note_ids: pkg.note_ids ?? [],
+    note_ids: noteIds,
     error: pkg.error,
     created_at: pkg.created_at,
     ready_at: pkg.ready_at,
@@ -113,15 +109,21 @@ async function packageOf(ctx: AppContext, workspaceId: number, id: number) {
   return pkg;
 }
 
-export async function getPackage(ctx: AppContext, auth: AuthUser, id: number) {
-  return packageView(await packageOf(ctx, auth.workspaceId, id), ctx.clock.now());
+async function viewOf(ctx: AppContext, workspaceId: number, id: number) {
+  const [pkg, notes] = await Promise.all([packageOf(ctx, workspaceId, id), repo.packageNoteIds(ctx.db, workspaceId, [id])]);
+  return packageView(pkg, notes.get(id) ?? [], ctx.clock.now());
+}
+
+export function getPackage(ctx: AppContext, auth: AuthUser, id: number) {
+  return viewOf(ctx, auth.workspaceId, id);
 }
 
 export async function listTaskPackages(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
   if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
   const [rows, total] = await repo.taskPackages(ctx.db, auth.workspaceId, taskId, pageWindow(query));
+  const notes = await repo.packageNoteIds(ctx.db, auth.workspaceId, rows.map((row) => row.id));
   const now = ctx.clock.now();
-  return pageOf(rows.map((row) => packageView(row, now)), total, query);
+  return pageOf(rows.map((row) => packageView(row, notes.get(row.id) ?? [], now)), total, query);
 }
 
 /** ready → downloaded; repeating it on a downloaded package changes nothing. */
@@ -132,7 +134,7 @@ export async function markDownloaded(ctx: AppContext, auth: AuthUser, id: number
   } else if (pkg.status !== 'downloaded') {
     throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
   }
-  return packageView(await packageOf(ctx, auth.workspaceId, id), ctx.clock.now());
+  return viewOf(ctx, auth.workspaceId, id);
 }
 
 /**

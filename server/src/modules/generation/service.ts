@@ -62,13 +62,13 @@ export interface LoadedInputs {
  */
 export async function loadGenerationInputs(
   ctx: AppContext,
-  task: Pick<Row<'tasks'>, 'id' | 'workspace_id' | 'theme' | 'benchmark_ids'>,
+  task: Pick<Row<'tasks'>, 'id' | 'workspace_id' | 'theme'>,
   generation: number,
   product: Row<'products'>,
 ): Promise<LoadedInputs> {
   const ws = task.workspace_id;
   const [benchmarks, preferences, matcher, avoidWords, productImages] = await Promise.all([
-    benchmarksForGeneration(ctx, ws, product.id, task.benchmark_ids),
+    benchmarksForGeneration(ctx, ws, product.id, task.id),
     preferenceContextForGeneration(ctx, { id: task.id, workspaceId: ws, productId: product.id, generation }),
     bannedWordMatcherFor(ctx, ws, product.id),
     wordsToAvoid(ctx, ws, product.id, MAX_AVOID_WORDS),

@@ -10,7 +10,8 @@ import * as repo from './repository.js';
 export async function exportProducts(ctx: AppContext, auth: AuthUser) {
   const products = await repo.allProducts(ctx.db, auth.workspaceId);
   const ids = products.map((p) => p.id);
-  const [images, benchmarks] = await Promise.all([
+  const [attached, images, benchmarks] = await Promise.all([
+    repo.attachedBannedWords(ctx.db, auth.workspaceId, ids),
     repo.listImagesOfProducts(ctx.db, auth.workspaceId, ids),
     benchmarksForExport(ctx, auth.workspaceId, ids),
   ]);
@@ -20,6 +21,7 @@ export async function exportProducts(ctx: AppContext, auth: AuthUser) {
     workspace_id: auth.workspaceId,
     products: products.map((p) => ({
       ...p,
+      banned_word_ids: attached.get(p.id) ?? [],
       images: images
         .filter((i) => i.product_id === p.id)
         .map((i) => ({ id: i.id, scene: i.scene, is_primary: i.is_primary, mime: i.mime, width: i.width, height: i.height, created_at: i.created_at })),

@@ -1,6 +1,5 @@
 import type { DbOrTx, Dialect } from '../../db/database.js';
 import { forUpdate } from '../../db/database.js';
-import { json } from '../../db/codec.js';
 import { containsText } from '../../db/search.js';
 import type { NewRow, RowUpdate } from '../../db/schema.js';
 
@@ -14,7 +13,6 @@ const productColumns = [
   'style_tone',
   'text_angles',
   'custom_prompt',
-  'banned_word_ids',
   'created_at',
   'updated_at',
 ] as const;
@@ -45,6 +43,48 @@ export function insertProduct(db: DbOrTx, row: NewRow<'products'>) {
   return db.insertInto('products').values(row).returning(productColumns).executeTakeFirstOrThrow();
 }
 
+/** The banned words attached to each of `productIds`, ascending. */
+export async function attachedBannedWords(db: DbOrTx, workspaceId: number, productIds: number[]): Promise<Map<number, number[]>> {
+  const attached = new Map<number, number[]>(productIds.map((id) => [id, []]));
+  if (productIds.length === 0) return attached;
+  const rows = await db
+    .selectFrom('product_banned_words')
+    .select(['product_id', 'banned_word_id'])
+    .where('workspace_id', '=', workspaceId)
+    .where('product_id', 'in', productIds)
+    .orderBy('banned_word_id')
+    .execute();
+  for (const row of rows) attached.get(row.product_id)?.push(row.banned_word_id);
+  return attached;
+}
+
+/** Makes `wordIds` the product's attached banned words. */
+export async function setAttachedBannedWords(db: DbOrTx, workspaceId: number, productId: number, wordIds: number[]) {
+  await db.deleteFrom('product_banned_words').where('workspace_id', '=', workspaceId).where('product_id', '=', productId).execute();
+  if (wordIds.length === 0) return;
+  await db
+    .insertInto('product_banned_words')
+    .values(wordIds.map((banned_word_id) => ({ workspace_id: workspaceId, product_id: productId, banned_word_id })))
+    .execute();
+}
+
+/**
+ * Words attached to some product of the workspace but not to `productId`: they do not apply to
+ * its texts. A word attached to no product applies to every product.
+ */
+export async function wordsOfOtherProductsOnly(db: DbOrTx, workspaceId: number, productId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('product_banned_words')
+    .select('banned_word_id')
+    .distinct()
+    .where('workspace_id', '=', workspaceId)
+    .where('banned_word_id', 'not in', (eb) =>
+      eb.selectFrom('product_banned_words').select('banned_word_id').where('workspace_id', '=', workspaceId).where('product_id', '=', productId),
+    )
+    .execute();
+  return rows.map((r) => r.banned_word_id);
+}
+
 export function updateProduct(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'products'>) {
   return db.updateTable('products').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).returning(productColumns).executeTakeFirst();
 }
@@ -61,24 +101,6 @@ export function countTasksOfProduct(db: DbOrTx, workspaceId: number, productId: 
     .where('product_id', '=', productId)
     .executeTakeFirstOrThrow()
     .then((r) => Number(r.n));
-}
-
-/** Every product of the workspace with the banned words attached to it. */
-export function bannedWordAttachments(db: DbOrTx, workspaceId: number) {
-  return db.selectFrom('products').select(['id', 'banned_word_ids']).where('workspace_id', '=', workspaceId).execute();
-}
-
-/** Drops a deleted banned word's id from every product of the workspace that lists it. */
-export async function removeBannedWordFromProducts(db: DbOrTx, workspaceId: number, wordId: number, now: string) {
-  const rows = await bannedWordAttachments(db, workspaceId);
-  for (const row of rows) {
-    if (!row.banned_word_ids.includes(wordId)) continue;
-    await db
-      .updateTable('products')
-      .set({ banned_word_ids: json(row.banned_word_ids.filter((id) => id !== wordId)), updated_at: now })
-      .where('id', '=', row.id)
-      .execute();
-  }
 }
 
 // ---- product images

@@ -36,41 +36,63 @@ async function productValues(ctx: AppContext, workspaceId: number, input: Produc
   const unknown = bannedIds.filter((id) => !known.has(id));
   if (unknown.length > 0) throw badRequest(`body.banned_word_ids: not banned words of this workspace: ${unknown.join(', ')}`);
   return {
-    name,
-    category,
-    source: input.source,
-    selling_points: json(cleanList(input.selling_points)),
-    style_tone: optionalText(input.style_tone),
-    text_angles: json(cleanList(input.text_angles)),
-    custom_prompt: optionalText(input.custom_prompt),
-    banned_word_ids: json(bannedIds),
+    row: {
+      name,
+      category,
+      source: input.source,
+      selling_points: json(cleanList(input.selling_points)),
+      style_tone: optionalText(input.style_tone),
+      text_angles: json(cleanList(input.text_angles)),
+      custom_prompt: optionalText(input.custom_prompt),
+    },
+    bannedWordIds: bannedIds,
   };
+}
+
+type ProductRow = NonNullable<Awaited<ReturnType<typeof repo.findProduct>>>;
+
+/** Products as the API shows them: with the ids of the banned words attached to each. */
+async function productViews(db: DbOrTx, workspaceId: number, rows: ProductRow[]) {
+  const attached = await repo.attachedBannedWords(db, workspaceId, rows.map((r) => r.id));
+  return rows.map((row) => ({ ...row, banned_word_ids: attached.get(row.id) ?? [] }));
 }
 
 export async function listProducts(ctx: AppContext, auth: AuthUser, query: PageQuery & { q?: string | undefined }) {
   const q = query.q?.trim();
   const [items, total] = await repo.listProducts(ctx.db, auth.workspaceId, q || undefined, pageWindow(query));
-  return pageOf(items, total, query);
+  return pageOf(await productViews(ctx.db, auth.workspaceId, items), total, query);
 }
 
-export async function getProduct(ctx: AppContext, auth: AuthUser, id: number) {
+async function requireProduct(ctx: AppContext, auth: AuthUser, id: number) {
   const product = await repo.findProduct(ctx.db, auth.workspaceId, id);
   if (!product) throw notFound('product');
   return product;
 }
 
+export async function getProduct(ctx: AppContext, auth: AuthUser, id: number) {
+  const [view] = await productViews(ctx.db, auth.workspaceId, [await requireProduct(ctx, auth, id)]);
+  return view!;
+}
+
 export async function createProduct(ctx: AppContext, auth: AuthUser, input: ProductInput) {
-  const values = await productValues(ctx, auth.workspaceId, input);
+  const { row, bannedWordIds } = await productValues(ctx, auth.workspaceId, input);
   const now = nowIso(ctx.clock.now());
-  return repo.insertProduct(ctx.db, { workspace_id: auth.workspaceId, ...values, created_at: now, updated_at: now });
+  return ctx.db.transaction().execute(async (trx) => {
+    const created = await repo.insertProduct(trx, { workspace_id: auth.workspaceId, ...row, created_at: now, updated_at: now });
+    await repo.setAttachedBannedWords(trx, auth.workspaceId, created.id, bannedWordIds);
+    return { ...created, banned_word_ids: bannedWordIds.sort((a, b) => a - b) };
+  });
 }
 
 export async function updateProduct(ctx: AppContext, auth: AuthUser, id: number, input: ProductInput) {
-  await getProduct(ctx, auth, id);
-  const values = await productValues(ctx, auth.workspaceId, input);
-  const updated = await repo.updateProduct(ctx.db, auth.workspaceId, id, { ...values, updated_at: nowIso(ctx.clock.now()) });
-  if (!updated) throw notFound('product');
-  return updated;
+  await requireProduct(ctx, auth, id);
+  const { row, bannedWordIds } = await productValues(ctx, auth.workspaceId, input);
+  return ctx.db.transaction().execute(async (trx) => {
+    const updated = await repo.updateProduct(trx, auth.workspaceId, id, { ...row, updated_at: nowIso(ctx.clock.now()) });
+    if (!updated) throw notFound('product');
+    await repo.setAttachedBannedWords(trx, auth.workspaceId, id, bannedWordIds);
+    return { ...updated, banned_word_ids: bannedWordIds.sort((a, b) => a - b) };
+  });
 }
 
 /**
@@ -79,7 +101,7 @@ export async function updateProduct(ctx: AppContext, auth: AuthUser, id: number,
  * file a deleted row leaves behind.
  */
 export async function deleteProduct(ctx: AppContext, auth: AuthUser, id: number) {
-  await getProduct(ctx, auth, id);
+  await requireProduct(ctx, auth, id);
   const refused = () => conflict('the product has production tasks; archive or delete those first (nothing referenced is deleted)');
   try {
     await ctx.db.transaction().execute(async (trx) => {
@@ -120,22 +142,12 @@ export async function listProductImages(ctx: AppContext, auth: AuthUser, product
 }
 
 /**
- * Takes a deleted banned word off every product of the workspace that lists it, in the caller's
- * transaction (the banned-words module deletes the word in the same one).
- */
-export function detachBannedWord(trx: DbOrTx, workspaceId: number, wordId: number, at: string): Promise<void> {
-  return repo.removeBannedWordFromProducts(trx, workspaceId, wordId, at);
-}
-
-/**
  * The ids of the workspace's banned words that do not apply to a product's texts: the words
  * attached to other products and not to this one. A word attached to no product applies to
  * every product; a word attached to some is those products' extra word (`banned_word_ids`).
  */
 export async function bannedWordsOfOtherProducts(db: DbOrTx, workspaceId: number, productId: number): Promise<Set<number>> {
-  const rows = await repo.bannedWordAttachments(db, workspaceId);
-  const own = new Set(rows.find((r) => r.id === productId)?.banned_word_ids ?? []);
-  return new Set(rows.flatMap((r) => r.banned_word_ids).filter((id) => !own.has(id)));
+  return new Set(await repo.wordsOfOtherProductsOnly(db, workspaceId, productId));
 }
 
 /** The product row as generation reads it (a background job: no caller, only the workspace of its record). */

@@ -29,7 +29,7 @@ export const LIST_COLUMNS = [
   'tasks.reviewed_at',
 ] as const;
 
-const detailColumns = [...LIST_COLUMNS, 'tasks.benchmark_ids', 'tasks.progress', 'tasks.generation', 'tasks.failure_reason', 'tasks.overlay_text', 'tasks.providers'] as const;
+const detailColumns = [...LIST_COLUMNS, 'tasks.progress', 'tasks.generation', 'tasks.failure_reason', 'tasks.overlay_text', 'tasks.providers'] as const;
 
 export interface TaskFilters {
   status?: TaskStatus | undefined;
@@ -387,6 +387,26 @@ export async function clearIdempotencyKey(db: DbOrTx, workspaceId: number, taskI
 export async function insertTask(db: DbOrTx, row: NewRow<'tasks'>): Promise<number> {
   const inserted = await db.insertInto('tasks').values(row).returning('id').executeTakeFirstOrThrow();
   return inserted.id;
+}
+
+/** Links the task to its benchmarks, in the order given. */
+export async function insertTaskBenchmarks(db: DbOrTx, workspaceId: number, taskId: number, benchmarkIds: number[]) {
+  if (benchmarkIds.length === 0) return;
+  await db
+    .insertInto('task_benchmarks')
+    .values(benchmarkIds.map((benchmark_id, position) => ({ workspace_id: workspaceId, task_id: taskId, benchmark_id, position })))
+    .execute();
+}
+
+export async function taskBenchmarkIds(db: DbOrTx, workspaceId: number, taskId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('task_benchmarks')
+    .select('benchmark_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', taskId)
+    .orderBy('position')
+    .execute();
+  return rows.map((r) => r.benchmark_id);
 }
 
 export function findBenchmarks(db: DbOrTx, workspaceId: number, ids: number[]) {

@@ -121,7 +121,6 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
         image_count: input.image_count,
         track: input.track,
         status: 'pending',
-        benchmark_ids: json(benchmarkIds),
         // Set by the generation run: whether the product has an image to use as reference.
         need_product_image: false,
         overlay_text: input.overlay_text ?? true,
@@ -132,6 +131,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
         created_at: stamp,
         updated_at: stamp,
       });
+      await repo.insertTaskBenchmarks(trx, auth.workspaceId, id, benchmarkIds);
       return { id, isNew: true };
     });
   } catch (err) {
@@ -264,7 +264,7 @@ export async function taskCovers(ctx: AppContext, auth: AuthUser, taskIds: numbe
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
-  const { benchmark_ids: _b, progress: _p, generation: _g, failure_reason: _f, overlay_text: _o, providers: _c, ...item } = await requireTaskDetail(ctx, auth, id);
+  const { progress: _p, generation: _g, failure_reason: _f, overlay_text: _o, providers: _c, ...item } = await requireTaskDetail(ctx, auth, id);
   return item;
 }
 
@@ -277,7 +277,11 @@ async function requireTaskDetail(ctx: AppContext, auth: AuthUser, id: number) {
 export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   const task = await requireTaskDetail(ctx, auth, id);
   await syncCovers(ctx, auth.workspaceId, id, task);
-  const [texts, images] = await Promise.all([repo.listTextCandidates(ctx.db, auth.workspaceId, id), repo.listImageCandidates(ctx.db, auth.workspaceId, id)]);
+  const [texts, images, benchmarkIds] = await Promise.all([
+    repo.listTextCandidates(ctx.db, auth.workspaceId, id),
+    repo.listImageCandidates(ctx.db, auth.workspaceId, id),
+    repo.taskBenchmarkIds(ctx.db, auth.workspaceId, id),
+  ]);
   const facts = {
     track: task.track,
     hasTexts: texts.length > 0,
@@ -286,6 +290,7 @@ export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   };
   return {
     ...task,
+    benchmark_ids: benchmarkIds,
     providers: providersView(task.providers),
     allowed_actions: allowedActions(auth.role, task, facts),
     text_candidates: texts.map(textCandidateView),

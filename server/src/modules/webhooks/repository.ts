@@ -173,7 +173,14 @@ export function chosenText(db: DbOrTx, workspaceId: number, taskId: number) {
 export function packageFacts(db: DbOrTx, workspaceId: number, packageId: number) {
   return db
     .selectFrom('delivery_packages')
-    .select(['id', 'task_id', 'file_name', 'size_bytes', 'expires_at', 'note_ids'])
+    .select((eb) => [
+      'id',
+      'task_id',
+      'file_name',
+      'size_bytes',
+      'expires_at',
+      eb.selectFrom('package_notes').select((n) => n.fn.countAll<number>().as('n')).whereRef('package_notes.package_id', '=', 'delivery_packages.id').as('note_count'),
+    ])
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', packageId)
     .executeTakeFirst();

@@ -248,7 +248,7 @@ export function notifyPackageReady(db: DbOrTx, workspaceId: number, packageId: n
       theme: task.theme,
       file_name: pkg.file_name,
       size_bytes: pkg.size_bytes,
-      note_count: pkg.note_ids?.length ?? null,
+      note_count: Number(pkg.note_count),
       expires_at: pkg.expires_at,
     };
   });
