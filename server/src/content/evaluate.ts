@@ -31,6 +31,49 @@ export function noteDocument(note: NoteText): string {
   return [note.title, note.content, note.tags.join(' '), note.cover_title].join('\n');
 }
 
+/** A stored hit placed in the part of the note it is in; offsets are into that part (a tag: that tag). */
+export interface FieldHit {
+  field: 'title' | 'content' | 'tags' | 'cover_title';
+  /** Which tag, for `field: 'tags'`; null otherwise. */
+  tag_index: number | null;
+  start: number;
+  end: number;
+  word: string;
+  level: BannedLevel;
+}
+
+/**
+ * The stored hits of a note (offsets into noteDocument) placed in its parts, so a client marks
+ * exactly what the check found instead of matching the words again. Hits of a text that has
+ * since changed without a new check (none do: every edit is checked) would fall outside and
+ * are left out.
+ */
+export function hitsByField(note: NoteText, hits: readonly StoredBannedHit[]): FieldHit[] {
+  const parts: Array<Pick<FieldHit, 'field' | 'tag_index'> & { text: string }> = [
+    { field: 'title', tag_index: null, text: note.title },
+    { field: 'content', tag_index: null, text: note.content },
+    ...note.tags.map((text, i) => ({ field: 'tags' as const, tag_index: i, text })),
+    { field: 'cover_title', tag_index: null, text: note.cover_title },
+  ];
+  // Each part starts one separator after the one before (noteDocument); a note without tags still has the tags' line.
+  const starts: number[] = [];
+  let offset = 0;
+  parts.forEach((part, i) => {
+    const lastTagToCover = part.field === 'cover_title' && note.tags.length === 0;
+    if (i > 0) offset += lastTagToCover ? 2 : 1;
+    starts.push(offset);
+    offset += part.text.length;
+  });
+  const placed: FieldHit[] = [];
+  for (const hit of hits) {
+    const i = parts.findIndex((part, k) => hit.start >= starts[k]! && hit.end <= starts[k]! + part.text.length);
+    if (i < 0) continue;
+    const { field, tag_index } = parts[i]!;
+    placed.push({ field, tag_index, start: hit.start - starts[i]!, end: hit.end - starts[i]!, word: hit.word, level: hit.level });
+  }
+  return placed;
+}
+
 /**
  * Runs the matcher over every published part: auto_fix words are replaced in place, soft_warn
  * and hard_block hits remain and set the status (the most severe part wins).

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileBannedWords } from '../../src/content/banned-words.js';
 import { NotesDeltaExtractor } from '../../src/content/deltas.js';
-import { checkNote, evaluateNote, noteDocument } from '../../src/content/evaluate.js';
+import { checkNote, evaluateNote, hitsByField, noteDocument } from '../../src/content/evaluate.js';
 import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, SCORE_MAX, verdictFor } from '../../src/content/scoring.js';
 import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles } from '../../src/content/storyboard.js';
 import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/content/strategies.js';
@@ -230,6 +230,32 @@ describe('banned words on a note', () => {
       ['根治', 'hard_block', '根治'],
       ['根治', 'hard_block', '根治'],
     ]);
+  });
+
+  it('places stored hits in the part they are in, with offsets into that part', () => {
+    const note = { title: '懒人面霜', content: '真的能根治', tags: ['护肤', '懒人'], cover_title: '根治' };
+    // The document is 懒人面霜\n真的能根治\n护肤 懒人\n根治: title 0-4, content 5-10, tags 11-13 and 14-16, cover 17-19.
+    const stored = [
+      { word: '懒人', level: 'soft_warn' as const, start: 0, end: 2 },
+      { word: '根治', level: 'hard_block' as const, start: 8, end: 10 },
+      { word: '懒人', level: 'soft_warn' as const, start: 14, end: 16 },
+      { word: '根治', level: 'hard_block' as const, start: 17, end: 19 },
+    ];
+    expect(hitsByField(note, stored)).toEqual([
+      { field: 'title', tag_index: null, start: 0, end: 2, word: '懒人', level: 'soft_warn' },
+      { field: 'content', tag_index: null, start: 3, end: 5, word: '根治', level: 'hard_block' },
+      { field: 'tags', tag_index: 1, start: 0, end: 2, word: '懒人', level: 'soft_warn' },
+      { field: 'cover_title', tag_index: null, start: 0, end: 2, word: '根治', level: 'hard_block' },
+    ]);
+    // Without tags the document still has their (empty) line: 根治\n好\n\n根治, the cover at 6-8.
+    expect(hitsByField({ title: '根治', content: '好', tags: [], cover_title: '根治' }, [{ word: '根治', level: 'hard_block', start: 6, end: 8 }])).toEqual([
+      { field: 'cover_title', tag_index: null, start: 0, end: 2, word: '根治', level: 'hard_block' },
+    ]);
+    // What checkNote stores lands on the words it found.
+    const checked = checkNote(matcher, note);
+    const placed = hitsByField(checked.note, checked.hits);
+    const textOf = (h: (typeof placed)[number]) => (h.field === 'tags' ? checked.note.tags[h.tag_index!]! : checked.note[h.field]).slice(h.start, h.end);
+    expect(placed.map(textOf)).toEqual(['懒人', '根治', '懒人', '根治']);
   });
 
   it('takes the most severe status over the parts', () => {

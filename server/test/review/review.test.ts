@@ -5,6 +5,7 @@ import { imageBytes, seedImage, seedProduct, seedTask, seedText, workspaceOf } f
 
 const TEXT_CANDIDATE_KEYS = [
   'angle_label',
+  'banned_hits',
   'banned_word_status',
   'candidate_id',
   'content',

@@ -180,6 +180,27 @@ describe('editing loop', () => {
     expect((await taskDetail(server, ws.token, detail.id)).image_candidates.filter((i: any) => i.source === 'upload')).toHaveLength(1);
   });
 
+  it('sends where the banned-word check found each word, per part of the note, for the client to mark', async () => {
+    const detail = await generatedTask(0);
+    const text = (detail.text_candidates as any[])[0];
+    await ok(server, 'POST', '/banned-words', ws.token, { word: '懒人必备', level: 'soft_warn' });
+    await ok(server, 'POST', '/banned-words', ws.token, { word: '根治', level: 'hard_block' });
+    const edited = await ok(server, 'POST', `/tasks/${detail.id}/text-candidates/${text.candidate_id}/edit`, ws.token, {
+      title: '懒人必备的面霜',
+      content: '早晚各一次，不能根治但很舒服',
+      tags: ['护肤', '懒人必备'],
+      cover_title: '实测7天',
+    });
+    expect(edited.banned_word_status).toBe('hard_block');
+    expect(edited.banned_hits).toEqual([
+      { field: 'title', tag_index: null, start: 0, end: 4, word: '懒人必备', level: 'soft_warn' },
+      { field: 'content', tag_index: null, start: 8, end: 10, word: '根治', level: 'hard_block' },
+      { field: 'tags', tag_index: 1, start: 0, end: 4, word: '懒人必备', level: 'soft_warn' },
+    ]);
+    const again = (await taskDetail(server, ws.token, detail.id)).text_candidates.find((t: any) => t.candidate_id === text.candidate_id);
+    expect(again.banned_hits).toEqual(edited.banned_hits);
+  });
+
   it('edits the cover title; the set’s covers follow the chosen text, lettered again from the original, never drawn over', async () => {
     const detail = await generatedTask(2);
     const textA = (detail.text_candidates as any[]).find((t) => t.strategy === 'A');

@@ -1755,6 +1755,20 @@ export interface components {
                 verdict: string;
                 summary: string;
                 edited: boolean;
+                /** @description what the banned-word check left in the text (soft_warn, hard_block), where it is: mark exactly these, never match words again on the client */
+                banned_hits: {
+                    /** @enum {unknown} */
+                    field: "title" | "content" | "tags" | "cover_title";
+                    tag_index: number | null;
+                    /** @description UTF-16 offset into the field (a tag: that tag), as String.prototype.slice takes it */
+                    start: number;
+                    /** @description exclusive */
+                    end: number;
+                    /** @description the banned word of the library that matched */
+                    word: string;
+                    /** @enum {unknown} */
+                    level: "soft_warn" | "hard_block";
+                }[];
             }[];
             image_candidates: {
                 candidate_id: number;
@@ -8488,6 +8502,20 @@ export interface operations {
                             verdict: string;
                             summary: string;
                             edited: boolean;
+                            /** @description what the banned-word check left in the text (soft_warn, hard_block), where it is: mark exactly these, never match words again on the client */
+                            banned_hits: {
+                                /** @enum {unknown} */
+                                field: "title" | "content" | "tags" | "cover_title";
+                                tag_index: number | null;
+                                /** @description UTF-16 offset into the field (a tag: that tag), as String.prototype.slice takes it */
+                                start: number;
+                                /** @description exclusive */
+                                end: number;
+                                /** @description the banned word of the library that matched */
+                                word: string;
+                                /** @enum {unknown} */
+                                level: "soft_warn" | "hard_block";
+                            }[];
                         };
                     };
                 };
@@ -8788,6 +8816,20 @@ export interface operations {
                             verdict: string;
                             summary: string;
                             edited: boolean;
+                            /** @description what the banned-word check left in the text (soft_warn, hard_block), where it is: mark exactly these, never match words again on the client */
+                            banned_hits: {
+                                /** @enum {unknown} */
+                                field: "title" | "content" | "tags" | "cover_title";
+                                tag_index: number | null;
+                                /** @description UTF-16 offset into the field (a tag: that tag), as String.prototype.slice takes it */
+                                start: number;
+                                /** @description exclusive */
+                                end: number;
+                                /** @description the banned word of the library that matched */
+                                word: string;
+                                /** @enum {unknown} */
+                                level: "soft_warn" | "hard_block";
+                            }[];
                         };
                     };
                 };
@@ -8938,6 +8980,20 @@ export interface operations {
                             verdict: string;
                             summary: string;
                             edited: boolean;
+                            /** @description what the banned-word check left in the text (soft_warn, hard_block), where it is: mark exactly these, never match words again on the client */
+                            banned_hits: {
+                                /** @enum {unknown} */
+                                field: "title" | "content" | "tags" | "cover_title";
+                                tag_index: number | null;
+                                /** @description UTF-16 offset into the field (a tag: that tag), as String.prototype.slice takes it */
+                                start: number;
+                                /** @description exclusive */
+                                end: number;
+                                /** @description the banned word of the library that matched */
+                                word: string;
+                                /** @enum {unknown} */
+                                level: "soft_warn" | "hard_block";
+                            }[];
                         };
                     };
                 };
@@ -9804,6 +9860,20 @@ export interface operations {
                                     verdict: string;
                                     summary: string;
                                     edited: boolean;
+                                    /** @description what the banned-word check left in the text (soft_warn, hard_block), where it is: mark exactly these, never match words again on the client */
+                                    banned_hits: {
+                                        /** @enum {unknown} */
+                                        field: "title" | "content" | "tags" | "cover_title";
+                                        tag_index: number | null;
+                                        /** @description UTF-16 offset into the field (a tag: that tag), as String.prototype.slice takes it */
+                                        start: number;
+                                        /** @description exclusive */
+                                        end: number;
+                                        /** @description the banned word of the library that matched */
+                                        word: string;
+                                        /** @enum {unknown} */
+                                        level: "soft_warn" | "hard_block";
+                                    }[];
                                 } | null;
                                 selected_image: {
                                     candidate_id: number;
@@ -9855,6 +9925,20 @@ export interface operations {
                                         verdict: string;
                                         summary: string;
                                         edited: boolean;
+                                        /** @description what the banned-word check left in the text (soft_warn, hard_block), where it is: mark exactly these, never match words again on the client */
+                                        banned_hits: {
+                                            /** @enum {unknown} */
+                                            field: "title" | "content" | "tags" | "cover_title";
+                                            tag_index: number | null;
+                                            /** @description UTF-16 offset into the field (a tag: that tag), as String.prototype.slice takes it */
+                                            start: number;
+                                            /** @description exclusive */
+                                            end: number;
+                                            /** @description the banned word of the library that matched */
+                                            word: string;
+                                            /** @enum {unknown} */
+                                            level: "soft_warn" | "hard_block";
+                                        }[];
                                     } | null;
                                     selected_images: {
                                         candidate_id: number;

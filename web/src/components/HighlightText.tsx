@@ -1,33 +1,37 @@
-import { Fragment, useMemo } from 'react';
-import type { BannedLevel } from '../api/types';
+import { Fragment, useMemo, type ReactNode } from 'react';
+import type { TextCandidate } from '../api/types';
 import { LEVEL_MARK } from './tags';
 
-export interface WordMark {
-  word: string;
-  level: BannedLevel;
+/** Where the server's banned-word check found a word in one part of a note (`banned_hits`). */
+export type BannedHit = TextCandidate['banned_hits'][number];
+
+/** The hits of one part of a note: a field, or one tag of it. */
+export function hitsIn(hits: readonly BannedHit[], field: BannedHit['field'], tagIndex: number | null = null): BannedHit[] {
+  return hits.filter((h) => h.field === field && h.tag_index === tagIndex);
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** The text with every banned word of the workspace marked in its level's colour. */
-export function HighlightText({ text, words }: { text: string; words: WordMark[] }) {
+/**
+ * The text with what the server's check found marked in its level's colour: its offsets, not a
+ * second matching here, so the marks are exactly the words that set the note's status (spaced,
+ * folded or traditional forms included).
+ */
+export function HighlightText({ text, hits }: { text: string; hits: readonly BannedHit[] }) {
   const parts = useMemo(() => {
-    const usable = words.filter((w) => w.word.length > 0).sort((a, b) => b.word.length - a.word.length);
-    if (usable.length === 0) return [text];
-    const levelOf = new Map(usable.map((w) => [w.word.toLowerCase(), w.level]));
-    const pattern = new RegExp(`(${usable.map((w) => escapeRegExp(w.word)).join('|')})`, 'gi');
-    return text.split(pattern).map((part, i) => {
-      const level = i % 2 === 1 ? levelOf.get(part.toLowerCase()) : undefined;
-      return level ? (
-        <mark key={i} data-level={level} style={{ background: LEVEL_MARK[level], padding: '0 2px' }}>
-          {part}
-        </mark>
-      ) : (
-        <Fragment key={i}>{part}</Fragment>
+    const out: ReactNode[] = [];
+    let at = 0;
+    for (const hit of [...hits].sort((a, b) => a.start - b.start)) {
+      // A range the text no longer has (or one overlapping the last) is not marked.
+      if (hit.start < at || hit.end > text.length || hit.end <= hit.start) continue;
+      if (hit.start > at) out.push(<Fragment key={`t${at}`}>{text.slice(at, hit.start)}</Fragment>);
+      out.push(
+        <mark key={`m${hit.start}`} data-level={hit.level} title={hit.word} style={{ background: LEVEL_MARK[hit.level], padding: '0 2px' }}>
+          {text.slice(hit.start, hit.end)}
+        </mark>,
       );
-    });
-  }, [text, words]);
+      at = hit.end;
+    }
+    if (at < text.length) out.push(<Fragment key={`t${at}`}>{text.slice(at)}</Fragment>);
+    return out;
+  }, [text, hits]);
   return <span style={{ whiteSpace: 'pre-wrap' }}>{parts}</span>;
 }

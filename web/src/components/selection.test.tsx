@@ -25,6 +25,7 @@ function text(id: number, strategy: Strategy | null, over: Partial<TextCandidate
     verdict: '',
     summary: '',
     edited: false,
+    banned_hits: [],
     ...over,
   };
 }
@@ -90,7 +91,7 @@ describe('CandidateBoard', () => {
     };
     render(
       <AppConfig>
-        <CandidateBoard texts={texts} images={images} store={new LiveStore()} words={[{ word: '第一', level: 'hard_block' }]} actions={actions} />
+        <CandidateBoard texts={texts} images={images} store={new LiveStore()} actions={actions} />
       </AppConfig>,
     );
     // Every text of a set sits behind its collapse, sorted by score.
@@ -111,8 +112,9 @@ describe('CandidateBoard', () => {
     expect(actions.onSelectText).toHaveBeenLastCalledWith(expect.objectContaining({ candidate_id: 1 }), false);
   });
 
-  it('disables selecting a hard-blocked text and highlights its banned words', () => {
-    board(true, [text(1, 'A', { banned_word_status: 'hard_block', content: '全网第一好用' })]);
+  it('disables selecting a hard-blocked text and highlights the banned words the server found', () => {
+    const found = { field: 'content' as const, tag_index: null, start: 2, end: 4, word: '第一', level: 'hard_block' as const };
+    board(true, [text(1, 'A', { banned_word_status: 'hard_block', content: '全网第一好用', banned_hits: [found] })]);
     const card = screen.getByTestId('text-candidate');
     expect((within(card).getByRole('button', { name: '选用' }) as HTMLButtonElement).disabled).toBe(true);
     const mark = card.querySelector('mark[data-level="hard_block"]');

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { Row } from '../../db/schema.js';
 import { DateTime, Nullable } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
+import { hitsByField, type FieldHit } from '../../content/evaluate.js';
 import { IMAGE_ROLES } from '../../content/schemas.js';
 import { USER_ACTIONS } from './lifecycle.js';
 
@@ -35,6 +36,17 @@ export const TextCandidateSchema = Type.Object({
   verdict: Type.String(),
   summary: Type.String(),
   edited: Type.Boolean(),
+  banned_hits: Type.Array(
+    Type.Object({
+      field: Type.Enum(['title', 'content', 'tags', 'cover_title']),
+      tag_index: Nullable(Type.Integer({ minimum: 0, description: 'which tag, for field "tags"' })),
+      start: Type.Integer({ minimum: 0, description: 'UTF-16 offset into the field (a tag: that tag), as String.prototype.slice takes it' }),
+      end: Type.Integer({ minimum: 0, description: 'exclusive' }),
+      word: Type.String({ description: 'the banned word of the library that matched' }),
+      level: Type.Enum(['soft_warn', 'hard_block']),
+    }),
+    { description: 'what the banned-word check left in the text (soft_warn, hard_block), where it is: mark exactly these, never match words again on the client' },
+  ),
 });
 export type TextCandidateView = Static<typeof TextCandidateSchema>;
 
@@ -72,6 +84,7 @@ export function textCandidateView(row: Row<'text_candidates'>): TextCandidateVie
     verdict: row.verdict,
     summary: row.summary,
     edited: row.edited,
+    banned_hits: hitsByField(row, row.banned_hits).filter((hit): hit is FieldHit & { level: 'soft_warn' | 'hard_block' } => hit.level === 'soft_warn' || hit.level === 'hard_block'),
   };
 }
 

@@ -1,10 +1,10 @@
 import { CheckCircleFilled, EditOutlined, MobileOutlined } from '@ant-design/icons';
 import { Button, Card, Col, Collapse, Empty, Image, Modal, Row, Space, Switch, Tag, Tooltip, Typography } from 'antd';
-import { memo, useMemo, useState } from 'react';
+import { Fragment, memo, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ImageCandidate, TextCandidate } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
-import { HighlightText, type WordMark } from '../../components/HighlightText';
+import { HighlightText, hitsIn } from '../../components/HighlightText';
 import { PASS_LINE } from '../../api/constants';
 import { ScoreBreakdown } from '../../components/ScoreBreakdown';
 import { chosenText, deliveredImages, groupBySet, selectionBlocked, type SetKey } from '../../components/selection';
@@ -22,10 +22,9 @@ export interface BoardActions extends ImageActions {
   onEdit: (c: TextCandidate) => void;
 }
 
-const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidate; words: WordMark[]; actions: BoardActions }) {
+const TextCard = memo(function TextCard({ c, actions }: { c: TextCandidate; actions: BoardActions }) {
   const { t } = useTranslation();
   const blocked = selectionBlocked(c);
-  const tagsText = c.tags.map((tag) => `#${tag}`).join(' ');
   return (
     <Card
       size="small"
@@ -49,14 +48,18 @@ const TextCard = memo(function TextCard({ c, words, actions }: { c: TextCandidat
       }
     >
       <Typography.Title level={3} style={{ marginTop: 0, fontSize: 16 }}>
-        <HighlightText text={c.title} words={words} />
+        <HighlightText text={c.title} hits={hitsIn(c.banned_hits, 'title')} />
       </Typography.Title>
       <Typography.Paragraph tabIndex={0} style={{ maxHeight: 220, overflow: 'auto' }}>
-        <HighlightText text={c.content} words={words} />
+        <HighlightText text={c.content} hits={hitsIn(c.banned_hits, 'content')} />
       </Typography.Paragraph>
       {c.tags.length > 0 && (
         <Typography.Paragraph type="secondary" style={{ marginBottom: 8 }}>
-          {tagsText}
+          {c.tags.map((tag, i) => (
+            <Fragment key={i}>
+              {i > 0 && ' '}#<HighlightText text={tag} hits={hitsIn(c.banned_hits, 'tags', i)} />
+            </Fragment>
+          ))}
         </Typography.Paragraph>
       )}
       <ScoreBreakdown score={c.score} />
@@ -117,7 +120,7 @@ function scoreRange(texts: TextCandidate[]): { min: number; max: number } | unde
  * its images at a useful size (each with its own actions), a phone preview, and every text of the
  * set sorted by score behind a collapse, with a pass-only filter.
  */
-function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: TextCandidate[]; images: ImageCandidate[]; words: WordMark[]; actions: BoardActions }) {
+function SetSection({ k, texts, images, actions }: { k: SetKey; texts: TextCandidate[]; images: ImageCandidate[]; actions: BoardActions }) {
   const { t } = useTranslation();
   const [passOnly, setPassOnly] = useState(false);
   const [previewing, setPreviewing] = useState(false);
@@ -163,10 +166,10 @@ function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: Te
                 {t('editing.coverTitle')}：{chosen.cover_title}
               </Typography.Text>
               <Typography.Title level={3} style={{ marginTop: 4, fontSize: 16 }}>
-                <HighlightText text={chosen.title} words={words} />
+                <HighlightText text={chosen.title} hits={hitsIn(chosen.banned_hits, 'title')} />
               </Typography.Title>
               <Typography.Paragraph tabIndex={0} style={{ whiteSpace: 'pre-wrap', maxHeight: 260, overflow: 'auto' }}>
-                <HighlightText text={chosen.content} words={words} />
+                <HighlightText text={chosen.content} hits={hitsIn(chosen.banned_hits, 'content')} />
               </Typography.Paragraph>
               <Typography.Paragraph type="secondary">{chosen.tags.map((tag) => `#${tag}`).join(' ')}</Typography.Paragraph>
               <Space wrap>
@@ -210,7 +213,7 @@ function SetSection({ k, texts, images, words, actions }: { k: SetKey; texts: Te
                     <Switch size="small" checked={passOnly} onChange={setPassOnly} aria-label={t('editing.passOnly')} />
                     {t('editing.passOnly')}
                   </label>
-                  {shown.length > 0 ? shown.map((c) => <TextCard key={c.candidate_id} c={c} words={words} actions={actions} />) : <Empty description={t('editing.noPassing')} />}
+                  {shown.length > 0 ? shown.map((c) => <TextCard key={c.candidate_id} c={c} actions={actions} />) : <Empty description={t('editing.noPassing')} />}
                 </>
               ),
             },
@@ -228,13 +231,11 @@ export function CandidateBoard({
   texts,
   images,
   store,
-  words,
   actions,
 }: {
   texts: TextCandidate[];
   images: ImageCandidate[];
   store: LiveStore;
-  words: WordMark[];
   actions: BoardActions;
 }) {
   const { t } = useTranslation();
@@ -247,7 +248,7 @@ export function CandidateBoard({
   return (
     <>
       {keys.map((k) => (
-        <SetSection key={k} k={k} texts={textSets.get(k) ?? []} images={imageSets.get(k) ?? []} words={words} actions={actions} />
+        <SetSection key={k} k={k} texts={textSets.get(k) ?? []} images={imageSets.get(k) ?? []} actions={actions} />
       ))}
     </>
   );

@@ -16,7 +16,6 @@ import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredI
 import { TaskStatusTag } from '../../components/tags';
 import { isGenerating, useTaskStream } from '../../hooks/taskStream';
 import { refetchWhenLastSettles, taskMutationKey } from '../../hooks/optimistic';
-import { useAllBannedWords } from '../config/queries';
 import { CandidateBoard, type BoardActions } from './CandidateBoard';
 import { DeliveryPanel } from './DeliveryPanel';
 import { EditTextModal, type EditValues } from './EditTextModal';
@@ -39,8 +38,6 @@ export default function TaskPage() {
     refetchInterval: (q) => (isGenerating(q.state.data?.status) ? 5000 : false),
   });
   const store = useTaskStream(taskId, Boolean(task.data));
-  const bannedWords = useAllBannedWords();
-  const words = useMemo(() => (bannedWords.data?.items ?? []).map((w) => ({ word: w.word, level: w.level })), [bannedWords.data]);
   const [editing, setEditing] = useState<TextCandidate>();
 
   const patch = (update: (d: TaskDetail) => TaskDetail) =>
@@ -195,7 +192,7 @@ export default function TaskPage() {
         <Col xs={24} xl={17}>
           <LivePanel store={store} fallback={d.progress} status={d.status} />
           {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
-          <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} words={words} actions={actions} />
+          <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} actions={actions} />
         </Col>
         <Col xs={24} xl={7}>
           <ReviewHistory taskId={taskId} version={d.status} />
