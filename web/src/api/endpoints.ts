@@ -109,6 +109,7 @@ export const api = {
     create: (body: Body<'/api/v1/banned-words', 'post'>) => dataOf(http.POST('/api/v1/banned-words', { body })),
     update: (id: number, body: Body<'/api/v1/banned-words/{id}', 'put'>) =>
       dataOf(http.PUT('/api/v1/banned-words/{id}', { ...path({ id }), body })),
+    get: (id: number) => dataOf(http.GET('/api/v1/banned-words/{id}', path({ id }))),
     remove: (id: number) => dataOf(http.DELETE('/api/v1/banned-words/{id}', path({ id }))),
     presets: () => dataOf(http.GET('/api/v1/banned-words/presets')),
     importPreset: (name: string) => dataOf(http.POST('/api/v1/banned-words/presets/{name}/import', path({ name }))),

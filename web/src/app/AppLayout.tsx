@@ -26,6 +26,7 @@ import { roleAtLeast } from './roles';
 import { useSession } from './session';
 import { tone } from '../components/tags';
 import './layout.css';
+import { queryKeys } from '../api/queryKeys';
 
 const ROLE_COLOR: Record<Role, string> = { admin: 'red', supervisor: 'gold', operator: 'blue' };
 /** The review badge refreshes this often (and whenever a review action or window focus refetches it). */
@@ -42,7 +43,7 @@ interface NavItem {
 /** Tasks waiting for review, for the menu's badge; supervisors and admins only (the server refuses operators). */
 export function useReviewCount(enabled: boolean): number | undefined {
   const count = useQuery({
-    queryKey: ['review-queue', 'count'],
+    queryKey: queryKeys.reviewQueue.count(),
     queryFn: api.review.pendingCount,
     enabled,
     refetchInterval: REVIEW_COUNT_REFRESH_MS,
@@ -63,7 +64,7 @@ export default function AppLayout() {
   const navigate = useNavigate();
   const wide = Grid.useBreakpoint().lg ?? true;
   const [drawerOpen, setDrawerOpen] = useState(false);
-  const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: api.workspaces.list });
+  const workspaces = useQuery({ queryKey: queryKeys.workspaces(), queryFn: api.workspaces.list });
   const reviewCount = useReviewCount(roleAtLeast(role, 'supervisor'));
   const switchWs = useMutation({
     mutationFn: api.workspaces.switch,

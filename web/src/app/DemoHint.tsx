@@ -3,6 +3,7 @@ import { Alert, Button } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { api } from '../api/endpoints';
 import { useSession } from './session';
+import { queryKeys } from '../api/queryKeys';
 
 /**
  * First run: a fresh install logs the admin into the empty `Default` workspace, while the
@@ -13,8 +14,8 @@ import { useSession } from './session';
 export function DemoHint({ emptyHere }: { emptyHere: boolean }) {
   const { t } = useTranslation();
   const { user, adopt } = useSession();
-  const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: api.workspaces.list, enabled: emptyHere });
-  const products = useQuery({ queryKey: ['products', 'any'], queryFn: () => api.products.list({ page: 1, page_size: 1 }), enabled: emptyHere });
+  const workspaces = useQuery({ queryKey: queryKeys.workspaces(), queryFn: api.workspaces.list, enabled: emptyHere });
+  const products = useQuery({ queryKey: queryKeys.products.list({ page: 1, page_size: 1 }), queryFn: () => api.products.list({ page: 1, page_size: 1 }), enabled: emptyHere });
   const demo = workspaces.data?.items.find((w) => w.slug === 'demo' && w.id !== user?.current_workspace_id);
   const switchWs = useMutation({ mutationFn: (id: number) => api.workspaces.switch(id), onSuccess: (data) => adopt(data.token) });
   if (!emptyHere || !demo || products.data?.total !== 0) return null;

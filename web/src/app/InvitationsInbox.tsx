@@ -6,6 +6,7 @@ import { api } from '../api/endpoints';
 import type { MyInvitation } from '../api/types';
 import { formatTime } from '../components/format';
 import { notifySuccess } from './notify';
+import { queryKeys, refresh } from '../api/queryKeys';
 
 /**
  * Invitations into other workspaces waiting for the user's answer: a badge in the header with
@@ -15,13 +16,13 @@ import { notifySuccess } from './notify';
 export function InvitationsInbox() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const invitations = useQuery({ queryKey: ['my-invitations'], queryFn: api.invitations.mine, refetchInterval: 60_000 });
-  const settled = () => queryClient.invalidateQueries({ queryKey: ['my-invitations'] });
+  const invitations = useQuery({ queryKey: queryKeys.invitations.mine(), queryFn: api.invitations.mine, refetchInterval: 60_000 });
+  const settled = () => queryClient.invalidateQueries({ queryKey: queryKeys.invitations.mine() });
   const accept = useMutation({
     mutationFn: (i: MyInvitation) => api.invitations.accept(i.id),
     onSuccess: (workspace) => {
       notifySuccess(t('invitations.joined', { name: workspace.name }));
-      void queryClient.invalidateQueries({ queryKey: ['workspaces'] });
+      void refresh.workspaces(queryClient);
     },
     onSettled: settled,
   });

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useSyncExternalStore } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { onSessionProblem, tokenStore } from '../api/client';
 import { api } from '../api/endpoints';
+import { queryKeys } from '../api/queryKeys';
 
 const listeners = new Set<() => void>();
 function subscribe(listener: () => void) {
@@ -28,11 +29,9 @@ export function useToken(): string | null {
   return useSyncExternalStore(subscribe, tokenStore.get, () => null);
 }
 
-export const meKey = ['me'] as const;
-
 export function useMe() {
   const token = useToken();
-  return useQuery({ queryKey: [...meKey, token], queryFn: api.auth.me, enabled: Boolean(token), staleTime: 60_000 });
+  return useQuery({ queryKey: queryKeys.me(token), queryFn: api.auth.me, enabled: Boolean(token), staleTime: 60_000 });
 }
 
 export function useSession() {

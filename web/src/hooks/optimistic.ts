@@ -14,6 +14,3 @@ export function refetchWhenLastSettles(queryClient: QueryClient, mutationKey: Mu
     onSettled: () => (queryClient.isMutating({ mutationKey }) === 1 ? queryClient.invalidateQueries({ queryKey }) : undefined),
   };
 }
-
-/** The key every optimistic mutation of a task's detail page carries. */
-export const taskMutationKey = (taskId: number): MutationKey => ['task-mutation', taskId];

@@ -13,8 +13,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import '../i18n';
 import { setApiBase } from '../api/client';
 import { LivePanel } from '../pages/tasks/LivePanel';
-import { taskMutationKey } from './optimistic';
 import { connectTaskStream, LiveStore, useLive, useTaskStream, type LiveState } from './taskStream';
+import { taskMutationKey } from '../api/queryKeys';
 
 const TASK = 7;
 const EVENTS: Array<[string, unknown]> = [

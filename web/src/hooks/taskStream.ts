@@ -16,7 +16,7 @@ import { useLayoutEffect, useMemo, useSyncExternalStore } from 'react';
 import { apiUrl } from '../api/client';
 import { api } from '../api/endpoints';
 import type { ImageCandidate, Progress, TaskStatus, TextCandidate } from '../api/types';
-import { taskMutationKey } from './optimistic';
+import { queryKeys, taskMutationKey } from '../api/queryKeys';
 
 export const STREAM_EVENTS = ['status', 'progress', 'text_delta', 'text_candidate', 'image_candidate', 'error', 'done'] as const;
 export type StreamEventName = (typeof STREAM_EVENTS)[number];
@@ -233,10 +233,10 @@ export function useTaskStream(taskId: number, active: boolean): LiveStore {
         // While a change of the user's is on its way, a refetch would bring the task back
         // without it and undo what the page shows; that change's own refetch, when it settles,
         // brings what the stream announced too.
-        if (queryClient.isMutating({ mutationKey: taskMutationKey(taskId) }) === 0) void queryClient.invalidateQueries({ queryKey: ['task', taskId] });
-        void queryClient.invalidateQueries({ queryKey: ['review-queue'] });
+        if (queryClient.isMutating({ mutationKey: taskMutationKey(taskId) }) === 0) void queryClient.invalidateQueries({ queryKey: queryKeys.task.detail(taskId) });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.reviewQueue.all() });
       } else if (stale.has('packages')) {
-        void queryClient.invalidateQueries({ queryKey: ['task', taskId, 'packages'] });
+        void queryClient.invalidateQueries({ queryKey: queryKeys.task.packages(taskId) });
       }
       stale.clear();
     };

@@ -114,6 +114,7 @@ export const en: Strings<typeof zhCN> = {
     yes: 'Yes',
     no: 'No',
   },
+  picker: { more: 'Showing {{shown}} of {{total}}: type to find the rest' },
   guard: {
     forbiddenTitle: 'No access',
     forbidden: 'Your role cannot use this page',

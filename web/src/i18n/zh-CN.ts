@@ -109,6 +109,7 @@ export const zhCN = {
     yes: '是',
     no: '否',
   },
+  picker: { more: '已显示 {{shown}} 个，共 {{total}} 个：输入名称查找其余的' },
   guard: {
     forbiddenTitle: '无权访问',
     forbidden: '当前角色不能使用此页面',

@@ -13,6 +13,7 @@ import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 import { tone } from '../../components/tags';
 import { PageTitle } from '../../components/PageTitle';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 export const ROLES: Role[] = ['operator', 'supervisor', 'admin'];
 
@@ -32,20 +33,20 @@ export default function UsersPage() {
   const [resetting, setResetting] = useState<AdminUser>();
   const [createForm] = Form.useForm<CreateValues>();
   const [resetForm] = Form.useForm<{ password: string }>();
-  const users = useQuery({ queryKey: ['users', paging.query], queryFn: () => api.users.list(paging.query), placeholderData: keepPreviousData });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['users'] });
+  const users = useQuery({ queryKey: queryKeys.users.list(paging.query), queryFn: () => api.users.list(paging.query), placeholderData: keepPreviousData });
+  const reload = () => refresh.users(queryClient);
   const create = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: CreateValues) => api.users.create({ ...v, username: v.username.trim(), email: v.email.trim() }),
     onSuccess: () => {
       setCreating(false);
       createForm.resetFields();
-      void refresh();
+      void reload();
     },
   });
   const update = useMutation({
     mutationFn: (v: { id: number; body: Parameters<typeof api.users.update>[1] }) => api.users.update(v.id, v.body),
-    onSuccess: refresh,
+    onSuccess: reload,
   });
   const reset = useMutation({
     meta: { inlineError: true },
@@ -53,12 +54,12 @@ export default function UsersPage() {
     onSuccess: () => {
       setResetting(undefined);
       notifySuccess(t('users.resetDone'));
-      void refresh();
+      void reload();
     },
   });
   const removeMember = useMutation({
     mutationFn: (userId: number) => api.workspaces.removeMember(me.data!.current_workspace_id!, userId),
-    onSuccess: refresh,
+    onSuccess: reload,
   });
 
   return (

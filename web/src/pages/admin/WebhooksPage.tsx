@@ -11,6 +11,7 @@ import { formatTime } from '../../components/format';
 import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
 import { tone } from '../../components/tags';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 const KINDS: WebhookKind[] = ['feishu', 'wecom', 'dingtalk', 'generic'];
 const EVENTS: WebhookEvent[] = ['task.pending_selection', 'task.submitted', 'task.approved', 'task.rejected', 'task.failed', 'package.ready', 'fission.completed'];
@@ -34,13 +35,13 @@ export default function WebhooksPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Webhook | 'new'>();
-  const hooks = useQuery({ queryKey: ['webhooks'], queryFn: () => api.webhooks.list() });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+  const hooks = useQuery({ queryKey: queryKeys.webhooks.all(), queryFn: () => api.webhooks.list() });
+  const reload = () => refresh.webhooks(queryClient);
   const update = useMutation({
     mutationFn: (v: { id: number; body: Parameters<typeof api.webhooks.update>[1] }) => api.webhooks.update(v.id, v.body),
-    onSuccess: refresh,
+    onSuccess: reload,
   });
-  const remove = useMutation({ mutationFn: (id: number) => api.webhooks.remove(id), onSuccess: refresh });
+  const remove = useMutation({ mutationFn: (id: number) => api.webhooks.remove(id), onSuccess: reload });
 
   return (
     <>
@@ -100,7 +101,7 @@ export default function WebhooksPage() {
           </Card>
         ))}
       </Space>
-      {editing && <WebhookForm hook={editing === 'new' ? undefined : editing} onClose={() => setEditing(undefined)} onSaved={refresh} />}
+      {editing && <WebhookForm hook={editing === 'new' ? undefined : editing} onClose={() => setEditing(undefined)} onSaved={reload} />}
     </>
   );
 }
@@ -112,7 +113,7 @@ function TestButton({ hook }: { hook: Webhook }) {
     mutationFn: () => api.webhooks.test(hook.id),
     onSuccess: () => {
       notifySuccess(t('webhooks.testSent'));
-      void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries', hook.id] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.deliveries(hook.id) });
     },
   });
   return (
@@ -126,7 +127,7 @@ function TestButton({ hook }: { hook: Webhook }) {
 function Deliveries({ hook }: { hook: Webhook }) {
   const { t } = useTranslation();
   const deliveries = useQuery({
-    queryKey: ['webhook-deliveries', hook.id],
+    queryKey: queryKeys.webhooks.deliveries(hook.id),
     queryFn: () => api.webhooks.deliveries(hook.id, { page: 1, page_size: 10 }),
     refetchInterval: (q) => (q.state.data?.items.some((d) => d.status === 'pending') ? 2_000 : false),
   });
@@ -138,7 +139,7 @@ function Deliveries({ hook }: { hook: Webhook }) {
         <Button
           size="small"
           type="text"
-          aria-label={t('webhooks.refresh')}
+          aria-label={t('webhooks.reload')}
           icon={<ReloadOutlined aria-hidden />}
           loading={deliveries.isFetching}
           onClick={() => void deliveries.refetch()}

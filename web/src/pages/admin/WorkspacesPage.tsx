@@ -11,6 +11,7 @@ import { QueryError } from '../../components/QueryError';
 import { tone } from '../../components/tags';
 import { ROLES } from './UsersPage';
 import { PageTitle } from '../../components/PageTitle';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 const INVITATION_COLOR: Record<InvitationStatus, string> = { pending: 'processing', accepted: 'green', declined: 'default', revoked: 'default', expired: 'default' };
 
@@ -21,12 +22,12 @@ const inviteeBody = (text: string) => (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text) ?
 function InvitationList({ workspace }: { workspace: WorkspaceItem }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: ['invitations', workspace.id], queryFn: () => api.workspaces.invitations(workspace.id, { page_size: 50 }) });
+  const list = useQuery({ queryKey: queryKeys.invitations.ofWorkspace(workspace.id), queryFn: () => api.workspaces.invitations(workspace.id, { page_size: 50 }) });
   const revoke = useMutation({
     mutationFn: (id: number) => api.workspaces.revokeInvitation(workspace.id, id),
     onSuccess: () => {
       notifySuccess(t('workspaces.revoked'));
-      void queryClient.invalidateQueries({ queryKey: ['invitations', workspace.id] });
+      void refresh.invitations(queryClient, workspace.id);
     },
   });
   return (
@@ -80,13 +81,13 @@ export default function WorkspacesPage() {
   const [adding, setAdding] = useState<WorkspaceItem>();
   const [inviting, setInviting] = useState<WorkspaceItem>();
   const [inviteForm] = Form.useForm<MemberValues>();
-  const workspaces = useQuery({ queryKey: ['workspaces'], queryFn: api.workspaces.list });
+  const workspaces = useQuery({ queryKey: queryKeys.workspaces(), queryFn: api.workspaces.list });
   const create = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: { name: string; slug: string }) => api.workspaces.create(v.name.trim(), v.slug.trim()),
     onSuccess: () => {
       form.resetFields();
-      void queryClient.invalidateQueries({ queryKey: ['workspaces'] });
+      void refresh.workspaces(queryClient);
     },
   });
   const addMember = useMutation({
@@ -95,7 +96,7 @@ export default function WorkspacesPage() {
     onSuccess: () => {
       setAdding(undefined);
       notifySuccess(t('workspaces.memberAdded'));
-      void queryClient.invalidateQueries({ queryKey: ['users'] });
+      void refresh.users(queryClient);
     },
   });
   const invite = useMutation({
@@ -104,7 +105,7 @@ export default function WorkspacesPage() {
     onSuccess: () => {
       notifySuccess(t('workspaces.invited'));
       inviteForm.setFieldsValue({ username: '' });
-      void queryClient.invalidateQueries({ queryKey: ['invitations', inviting!.id] });
+      void refresh.invitations(queryClient, inviting!.id);
     },
   });
   // An unknown user and one outside the admin's workspaces answer the same 404: say what to do.

@@ -11,6 +11,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
 import { tone } from '../../components/tags';
 import { PROVIDERS, providerName } from './providerNames';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 type Capability = 'text' | 'vision' | 'image';
 const CAPABILITIES: Capability[] = ['text', 'vision', 'image'];
@@ -37,13 +38,13 @@ export default function ApiKeysPage() {
   const { role } = useSession();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<ApiKey | 'new' | null>(null);
-  const keys = useQuery({ queryKey: ['api-keys', 'all'], queryFn: () => api.apiKeys.list({ page: 1, page_size: 100 }) });
-  const presets = useQuery({ queryKey: ['api-keys', 'presets'], queryFn: api.apiKeys.presets, staleTime: Infinity });
-  const routing = useQuery({ queryKey: ['api-keys', 'routing'], queryFn: api.apiKeys.routing });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-  const remove = useMutation({ mutationFn: api.apiKeys.remove, onSuccess: refresh });
-  const test = useMutation({ meta: { inlineError: true }, mutationFn: ({ id, image }: { id: number; image: boolean }) => api.apiKeys.test(id, image), onSuccess: refresh });
-  const route = useMutation({ meta: { inlineError: true }, mutationFn: api.apiKeys.setRouting, onSuccess: refresh });
+  const keys = useQuery({ queryKey: queryKeys.apiKeys.list(), queryFn: () => api.apiKeys.list({ page: 1, page_size: 100 }) });
+  const presets = useQuery({ queryKey: queryKeys.apiKeys.presets(), queryFn: api.apiKeys.presets, staleTime: Infinity });
+  const routing = useQuery({ queryKey: queryKeys.apiKeys.routing(), queryFn: api.apiKeys.routing });
+  const reload = () => refresh.apiKeys(queryClient);
+  const remove = useMutation({ mutationFn: api.apiKeys.remove, onSuccess: reload });
+  const test = useMutation({ meta: { inlineError: true }, mutationFn: ({ id, image }: { id: number; image: boolean }) => api.apiKeys.test(id, image), onSuccess: reload });
+  const route = useMutation({ meta: { inlineError: true }, mutationFn: api.apiKeys.setRouting, onSuccess: reload });
   const connections = keys.data?.items ?? [];
   const canRoute = roleAtLeast(role, 'supervisor');
 
@@ -156,7 +157,7 @@ export default function ApiKeysPage() {
           onClose={() => setEditing(null)}
           onSaved={() => {
             setEditing(null);
-            void refresh();
+            void reload();
           }}
         />
       )}

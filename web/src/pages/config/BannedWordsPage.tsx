@@ -14,6 +14,7 @@ import { usePaging } from '../../components/usePaging';
 import { BannedWordsPaste } from './BannedWordsPaste';
 import { PresetImport } from './PresetImport';
 import { PageTitle } from '../../components/PageTitle';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 const LEVELS: BannedLevel[] = ['hard_block', 'soft_warn', 'auto_fix'];
 
@@ -31,14 +32,14 @@ export default function BannedWordsPage() {
   const [level, setLevel] = useState<BannedLevel>();
   const [selected, setSelected] = useState<number[]>([]);
   const listQuery = { ...paging.query, q: q || undefined, level };
-  const words = useQuery({ queryKey: ['banned-words', listQuery], queryFn: () => api.bannedWords.list(listQuery), placeholderData: keepPreviousData });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['banned-words'] });
+  const words = useQuery({ queryKey: queryKeys.bannedWords.list(listQuery), queryFn: () => api.bannedWords.list(listQuery), placeholderData: keepPreviousData });
+  const reload = () => refresh.bannedWords(queryClient);
   const removeSelected = useMutation({
     meta: { inlineError: true },
     mutationFn: () => api.bannedWords.removeMany(selected),
     onSuccess: () => {
       setSelected([]);
-      void refresh();
+      void reload();
     },
   });
   const save = useMutation({
@@ -49,10 +50,10 @@ export default function BannedWordsPage() {
     },
     onSuccess: () => {
       setEditing(undefined);
-      void refresh();
+      void reload();
     },
   });
-  const remove = useMutation({ mutationFn: api.bannedWords.remove, onSuccess: refresh });
+  const remove = useMutation({ mutationFn: api.bannedWords.remove, onSuccess: reload });
   const open = (w: BannedWord | 'new') => {
     save.reset();
     setEditing(w);
@@ -68,8 +69,8 @@ export default function BannedWordsPage() {
         </PageTitle>
         {canWrite && (
           <Space wrap>
-            <PresetImport onDone={refresh} />
-            <BannedWordsPaste onDone={refresh} />
+            <PresetImport onDone={reload} />
+            <BannedWordsPaste onDone={reload} />
             <Button type="primary" icon={<PlusOutlined aria-hidden />} onClick={() => open('new')}>
               {t('banned.add')}
             </Button>

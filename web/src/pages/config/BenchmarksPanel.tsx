@@ -12,6 +12,7 @@ import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 import { ACCEPTED_IMAGES } from './ProductImages';
 import { tone } from '../../components/tags';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 const STATUS_COLOR: Record<AnalyzeStatus, string> = { pending: 'default', analyzing: 'processing', done: 'green', failed: 'red' };
 
@@ -55,17 +56,17 @@ function BenchmarkItem({ b, productId }: { b: Benchmark; productId: number }) {
   const codes = b.analysis_warning_codes ?? [];
   const worded = codes.length > 0 && codes.every((c) => i18n.exists(`benchmarks.warnings.${c}`));
   const warning = worded ? codes.map((c) => t(`benchmarks.warnings.${c}`)).join(t('benchmarks.warningSeparator')) : b.analysis_warning;
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['benchmarks', productId] });
-  const analyze = useMutation({ mutationFn: () => api.benchmarks.analyze(b.id), onSettled: refresh });
+  const reload = () => refresh.benchmarks(queryClient, productId);
+  const analyze = useMutation({ mutationFn: () => api.benchmarks.analyze(b.id), onSettled: reload });
   const save = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: EditValues) => api.benchmarks.update(b.id, { highlights: v.highlights?.trim() ?? '', ...linkFields(v.link ?? '') }),
     onSuccess: () => {
       setEditing(false);
-      void refresh();
+      void reload();
     },
   });
-  const remove = useMutation({ mutationFn: () => api.benchmarks.remove(b.id), onSuccess: refresh });
+  const remove = useMutation({ mutationFn: () => api.benchmarks.remove(b.id), onSuccess: reload });
   return (
     <List.Item data-testid="benchmark">
       <div style={{ display: 'flex', gap: 12, width: '100%', alignItems: 'flex-start' }}>
@@ -159,7 +160,7 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
   const paging = usePaging(10);
   const [form] = Form.useForm<AddValues>();
   const [file, setFile] = useState<File>();
-  const list = useQuery({ queryKey: ['benchmarks', productId, paging.query], queryFn: () => api.benchmarks.list(productId, paging.query) });
+  const list = useQuery({ queryKey: queryKeys.benchmarks.list(productId, paging.query), queryFn: () => api.benchmarks.list(productId, paging.query) });
   const add = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: AddValues) => {
@@ -171,7 +172,7 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
     onSuccess: () => {
       form.resetFields();
       setFile(undefined);
-      void queryClient.invalidateQueries({ queryKey: ['benchmarks', productId] });
+      void refresh.benchmarks(queryClient, productId);
     },
   });
   const exportCsv = useMutation({ mutationFn: async () => saveFile(await api.benchmarks.exportCsv(productId), `benchmarks-${productId}.csv`) });

@@ -6,12 +6,13 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../api/endpoints';
 import { notifySuccess } from '../../app/notify';
 import { QueryError } from '../../components/QueryError';
+import { queryKeys } from '../../api/queryKeys';
 
 /** Built-in word lists (advertising law, health claims) imported in one call; worded here by their name. */
 export function PresetImport({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
-  const presets = useQuery({ queryKey: ['banned-presets'], queryFn: api.bannedWords.presets, enabled: open });
+  const presets = useQuery({ queryKey: queryKeys.bannedWords.presets(), queryFn: api.bannedWords.presets, enabled: open });
   const importPreset = useMutation({
     mutationFn: api.bannedWords.importPreset,
     onSuccess: (r) => {

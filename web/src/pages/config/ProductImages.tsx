@@ -8,6 +8,7 @@ import type { ProductImage } from '../../api/types';
 import { QueryError } from '../../components/QueryError';
 import { Thumb } from '../../components/Thumb';
 import { tone } from '../../components/tags';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 export const ACCEPTED_IMAGES = 'image/jpeg,image/png,image/webp';
 
@@ -30,10 +31,10 @@ function ImageCard({ productId, image }: { productId: number; image: ProductImag
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [scene, setScene] = useState(image.scene);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['product-images', productId] });
-  const saveScene = useMutation({ mutationFn: () => api.products.setScene(productId, image.id, scene.trim()), onSuccess: refresh });
-  const primary = useMutation({ mutationFn: () => api.products.setPrimary(productId, image.id), onSuccess: refresh });
-  const remove = useMutation({ mutationFn: () => api.products.removeImage(productId, image.id), onSuccess: refresh });
+  const reload = () => refresh.productImages(queryClient, productId);
+  const saveScene = useMutation({ mutationFn: () => api.products.setScene(productId, image.id, scene.trim()), onSuccess: reload });
+  const primary = useMutation({ mutationFn: () => api.products.setPrimary(productId, image.id), onSuccess: reload });
+  const remove = useMutation({ mutationFn: () => api.products.removeImage(productId, image.id), onSuccess: reload });
   return (
     <Card size="small" style={{ width: 200 }} data-testid="product-image" cover={<div style={{ padding: 12 }}><Thumb url={image.url} alt={image.scene} width={174} /></div>}>
       {image.is_primary ? (
@@ -64,10 +65,10 @@ export function ProductImages({ productId }: { productId: number }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const [scene, setScene] = useState(() => t('images.sceneDefault'));
-  const images = useQuery({ queryKey: ['product-images', productId], queryFn: () => api.products.images(productId) });
+  const images = useQuery({ queryKey: queryKeys.products.images(productId), queryFn: () => api.products.images(productId) });
   const upload = useMutation({
     mutationFn: (file: File) => api.products.uploadImage(productId, file, scene.trim()),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['product-images', productId] }),
+    onSettled: () => refresh.productImages(queryClient, productId),
   });
   return (
     <>

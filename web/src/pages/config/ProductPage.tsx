@@ -11,8 +11,9 @@ import { PageSpin } from '../../app/guards';
 import { QueryError } from '../../components/QueryError';
 import { BenchmarksPanel } from './BenchmarksPanel';
 import { ProductImages } from './ProductImages';
-import { useAllBannedWords } from './queries';
+import { BannedWordSelect } from './pickers';
 import { PageTitle } from '../../components/PageTitle';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 type Values = Required<Omit<ProductBody, 'custom_prompt'>> & { custom_prompt: string };
 
@@ -21,8 +22,7 @@ function ProductForm({ id }: { id: number | undefined }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [form] = Form.useForm<Values>();
-  const product = useQuery({ queryKey: ['product', id], queryFn: () => api.products.get(id!), enabled: id !== undefined });
-  const bannedWords = useAllBannedWords();
+  const product = useQuery({ queryKey: queryKeys.products.detail(id ?? 0), queryFn: () => api.products.get(id!), enabled: id !== undefined });
   useEffect(() => {
     if (product.data) form.setFieldsValue({ ...product.data, style_tone: product.data.style_tone ?? '', custom_prompt: product.data.custom_prompt ?? '' });
   }, [product.data, form]);
@@ -34,8 +34,8 @@ function ProductForm({ id }: { id: number | undefined }) {
     },
     onSuccess: (saved) => {
       notifySuccess(t('form.saved'));
-      void queryClient.invalidateQueries({ queryKey: ['products'] });
-      queryClient.setQueryData(['product', saved.id], saved);
+      void refresh.products(queryClient);
+      queryClient.setQueryData(queryKeys.products.detail(saved.id), saved);
       if (id === undefined) navigate(`/products/${saved.id}`, { replace: true });
     },
   });
@@ -79,12 +79,7 @@ function ProductForm({ id }: { id: number | undefined }) {
           <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} />
         </Form.Item>
         <Form.Item label={t('products.bannedWords')} name="banned_word_ids">
-          <Select
-            mode="multiple"
-            loading={bannedWords.isLoading}
-            showSearch={{ optionFilterProp: 'label' }}
-            options={(bannedWords.data?.items ?? []).map((w) => ({ value: w.id, label: `${w.word} · ${t(`bannedLevel.${w.level}`)}` }))}
-          />
+          <BannedWordSelect />
         </Form.Item>
         <Button type="primary" htmlType="submit" loading={save.isPending}>
           {t('form.save')}

@@ -11,6 +11,7 @@ import { saveFile } from '../../components/saveFile';
 import { QueryError } from '../../components/QueryError';
 import { usePaging } from '../../components/usePaging';
 import { PageTitle } from '../../components/PageTitle';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 export default function ProductsPage() {
   const { t } = useTranslation();
@@ -18,11 +19,11 @@ export default function ProductsPage() {
   const [q, setQ] = useState('');
   const queryClient = useQueryClient();
   const products = useQuery({
-    queryKey: ['products', q, paging.query],
+    queryKey: queryKeys.products.list({ q, ...paging.query }),
     queryFn: () => api.products.list({ ...paging.query, q: q || undefined }),
     placeholderData: keepPreviousData,
   });
-  const remove = useMutation({ mutationFn: api.products.remove, onSuccess: () => queryClient.invalidateQueries({ queryKey: ['products'] }) });
+  const remove = useMutation({ mutationFn: api.products.remove, onSuccess: () => refresh.products(queryClient) });
   const exportAll = useMutation({ mutationFn: async () => saveFile(await api.products.exportAll(), 'products.json') });
   const exportBenchmarks = useMutation({ mutationFn: async () => saveFile(await api.benchmarks.exportCsv(), 'benchmarks.csv') });
 

@@ -17,6 +17,7 @@ import { Thumb } from '../../components/Thumb';
 import { PageTitle } from '../../components/PageTitle';
 import { saveFile } from '../../components/saveFile';
 import { EditTextModal, type EditValues } from '../tasks/EditTextModal';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 function NoteCard({ fissionId, note, demo, onRetried, onEdit }: { fissionId: number; note: FissionNote; demo: DemoOrigin; onRetried: () => void; onEdit: () => void }) {
   const { t } = useTranslation();
@@ -102,17 +103,17 @@ export default function FissionPage() {
   // The server settles each image with its note and the fission at once, and says what is still in flight.
   const poll = (data: { status: string; running: number } | undefined) => (data && (data.status === 'generating' || data.running > 0) ? 1500 : false);
   const fission = useQuery({
-    queryKey: ['fission', id],
+    queryKey: queryKeys.fission.detail(id),
     queryFn: () => api.fission.get(id),
     refetchInterval: (q) => poll(q.state.data && { status: q.state.data.status, running: q.state.data.progress.running }),
   });
-  const notes = useQuery({ queryKey: ['fission', id, 'notes'], queryFn: () => api.fission.notes(id), refetchInterval: (q) => poll(q.state.data) });
+  const notes = useQuery({ queryKey: queryKeys.fission.notes(id), queryFn: () => api.fission.notes(id), refetchInterval: (q) => poll(q.state.data) });
   const download = useMutation({ mutationFn: async () => saveFile(await api.fission.download(id), `fission_${id}.zip`) });
   const progress = fission.data?.progress;
   // The fission rewrites its source task with the same workspace's connections: where the source
   // is demo output, so are its notes (the fission itself does not say which provider wrote it).
   const sourceId = fission.data?.source_task_id;
-  const source = useQuery({ queryKey: ['task', sourceId], queryFn: () => api.tasks.get(sourceId!), enabled: sourceId !== undefined });
+  const source = useQuery({ queryKey: queryKeys.task.detail(sourceId ?? 0), queryFn: () => api.tasks.get(sourceId!), enabled: sourceId !== undefined });
   const demo = demoOrigin(source.data?.providers);
   const [editing, setEditing] = useState<FissionNote>();
   const edit = useMutation({
@@ -121,7 +122,7 @@ export default function FissionPage() {
       setEditing(undefined);
       notifySuccess(t('fissionList.saved'));
     },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['fission', id, 'notes'] }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.fission.notes(id) }),
   });
 
   return (
@@ -160,7 +161,7 @@ export default function FissionPage() {
       <Row gutter={[16, 16]}>
         {notes.data?.notes.map((n) => (
           <Col key={n.seq} xs={24} md={12} xl={8}>
-            <NoteCard fissionId={id} note={n} demo={demo} onEdit={() => setEditing(n)} onRetried={() => void queryClient.invalidateQueries({ queryKey: ['fission', id] })} />
+            <NoteCard fissionId={id} note={n} demo={demo} onEdit={() => setEditing(n)} onRetried={() => void refresh.fission(queryClient, id)} />
           </Col>
         ))}
       </Row>

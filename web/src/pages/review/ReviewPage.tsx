@@ -13,6 +13,7 @@ import { DemoTag, demoOrigin, type DemoOrigin } from '../../components/demo';
 import { BannedStatusTag } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
 import { PageTitle } from '../../components/PageTitle';
+import { queryKeys, refresh } from '../../api/queryKeys';
 
 /** `demo`: what of the task the offline demo provider made; a reviewer should never approve it for publishing unawares. */
 function SetColumn({ set, demo }: { set: SelectedSet; demo: DemoOrigin }) {
@@ -56,12 +57,12 @@ export default function ReviewPage() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   // New submissions appear without a reload (the menu's count refreshes on the same key).
-  const queue = useQuery({ queryKey: ['review-queue'], queryFn: api.review.queue, refetchInterval: 30_000 });
+  const queue = useQuery({ queryKey: queryKeys.reviewQueue.all(), queryFn: api.review.queue, refetchInterval: 30_000 });
   const [rejecting, setRejecting] = useState<ReviewItem>();
   const [form] = Form.useForm<RejectValues>();
   const done = (text: string) => {
     notifySuccess(text);
-    void queryClient.invalidateQueries({ queryKey: ['review-queue'] });
+    void refresh.reviewQueue(queryClient);
   };
   const approve = useMutation({ mutationFn: api.review.approve, onSuccess: () => done(t('review.approved')) });
   const reject = useMutation({

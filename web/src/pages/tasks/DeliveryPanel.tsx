@@ -7,6 +7,7 @@ import { wordFailure } from '../../api/errorText';
 import { api } from '../../api/endpoints';
 import type { DeliveryPackage, TaskStatus } from '../../api/types';
 import { formatTime } from '../../components/format';
+import { queryKeys } from '../../api/queryKeys';
 
 const STEP = { pending: 0, failed: 0, ready: 1, downloaded: 2 } as const;
 
@@ -64,7 +65,7 @@ function PackageRow({ pkg, onChange }: { pkg: DeliveryPackage; onChange: () => v
 export function DeliveryPanel({ taskId, status }: { taskId: number; status: TaskStatus }) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
-  const key = ['task', taskId, 'packages'];
+  const key = queryKeys.task.packages(taskId);
   const packages = useQuery({
     queryKey: key,
     queryFn: () => api.tasks.packages(taskId, { page: 1, page_size: 5 }),

@@ -7,6 +7,7 @@ import { api } from '../../api/endpoints';
 import type { ReferenceLevel } from '../../api/types';
 import { formatTime } from '../../components/format';
 import { tone } from '../../components/tags';
+import { queryKeys } from '../../api/queryKeys';
 
 interface Values {
   reference_level: ReferenceLevel;
@@ -20,7 +21,7 @@ export function FissionStart({ taskId, canStart }: { taskId: number; canStart: b
   const [open, setOpen] = useState(false);
   const [form] = Form.useForm<Values>();
   const fissions = useQuery({
-    queryKey: ['fissions', taskId],
+    queryKey: queryKeys.task.fissions(taskId),
     queryFn: () => api.fission.list({ source_task_id: taskId, page: 1, page_size: 20 }),
     refetchInterval: (q) => (q.state.data?.items.some((f) => f.status === 'generating') ? 3000 : false),
   });

@@ -5,6 +5,7 @@ import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import { STRATEGIES, type Strategy } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
+import { refresh } from '../../api/queryKeys';
 
 interface Values {
   content: string;
@@ -23,7 +24,7 @@ export function ImportTextForm({ taskId }: { taskId: number }) {
     onSuccess: () => {
       form.resetFields();
       notifySuccess(t('import.done'));
-      void queryClient.invalidateQueries({ queryKey: ['task', taskId] });
+      void refresh.task(queryClient, taskId);
     },
   });
   return (

@@ -4,6 +4,7 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/endpoints';
 import { QueryError } from '../../components/QueryError';
+import { queryKeys } from '../../api/queryKeys';
 
 const ANGLE = /「([^」]+)」 \(score ([\d.]+)\)/g;
 const STRATEGY = /preferred strategy: (.+?) \(score ([\d.]+)\)/;
@@ -27,7 +28,7 @@ export function wordPreference(t: TFunction, summary: string): string {
 /** What the flywheel injected into this task's latest generation. */
 export function PreferencePanel({ taskId, version }: { taskId: number; version: string }) {
   const { t } = useTranslation();
-  const context = useQuery({ queryKey: ['task', taskId, 'preference', version], queryFn: () => api.tasks.preference(taskId) });
+  const context = useQuery({ queryKey: queryKeys.task.preference(taskId, version), queryFn: () => api.tasks.preference(taskId) });
   return (
     <Card size="small" title={t('preference.title')} style={{ marginBottom: 16 }} data-testid="preference-panel">
       <QueryError error={context.error} />

@@ -5,13 +5,14 @@ import { api } from '../../api/endpoints';
 import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { tone } from '../../components/tags';
+import { queryKeys } from '../../api/queryKeys';
 
 const COLOR = { submit: 'blue', approve: 'green', reject: 'red' } as const;
 
 /** Every submit / approve / reject of the task with who, when and the reason verbatim. */
 export function ReviewHistory({ taskId, version }: { taskId: number; version: string }) {
   const { t } = useTranslation();
-  const history = useQuery({ queryKey: ['task', taskId, 'reviews', version], queryFn: () => api.tasks.reviews(taskId) });
+  const history = useQuery({ queryKey: queryKeys.task.reviews(taskId, version), queryFn: () => api.tasks.reviews(taskId) });
   return (
     <Card size="small" title={t('taskPage.review')} style={{ marginBottom: 16 }} data-testid="review-history">
       <QueryError error={history.error} />

@@ -7,8 +7,9 @@ import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { TaskCreate, TaskDetail, TaskListItem } from '../../api/types';
 import { isGenerating } from '../../hooks/taskStream';
-import { useAllProducts } from '../config/queries';
+import { ProductSelect } from '../config/pickers';
 import { PageTitle } from '../../components/PageTitle';
+import { queryKeys } from '../../api/queryKeys';
 
 /**
  * The detail of a task just created, from what creating it answered: nothing generated yet. The
@@ -40,9 +41,8 @@ export default function TaskCreatePage() {
   const [params] = useSearchParams();
   const [form] = Form.useForm<TaskCreate>();
   const productId = Form.useWatch('product_id', form);
-  const products = useAllProducts();
   const benchmarks = useQuery({
-    queryKey: ['benchmarks', productId, 'all'],
+    queryKey: queryKeys.benchmarks.choices(productId),
     queryFn: () => api.benchmarks.list(productId, { page: 1, page_size: 100 }),
     enabled: Boolean(productId),
   });
@@ -55,7 +55,7 @@ export default function TaskCreatePage() {
       // first status event (or, without a stream, the poll while generating) fetches the real
       // detail, which asked for at once would hold up the stream on a server busy starting the
       // generation. A task with nothing to generate (import track) loads its detail as usual.
-      if (isGenerating(task.status)) queryClient.setQueryData<TaskDetail>(['task', task.id], createdDetail(task, body.benchmark_ids ?? []));
+      if (isGenerating(task.status)) queryClient.setQueryData<TaskDetail>(queryKeys.task.detail(task.id), createdDetail(task, body.benchmark_ids ?? []));
       navigate(`/tasks/${task.id}`);
     },
   });
@@ -76,12 +76,7 @@ export default function TaskCreatePage() {
         onFinish={(v) => create.mutate({ ...v, theme: v.theme.trim() })}
       >
         <Form.Item label={t('tasks.product')} name="product_id" rules={[{ required: true, message: t('form.required') }]}>
-          <Select
-            showSearch={{ optionFilterProp: 'label' }}
-            loading={products.isLoading}
-            options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))}
-            onChange={() => form.setFieldValue('benchmark_ids', [])}
-          />
+          <ProductSelect onChange={() => form.setFieldValue('benchmark_ids', [])} />
         </Form.Item>
         <Form.Item label={t('taskCreate.benchmarks')} name="benchmark_ids">
           <Select

@@ -11,9 +11,10 @@ import { formatTime } from '../../components/format';
 import { QueryError } from '../../components/QueryError';
 import { TaskStatusTag } from '../../components/tags';
 import { usePaging } from '../../components/usePaging';
-import { useAllProducts } from '../config/queries';
+import { ProductSelect } from '../config/pickers';
 import { PageTitle } from '../../components/PageTitle';
 import { DemoHint } from '../../app/DemoHint';
+import { queryKeys } from '../../api/queryKeys';
 
 /**
  * GET /tasks pages by number only this deep (page × page_size, the server's PAGE_WINDOW); older
@@ -49,20 +50,19 @@ export default function TaskListPage() {
     hide_archived: showArchived ? undefined : true,
   };
   const tasks = useQuery({
-    queryKey: ['tasks', filters, paging.query],
+    queryKey: queryKeys.tasks.list(filters, paging.query),
     queryFn: () => api.tasks.list({ ...filters, ...paging.query }),
     placeholderData: keepPreviousData,
   });
   const pageIds = (tasks.data?.items ?? []).map((task) => task.id);
   // Signed links expire, so covers are their own request beside the (cached) list page.
   const covers = useQuery({
-    queryKey: ['task-covers', pageIds],
+    queryKey: queryKeys.tasks.covers(pageIds),
     queryFn: () => api.tasks.covers(pageIds),
     enabled: pageIds.length > 0,
     staleTime: 5 * 60_000,
     select: (data) => new Map(data.items.map((c) => [c.task_id, c.url])),
   });
-  const products = useAllProducts();
   const screens = Grid.useBreakpoint();
 
   return (
@@ -101,18 +101,16 @@ export default function TaskListPage() {
           }}
           options={TASK_STATUSES.map((s) => ({ value: s, label: t(`taskStatus.${s}`) }))}
         />
-        <Select
+        <ProductSelect
           aria-label={t('tasks.filterProduct')}
           placeholder={t('tasks.filterProduct')}
           allowClear
-          showSearch={{ optionFilterProp: 'label' }}
           style={{ width: 220 }}
           value={productId}
-          onChange={(v: number | undefined) => {
-            setProductId(v);
+          onChange={(v) => {
+            setProductId(v as number | undefined);
             paging.reset();
           }}
-          options={(products.data?.items ?? []).map((p) => ({ value: p.id, label: p.name }))}
         />
         <DatePicker.RangePicker
           aria-label={t('tasks.filterDate')}

@@ -15,7 +15,7 @@ import { QueryError } from '../../components/QueryError';
 import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredImages } from '../../components/selection';
 import { TaskStatusTag } from '../../components/tags';
 import { isGenerating, useTaskStream } from '../../hooks/taskStream';
-import { refetchWhenLastSettles, taskMutationKey } from '../../hooks/optimistic';
+import { refetchWhenLastSettles } from '../../hooks/optimistic';
 import { CandidateBoard, type BoardActions } from './CandidateBoard';
 import { DeliveryPanel } from './DeliveryPanel';
 import { EditTextModal, type EditValues } from './EditTextModal';
@@ -25,11 +25,12 @@ import { LivePanel } from './LivePanel';
 import { PhonePreview } from './PhonePreview';
 import { PreferencePanel } from './PreferencePanel';
 import { ReviewHistory } from './ReviewHistory';
+import { queryKeys, taskMutationKey } from '../../api/queryKeys';
 
 export default function TaskPage() {
   const { t } = useTranslation();
   const taskId = Number(useParams().id);
-  const key = useMemo(() => ['task', taskId] as const, [taskId]);
+  const key = useMemo(() => queryKeys.task.detail(taskId), [taskId]);
   const queryClient = useQueryClient();
   const task = useQuery({
     queryKey: key,
