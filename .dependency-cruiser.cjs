@@ -23,6 +23,13 @@ module.exports = {
       to: { pathNot: [`${SRC}content/`, '^typebox$', '^typebox/', '^opencc-js/dict/TSCharacters$', 'node_modules/opencc-js/dist/esm-lib/dict/TSCharacters\\.js$'] },
     },
     {
+      name: 'policy-is-pure',
+      comment: 'server/src/policy decides who may do what from the actor and the record it is handed: no I/O, so routes, services and views ask it alike.',
+      severity: 'error',
+      from: { path: `${SRC}policy/` },
+      to: { pathNot: [`${SRC}policy/`, `${SRC}db/schema\\.ts$`] },
+    },
+    {
       name: 'providers-see-only-the-kernel',
       comment: 'Provider adapters import the content kernel, their own helpers and the image/URL-guard utilities: no module, database, job, event or ops code.',
       severity: 'error',
@@ -31,9 +38,9 @@ module.exports = {
     },
     {
       name: 'infrastructure-below-modules',
-      comment: 'The layers under the resource modules (db, storage, images, security, events, jobs, http, ops) never import a module: modules plug into them.',
+      comment: 'The layers under the resource modules (db, storage, images, security, policy, events, jobs, http, ops) never import a module: modules plug into them.',
       severity: 'error',
-      from: { path: `${SRC}(db|storage|images|security|events|jobs|http|ops)/` },
+      from: { path: `${SRC}(db|storage|images|security|policy|events|jobs|http|ops)/` },
       to: { path: `${SRC}modules/` },
     },
     {

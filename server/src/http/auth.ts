@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { preparedQuery } from '../db/database.js';
 import type { Role } from '../db/schema.js';
+import { can, roleFor, type WorkspaceAction } from '../policy/policy.js';
 import { AppError } from './errors.js';
 
 export interface AuthUser {
@@ -22,14 +23,14 @@ export interface AuthUser {
 }
 
 /**
- * What a route needs, declared next to its schema. The role matrix of contract-decisions §3 is
- * monotonic (operator ⊂ supervisor ⊂ admin), so a minimum role says it all; rules that depend
- * on the record (deleting one's own API key) stay in the service.
+ * What a route needs, declared next to its schema: the workspace action of the access policy
+ * (policy/policy.ts) it performs. Rules that depend on the record (deleting one's own API key,
+ * a locked banned word) are the policy's too, asked by the service that has the record.
  */
 export interface RouteAccess {
   /** `public`: no token. `token`: any valid token, even before the forced password change. */
   auth?: 'public' | 'token' | 'user';
-  minRole?: Role;
+  can?: WorkspaceAction;
 }
 
 declare module 'fastify' {
@@ -43,12 +44,6 @@ declare module 'fastify' {
     /** Why authentication refused the request; answered after the rate limit counted it. */
     authRefusal: AppError | undefined;
   }
-}
-
-const RANK: Record<Role, number> = { operator: 1, supervisor: 2, admin: 3 };
-
-export function roleAtLeast(role: Role, min: Role): boolean {
-  return RANK[role] >= RANK[min];
 }
 
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -124,8 +119,8 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
     request.authUser = user;
     if (user.mustChangePassword && access.auth !== 'token') {
       request.authRefusal = new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
-    } else if (access.minRole && !roleAtLeast(user.role, access.minRole)) {
-      request.authRefusal = new AppError('forbidden', `this operation needs the ${access.minRole} role or higher; your role is ${user.role}`);
+    } else if (access.can && !can(user, access.can)) {
+      request.authRefusal = new AppError('forbidden', `this operation needs the ${roleFor(access.can)} role or higher; your role is ${user.role}`);
     }
   });
 }

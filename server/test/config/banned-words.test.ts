@@ -183,6 +183,11 @@ describe('banned words over HTTP', () => {
     const locked = await api('POST', '/banned-words', w.supervisor, { word: '国家级', level: 'hard_block', updatable: false });
     const id = locked.body.data.id;
     expect(locked.body.data.updatable).toBe(false);
+    // The locked word tells each role what it may do to it, as the answers below hold to.
+    const offered = async (token: string) => (await api('GET', `/banned-words/${id}`, token)).body.data.allowed_actions;
+    expect(locked.body.data.allowed_actions).toEqual([]);
+    expect(await offered(w.operator)).toEqual([]);
+    expect(await offered(w.admin)).toEqual(['update', 'delete']);
     expect((await api('PUT', `/banned-words/${id}`, w.operator, { word: '国家级', level: 'soft_warn' })).status).toBe(403);
     expect((await api('PUT', `/banned-words/${id}`, w.supervisor, { word: '国家级', level: 'soft_warn' })).status).toBe(403);
     expect((await api('DELETE', `/banned-words/${id}`, w.supervisor)).status).toBe(403);

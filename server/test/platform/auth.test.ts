@@ -38,7 +38,7 @@ describe('authentication', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.workspace).toEqual({ id: res.body.data.current_workspace_id, name: 'Default', slug: 'default' });
     expect(Object.keys(res.body.data).sort()).toEqual(
-      ['current_workspace_id', 'email', 'id', 'must_change_password', 'role', 'username', 'workspace'].sort(),
+      ['allowed_actions', 'current_workspace_id', 'email', 'id', 'must_change_password', 'role', 'username', 'workspace'].sort(),
     );
   });
 

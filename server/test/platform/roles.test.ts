@@ -119,6 +119,17 @@ describe('roles and workspace isolation', () => {
     });
   });
 
+  it('GET /auth/me says what each role may do in the workspace, and the routes hold to it', async () => {
+    const allowed = async (role: Role) => (await call(role, 'GET', '/api/v1/auth/me')).body.data.allowed_actions as string[];
+    expect((await allowed('operator')).sort()).toEqual(['api_keys.create', 'products.write', 'tasks.write']);
+    expect(await allowed('supervisor')).toEqual(expect.arrayContaining(['banned_words.write', 'generation_routing.write', 'review.decide']));
+    expect(await allowed('supervisor')).not.toContain('users.manage');
+    expect(await allowed('admin')).toEqual(expect.arrayContaining(['users.manage', 'workspaces.manage', 'webhooks.manage']));
+    // What /auth/me leaves out is refused: an operator has no review.decide, a supervisor no webhooks.manage.
+    expect((await call('operator', 'GET', '/api/v1/review/queue')).status).toBe(403);
+    expect((await call('supervisor', 'GET', '/api/v1/webhooks')).status).toBe(403);
+  });
+
   describe('API keys', () => {
     it('every role creates keys; operators delete only their own, supervisors and admins any', async () => {
       const keyOf = async (role: Role) => {
@@ -130,6 +141,14 @@ describe('roles and workspace isolation', () => {
       const operatorKey = await keyOf('operator');
       const supervisorKey = await keyOf('supervisor');
       const otherOperatorKey = await keyOf('operator');
+
+      // Each connection says what the caller may do with it, as the delete below answers.
+      const offered = async (role: Role) =>
+        new Map((await call(role, 'GET', '/api/v1/api-keys?page_size=100')).body.data.items.map((k: { id: number; allowed_actions: string[] }) => [k.id, k.allowed_actions]));
+      const forOperator = await offered('operator');
+      expect(forOperator.get(adminKey)).toEqual([]);
+      expect(forOperator.get(operatorKey)).toEqual(['update', 'delete', 'test']);
+      expect((await offered('supervisor')).get(adminKey)).toEqual(['update', 'delete', 'test']);
 
       const denied = await call('operator', 'DELETE', `/api/v1/api-keys/${adminKey}`);
       expect(denied.status).toBe(403);

@@ -2099,6 +2099,8 @@ export interface operations {
                                 name: string;
                                 slug: string;
                             };
+                            /** @description what the caller may do in the current workspace, from the server's access policy (a record's own allowed_actions say what may be done to it) */
+                            allowed_actions: ("products.write" | "tasks.write" | "banned_words.write" | "api_keys.create" | "generation_routing.write" | "review.decide" | "users.manage" | "workspaces.manage" | "webhooks.manage")[];
                         };
                     };
                 };
@@ -3845,6 +3847,8 @@ export interface operations {
                                 /** Format: date-time */
                                 created_at: string;
                                 created_by: number;
+                                /** @description what the caller may do with this connection (operators: the ones they added) */
+                                allowed_actions: ("update" | "delete" | "test")[];
                             }[];
                             total: number;
                             page: number;
@@ -3993,6 +3997,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number;
+                            /** @description what the caller may do with this connection (operators: the ones they added) */
+                            allowed_actions: ("update" | "delete" | "test")[];
                         };
                     };
                 };
@@ -4344,6 +4350,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                             created_by: number;
+                            /** @description what the caller may do with this connection (operators: the ones they added) */
+                            allowed_actions: ("update" | "delete" | "test")[];
                         };
                     };
                 };
@@ -6882,6 +6890,8 @@ export interface operations {
                                 created_at: string;
                                 /** Format: date-time */
                                 updated_at: string;
+                                /** @description what the caller may do to this word (a locked word: an admin only) */
+                                allowed_actions: ("update" | "delete")[];
                             }[];
                             total: number;
                             page: number;
@@ -6997,6 +7007,8 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description what the caller may do to this word (a locked word: an admin only) */
+                            allowed_actions: ("update" | "delete")[];
                         };
                     };
                 };
@@ -7552,6 +7564,8 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description what the caller may do to this word (a locked word: an admin only) */
+                            allowed_actions: ("update" | "delete")[];
                         };
                     };
                 };
@@ -7665,6 +7679,8 @@ export interface operations {
                             created_at: string;
                             /** Format: date-time */
                             updated_at: string;
+                            /** @description what the caller may do to this word (a locked word: an admin only) */
+                            allowed_actions: ("update" | "delete")[];
                         };
                     };
                 };

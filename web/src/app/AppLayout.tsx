@@ -22,7 +22,7 @@ import type { Role } from '../api/types';
 import { setLang, type Lang } from '../i18n';
 import { PageSpin } from './guards';
 import { InvitationsInbox } from './InvitationsInbox';
-import { roleAtLeast } from './roles';
+import { useCan, type WorkspaceAction } from './abilities';
 import { useSession } from './session';
 import { tone } from '../components/tags';
 import './layout.css';
@@ -36,7 +36,8 @@ interface NavItem {
   path: string;
   label: string;
   icon: React.ReactNode;
-  min: Role;
+  /** The workspace action the page is for; absent: every member's. */
+  needs?: WorkspaceAction;
   badge?: number;
 }
 
@@ -65,7 +66,8 @@ export default function AppLayout() {
   const wide = Grid.useBreakpoint().lg ?? true;
   const [drawerOpen, setDrawerOpen] = useState(false);
   const workspaces = useQuery({ queryKey: queryKeys.workspaces(), queryFn: api.workspaces.list });
-  const reviewCount = useReviewCount(roleAtLeast(role, 'supervisor'));
+  const can = useCan();
+  const reviewCount = useReviewCount(can('review.decide'));
   const switchWs = useMutation({
     mutationFn: api.workspaces.switch,
     onSuccess: (data) => {
@@ -82,33 +84,33 @@ export default function AppLayout() {
       key: 'production',
       label: t('nav.production'),
       items: [
-        { path: '/tasks', label: t('nav.tasks'), icon: <UnorderedListOutlined aria-hidden />, min: 'operator' },
-        { path: '/tasks/new', label: t('nav.newTask'), icon: <PlusCircleOutlined aria-hidden />, min: 'operator' },
-        { path: '/review', label: t('nav.review'), icon: <AuditOutlined aria-hidden />, min: 'supervisor', badge: reviewCount },
+        { path: '/tasks', label: t('nav.tasks'), icon: <UnorderedListOutlined aria-hidden /> },
+        { path: '/tasks/new', label: t('nav.newTask'), icon: <PlusCircleOutlined aria-hidden /> },
+        { path: '/review', label: t('nav.review'), icon: <AuditOutlined aria-hidden />, needs: 'review.decide', badge: reviewCount },
       ],
     },
     {
       key: 'config',
       label: t('nav.config'),
       items: [
-        { path: '/products', label: t('nav.products'), icon: <ShoppingOutlined aria-hidden />, min: 'operator' },
-        { path: '/banned-words', label: t('nav.bannedWords'), icon: <StopOutlined aria-hidden />, min: 'operator' },
-        { path: '/api-keys', label: t('nav.apiKeys'), icon: <KeyOutlined aria-hidden />, min: 'operator' },
+        { path: '/products', label: t('nav.products'), icon: <ShoppingOutlined aria-hidden /> },
+        { path: '/banned-words', label: t('nav.bannedWords'), icon: <StopOutlined aria-hidden /> },
+        { path: '/api-keys', label: t('nav.apiKeys'), icon: <KeyOutlined aria-hidden /> },
       ],
     },
     {
       key: 'admin',
       label: t('nav.admin'),
       items: [
-        { path: '/admin/users', label: t('nav.users'), icon: <TeamOutlined aria-hidden />, min: 'admin' },
-        { path: '/admin/workspaces', label: t('nav.workspaces'), icon: <ApartmentOutlined aria-hidden />, min: 'admin' },
-        { path: '/admin/webhooks', label: t('nav.webhooks'), icon: <NotificationOutlined aria-hidden />, min: 'admin' },
+        { path: '/admin/users', label: t('nav.users'), icon: <TeamOutlined aria-hidden />, needs: 'users.manage' },
+        { path: '/admin/workspaces', label: t('nav.workspaces'), icon: <ApartmentOutlined aria-hidden />, needs: 'workspaces.manage' },
+        { path: '/admin/webhooks', label: t('nav.webhooks'), icon: <NotificationOutlined aria-hidden />, needs: 'webhooks.manage' },
       ],
     },
   ];
-  // Navigation hides what the role cannot use; the routes and the server refuse it anyway.
+  // Navigation hides what the server's policy does not allow; the routes and the server refuse it anyway.
   const menuItems: MenuProps['items'] = groups
-    .map((g) => ({ ...g, items: g.items.filter((i) => roleAtLeast(role, i.min)) }))
+    .map((g) => ({ ...g, items: g.items.filter((i) => !i.needs || can(i.needs)) }))
     .filter((g) => g.items.length > 0)
     .map((g) => ({
       type: 'group' as const,

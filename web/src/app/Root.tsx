@@ -12,7 +12,7 @@ import { SessionWatcher } from './session';
 const LoginPage = lazy(() => import('../pages/auth/LoginPage'));
 const ChangePasswordPage = lazy(() => import('../pages/auth/ChangePasswordPage'));
 const AppLayout = lazy(() => import('./AppLayout'));
-const RequireRole = lazy(() => import('./RequireRole'));
+const RequireAction = lazy(() => import('./RequireAction'));
 const NotFoundPage = lazy(() => import('./NotFoundPage'));
 const ProductsPage = lazy(() => import('../pages/config/ProductsPage'));
 const ProductPage = lazy(() => import('../pages/config/ProductPage'));
@@ -74,33 +74,33 @@ export function Root() {
                   <Route
                     path="review"
                     element={
-                      <RequireRole min="supervisor">
+                      <RequireAction action="review.decide">
                         <ReviewPage />
-                      </RequireRole>
+                      </RequireAction>
                     }
                   />
                   <Route
                     path="admin/users"
                     element={
-                      <RequireRole min="admin">
+                      <RequireAction action="users.manage">
                         <UsersPage />
-                      </RequireRole>
+                      </RequireAction>
                     }
                   />
                   <Route
                     path="admin/workspaces"
                     element={
-                      <RequireRole min="admin">
+                      <RequireAction action="workspaces.manage">
                         <WorkspacesPage />
-                      </RequireRole>
+                      </RequireAction>
                     }
                   />
                   <Route
                     path="admin/webhooks"
                     element={
-                      <RequireRole min="admin">
+                      <RequireAction action="webhooks.manage">
                         <WebhooksPage />
-                      </RequireRole>
+                      </RequireAction>
                     }
                   />
                   <Route path="*" element={<NotFoundPage />} />

@@ -34,6 +34,7 @@ const ApiKeyView = Type.Object({
   last_test: Nullable(ConnectionTest),
   created_at: DateTime,
   created_by: Type.Integer(),
+  allowed_actions: Type.Array(Type.Enum(['update', 'delete', 'test']), { description: 'what the caller may do with this connection (operators: the ones they added)' }),
 });
 
 const model = (what: string) => Type.String({ maxLength: 200, description: `${what} model; "" = this connection has no ${what} capability; absent = the preset’s` });
@@ -182,7 +183,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
   app.put(
     '/workspaces/current/generation',
     {
-      config: { access: { minRole: 'supervisor' } },
+      config: { access: { can: 'generation_routing.write' } },
       schema: {
         tags,
         operationId: 'putGenerationRouting',

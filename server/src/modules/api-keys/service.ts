@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { ConnectionTest, Row, UsedConnection } from '../../db/schema.js';
 import { AppError, badRequest, notFound } from '../../http/errors.js';
-import { roleAtLeast, type AuthUser } from '../../http/auth.js';
+import type { AuthUser } from '../../http/auth.js';
+import { canOn, recordActions, type Actor } from '../../policy/policy.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import type { EffectiveConnection } from '../../providers/factory.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
@@ -49,8 +50,8 @@ function displayName(provider: string): string {
   return provider === 'local' ? '本地离线' : (PRESETS[provider as keyof typeof PRESETS]?.displayName ?? provider);
 }
 
-/** A connection as the API shows it: effective values, never the key. */
-export function connectionView(ctx: AppContext, row: repo.PublicKeyRow) {
+/** A connection as the API shows it to `actor`: effective values, never the key, and what the actor may do with it. */
+export function connectionView(ctx: AppContext, row: repo.PublicKeyRow, actor: Actor) {
   const effective = effectiveOf(ctx, row);
   return {
     id: row.id,
@@ -67,6 +68,7 @@ export function connectionView(ctx: AppContext, row: repo.PublicKeyRow) {
     last_test: row.last_test ?? null,
     created_at: row.created_at,
     created_by: row.created_by,
+    allowed_actions: recordActions(actor, 'api_key', row),
   };
 }
 
@@ -89,7 +91,7 @@ export function presetList() {
 export async function listApiKeys(ctx: AppContext, auth: AuthUser, query: PageQuery) {
   const [items, total] = await repo.listKeys(ctx.db, auth.workspaceId, pageWindow(query));
   return pageOf(
-    items.map((row) => connectionView(ctx, row)),
+    items.map((row) => connectionView(ctx, row, auth)),
     total,
     query,
   );
@@ -169,21 +171,19 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
     created_at: nowIso(ctx.clock.now()),
     ...columns,
   });
-  return connectionView(ctx, row);
+  return connectionView(ctx, row, auth);
 }
 
-/** Operators change their own connections; supervisors and admins any of the workspace. */
-async function ownKey(ctx: AppContext, auth: AuthUser, id: number, verb: string) {
+/** The connection, when the access policy lets the caller `action` it (operators: the ones they added). */
+async function keyFor(ctx: AppContext, auth: AuthUser, id: number, action: 'update' | 'delete' | 'test') {
   const key = await repo.findKey(ctx.db, auth.workspaceId, id);
   if (!key) throw notFound('API key');
-  if (key.created_by !== auth.userId && !roleAtLeast(auth.role, 'supervisor')) {
-    throw new AppError('forbidden', `operators can ${verb} only the keys they added`);
-  }
+  if (!canOn(auth, 'api_key', action, key)) throw new AppError('forbidden', `operators can ${action === 'update' ? 'change' : action} only the keys they added`);
   return key;
 }
 
 export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, input: ConnectionInput) {
-  const key = await ownKey(ctx, auth, id, 'change');
+  const key = await keyFor(ctx, auth, id, 'update');
   const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input);
   if (input.api_key !== undefined) {
     const secret = input.api_key.trim();
@@ -204,12 +204,12 @@ export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, 
   if (changed) Object.assign(columns, { structured_mode: null, last_test: null });
   const row = Object.keys(columns).length ? await repo.updateKey(ctx.db, auth.workspaceId, id, columns) : await repo.findPublicKey(ctx.db, auth.workspaceId, id);
   if (!row) throw notFound('API key');
-  return connectionView(ctx, row);
+  return connectionView(ctx, row, auth);
 }
 
 /** Operators delete their own keys; supervisors and admins any key of the workspace. */
 export async function deleteApiKey(ctx: AppContext, auth: AuthUser, id: number) {
-  await ownKey(ctx, auth, id, 'delete');
+  await keyFor(ctx, auth, id, 'delete');
   await ctx.db.transaction().execute((trx) => repo.deleteKey(trx, auth.workspaceId, id));
 }
 
@@ -317,7 +317,7 @@ const TEST_PNG = Buffer.from(
  * `last_test`. A provider failure is a result, never an HTTP error.
  */
 export async function testApiKey(ctx: AppContext, auth: AuthUser, id: number, opts: { image: boolean }): Promise<ConnectionTest> {
-  const key = await ownKey(ctx, auth, id, 'test');
+  const key = await keyFor(ctx, auth, id, 'test');
   const creds = unseal(ctx, key);
   const effective = effectiveOf(ctx, key);
   const provider = ctx.providers.forCredentials(creds, { maxRetries: 0 });

@@ -4,6 +4,7 @@ import { nowIso } from '../../db/codec.js';
 import type { Role } from '../../db/schema.js';
 import { AppError, badRequest } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
+import { workspaceActions } from '../../policy/policy.js';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../security/passwords.js';
 import { findMembership, listMembershipsOfUser } from '../memberships/service.js';
 import { findUserById, findUserByUsername, updateUser, type UserRow } from '../users/service.js';
@@ -123,6 +124,7 @@ export async function currentUserView(ctx: AppContext, auth: AuthUser) {
   return {
     ...userView(user, auth.workspaceId, auth.role),
     workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
+    allowed_actions: workspaceActions(auth),
   };
 }
 

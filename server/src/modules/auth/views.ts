@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Nullable } from '../../http/schemas.js';
+import { WORKSPACE_ACTIONS } from '../../policy/policy.js';
 
 export const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('supervisor'), Type.Literal('operator')]);
 
@@ -14,7 +15,13 @@ export const UserView = Type.Object({
 
 export const WorkspaceRef = Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String() });
 
-export const CurrentUserView = Type.Object({ ...UserView.properties, workspace: WorkspaceRef });
+export const CurrentUserView = Type.Object({
+  ...UserView.properties,
+  workspace: WorkspaceRef,
+  allowed_actions: Type.Array(Type.Enum(WORKSPACE_ACTIONS), {
+    description: 'what the caller may do in the current workspace, from the server\'s access policy (a record\'s own allowed_actions say what may be done to it)',
+  }),
+});
 
 export const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 128 }),

@@ -15,6 +15,7 @@ const BannedWordView = Type.Object({
   workspace_id: Type.Integer(),
   created_at: DateTime,
   updated_at: DateTime,
+  allowed_actions: Type.Array(Type.Enum(['update', 'delete']), { description: 'what the caller may do to this word (a locked word: an admin only)' }),
 });
 const BannedWordBody = Type.Object({
   word: Type.String({ minLength: 1, maxLength: 100 }),
@@ -29,7 +30,7 @@ const PresetView = Type.Object({
   word_count: Type.Integer(),
   words: Type.Array(Type.Object({ word: Type.String(), level: Level, replacement: Nullable(Type.String()) })),
 });
-const writers = { access: { minRole: 'supervisor' as const } };
+const writers = { access: { can: 'banned_words.write' as const } };
 
 export const bannedWordRoutes: ApiModule = async (app, ctx) => {
   app.get(

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { BannedLevel } from '../../db/schema.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
+import { canOn, recordActions, type Actor } from '../../policy/policy.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { BannedWordMatcher } from '../../content/banned-words.js';
 import { bannedWordsOfOtherProducts } from '../products/service.js';
@@ -24,15 +25,24 @@ function normalise(input: BannedWordInput) {
   return { word, level: input.level, replacement, updatable: input.updatable ?? true };
 }
 
+type WordRow = NonNullable<Awaited<ReturnType<typeof repo.findWord>>>;
+
+/** A word as the API shows it to `actor`, with what the actor may do to it. */
+const wordView = (actor: Actor, row: WordRow) => ({ ...row, allowed_actions: recordActions(actor, 'banned_word', row) });
+
 export async function listBannedWords(ctx: AppContext, auth: AuthUser, query: PageQuery & { q?: string | undefined; level?: BannedLevel | undefined }) {
   const [items, total] = await repo.listWords(ctx.db, auth.workspaceId, { q: query.q, level: query.level }, pageWindow(query));
-  return pageOf(items, total, query);
+  return pageOf(items.map((row) => wordView(auth, row)), total, query);
 }
 
-export async function getBannedWord(ctx: AppContext, auth: AuthUser, id: number) {
+async function requireWord(ctx: AppContext, auth: AuthUser, id: number) {
   const row = await repo.findWord(ctx.db, auth.workspaceId, id);
   if (!row) throw notFound('banned word');
   return row;
+}
+
+export async function getBannedWord(ctx: AppContext, auth: AuthUser, id: number) {
+  return wordView(auth, await requireWord(ctx, auth, id));
 }
 
 function duplicate(word: string) {
@@ -44,7 +54,7 @@ export async function createBannedWord(ctx: AppContext, auth: AuthUser, input: B
   if (await repo.findByWord(ctx.db, auth.workspaceId, values.word)) throw duplicate(values.word);
   const now = nowIso(ctx.clock.now());
   try {
-    return await repo.insertWord(ctx.db, { workspace_id: auth.workspaceId, ...values, created_at: now, updated_at: now });
+    return wordView(auth, await repo.insertWord(ctx.db, { workspace_id: auth.workspaceId, ...values, created_at: now, updated_at: now }));
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate(values.word);
     throw err;
@@ -52,22 +62,22 @@ export async function createBannedWord(ctx: AppContext, auth: AuthUser, input: B
 }
 
 /** `updatable: false` words are the legal baseline: only an admin may change or remove them. */
-function assertMayChange(auth: AuthUser, row: { updatable: boolean; word: string }) {
-  if (!row.updatable && auth.role !== 'admin') {
+function assertMayChange(auth: AuthUser, row: { updatable: boolean; word: string }, action: 'update' | 'delete') {
+  if (!canOn(auth, 'banned_word', action, row)) {
     throw forbidden(`banned word "${row.word}" is locked (updatable: false): only an admin may change or delete it`);
   }
 }
 
 export async function updateBannedWord(ctx: AppContext, auth: AuthUser, id: number, input: BannedWordInput) {
   const values = normalise(input);
-  const existing = await getBannedWord(ctx, auth, id);
-  assertMayChange(auth, existing);
+  const existing = await requireWord(ctx, auth, id);
+  assertMayChange(auth, existing, 'update');
   const other = await repo.findByWord(ctx.db, auth.workspaceId, values.word);
   if (other && other.id !== id) throw duplicate(values.word);
   try {
     const row = await repo.updateWord(ctx.db, auth.workspaceId, id, { ...values, updated_at: nowIso(ctx.clock.now()) });
     if (!row) throw notFound('banned word');
-    return row;
+    return wordView(auth, row);
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate(values.word);
     throw err;
@@ -75,8 +85,8 @@ export async function updateBannedWord(ctx: AppContext, auth: AuthUser, id: numb
 }
 
 export async function deleteBannedWord(ctx: AppContext, auth: AuthUser, id: number) {
-  const existing = await getBannedWord(ctx, auth, id);
-  assertMayChange(auth, existing);
+  const existing = await requireWord(ctx, auth, id);
+  assertMayChange(auth, existing, 'delete');
   // Its attachments to products go with it (product_banned_words, ON DELETE CASCADE).
   await repo.deleteWord(ctx.db, auth.workspaceId, id);
 }
@@ -143,7 +153,7 @@ export async function deleteBannedWords(ctx: AppContext, auth: AuthUser, ids: nu
   await ctx.db.transaction().execute(async (trx) => {
     const rows = await repo.findWords(trx, auth.workspaceId, wanted);
     if (rows.length !== wanted.length) throw notFound('banned word');
-    for (const row of rows) assertMayChange(auth, row);
+    for (const row of rows) assertMayChange(auth, row, 'delete');
     await repo.deleteWords(trx, auth.workspaceId, wanted);
   });
   return { deleted: wanted.length };

@@ -54,7 +54,7 @@ function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
 export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: number, noteIds: number[] | undefined) {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw notFound('task');
-  assertAccepts('package', task, auth.role);
+  assertAccepts('package', task, auth);
   const resolved = resolveNotes(await repo.taskTexts(ctx.db, auth.workspaceId, taskId), noteIds);
   if (resolved.length === 0) throw conflict('nothing to package: the task has no text candidate that may be delivered');
   const now = nowIso(ctx.clock.now());

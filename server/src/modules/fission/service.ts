@@ -10,6 +10,7 @@ import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
+import { assertAccepts } from '../tasks/service.js';
 import { noteText } from '../../content/note-text.js';
 import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import { checklistMarkdown, type ChecklistSet } from './checklist.js';
@@ -23,6 +24,8 @@ export async function createFission(ctx: AppContext, auth: AuthUser, body: { sou
   const ws = auth.workspaceId;
   const source = await repo.findSourceTask(ctx.db, ws, body.source_task_id);
   if (!source) throw notFound('source task');
+  // The task lifecycle's rule for a fission (who may, in which status), like every task action.
+  assertAccepts('fission', source, auth);
   if ((await repo.countTexts(ctx.db, ws, source.id)) === 0) {
     throw conflict('the source task has no text yet: a fission starts from a generated or imported text');
   }

@@ -47,7 +47,7 @@ const ReviewRecord = Type.Object({
 });
 
 const TaskIdParams = Type.Object({ task_id: IdParams.properties.id });
-const supervisors = { access: { minRole: 'supervisor' as const } };
+const supervisors = { access: { can: 'review.decide' as const } };
 
 export const reviewRoutes: ApiModule = async (app, ctx) => {
   app.post(

@@ -1,15 +1,15 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { DB, Role, Row, RowUpdate, TaskStatus, WebhookEvent } from '../../db/schema.js';
+import type { DB, Row, RowUpdate, TaskStatus, WebhookEvent } from '../../db/schema.js';
 import type { NewTaskEvent } from '../../events/types.js';
-import { roleAtLeast } from '../../http/auth.js';
 import { AppError, conflict, forbidden, notFound, type ErrorKind } from '../../http/errors.js';
 import { notifyTaskEvent } from '../webhooks/service.js';
+import { can, roleFor, type Actor, type WorkspaceAction } from '../../policy/policy.js';
 import * as repo from './repository.js';
 
 /**
- * The one home of the task lifecycle: which action is accepted in which status, by which role,
- * and where it moves the task. Every status change of a task (by a user, the generation job,
+ * The one home of the task lifecycle: which action is accepted in which status, which action of
+ * the access policy it is (policy/policy.ts decides who may), and where it moves the task. Every status change of a task (by a user, the generation job,
  * the stale-work sweeper) goes through `transition`, and task detail's `allowed_actions` is read
  * from the same table, so the server's rules and what the console offers cannot drift apart.
  */
@@ -21,8 +21,8 @@ interface ActionRule {
   from: readonly TaskStatus[];
   /** Where it moves the task; absent: the status stays (the action changes what the task holds). */
   to?: TaskStatus;
-  /** The lowest role that may take it; absent: every role that may write tasks (all three). */
-  minRole?: Role;
+  /** The workspace action of the access policy it is; absent: writing tasks (`tasks.write`). */
+  needs?: WorkspaceAction;
   /** The error when the status does not accept the action (contract-decisions §2; default 409 / 40900). */
   refusal?: ErrorKind;
   /** The team notification the move sends (contract-decisions §10), written in its transaction. */
@@ -42,10 +42,10 @@ export const TASK_RULES = {
   upload_image: { from: ['pending_selection'] },
   retry_images: { from: ['pending_selection'] },
   submit_review: { from: ['pending_selection'], to: 'pending_review', notify: 'task.submitted' },
-  approve: { from: ['pending_review'], to: 'approved', minRole: 'supervisor', notify: 'task.approved' },
-  reject: { from: ['pending_review'], to: 'pending_selection', minRole: 'supervisor', notify: 'task.rejected' },
+  approve: { from: ['pending_review'], to: 'approved', needs: 'review.decide', notify: 'task.approved' },
+  reject: { from: ['pending_review'], to: 'pending_selection', needs: 'review.decide', notify: 'task.rejected' },
   /** A reject with `final: true` (contract-decisions §6): offered to the client as `reject`. */
-  reject_final: { from: ['pending_review'], to: 'rejected', minRole: 'supervisor', notify: 'task.rejected' },
+  reject_final: { from: ['pending_review'], to: 'rejected', needs: 'review.decide', notify: 'task.rejected' },
   package: { from: ['approved', 'pending_selection'], refusal: 'generationNotFinished' },
   archive: { from: ['approved', 'pending_selection', 'failed'], to: 'archived' },
   fission: { from: ALL_STATUSES },
@@ -89,10 +89,18 @@ export function accepts(action: TaskAction, status: TaskStatus): boolean {
   return ruleOf(action).from.includes(status);
 }
 
-/** 403 for a role below the action's, then the action's refusal (409) for a status that does not accept it. */
-export function assertAccepts(action: TaskAction, task: Pick<TaskRow, 'status'>, role?: Role): void {
+const mayTake = (actor: Actor, rule: ActionRule) => can(actor, rule.needs ?? 'tasks.write');
+
+/**
+ * 403 when the access policy refuses the actor the action, then the action's refusal (409) for a
+ * status that does not accept it. Without an actor (the generation job) only the status counts.
+ */
+export function assertAccepts(action: TaskAction, task: Pick<TaskRow, 'status'>, actor?: Actor): void {
   const rule = ruleOf(action);
-  if (role && rule.minRole && !roleAtLeast(role, rule.minRole)) throw forbidden(`${action} needs the ${rule.minRole} role or higher; your role is ${role}`);
+  if (actor && !mayTake(actor, rule)) {
+    const needs = rule.needs ?? 'tasks.write';
+    throw forbidden(`${action} needs the ${roleFor(needs)} role or higher; your role is ${actor.role}`);
+  }
   if (!rule.from.includes(task.status)) {
     throw new AppError(rule.refusal ?? 'conflict', `${action} is not accepted while the task is ${task.status} (accepted: ${rule.from.join(', ')})`);
   }
@@ -107,14 +115,14 @@ export interface TaskFacts {
 }
 
 /**
- * `allowed_actions` of task detail: the user actions the caller's role may take in the task's
- * status, less those the task's content rules out (an import needs the import track, a
+ * `allowed_actions` of task detail: the user actions the access policy lets the actor take in the
+ * task's status, less those the task's content rules out (an import needs the import track, a
  * submission a selected text, a fission some text, a retry a failed image).
  */
-export function allowedActions(role: Role, task: Pick<TaskRow, 'status'>, facts: TaskFacts): UserAction[] {
+export function allowedActions(actor: Actor, task: Pick<TaskRow, 'status'>, facts: TaskFacts): UserAction[] {
   return USER_ACTIONS.filter((action) => {
     const rule = ruleOf(action);
-    if (rule.minRole && !roleAtLeast(role, rule.minRole)) return false;
+    if (!mayTake(actor, rule)) return false;
     if (!rule.from.includes(task.status)) return false;
     switch (action) {
       case 'import_text':
@@ -170,7 +178,7 @@ export interface ActionOutcome<T> {
  */
 export function runTaskAction<T>(
   ctx: AppContext,
-  caller: { workspaceId: number; role: Role },
+  caller: Actor & { workspaceId: number },
   taskId: number,
   action: TaskAction,
   work: (trx: Transaction<DB>, task: TaskRow, now: Date) => Promise<ActionOutcome<T>>,
@@ -178,7 +186,7 @@ export function runTaskAction<T>(
   return ctx.events.commit(taskId, async (trx) => {
     const task = await repo.lockTask(trx, ctx.dialect, caller.workspaceId, taskId);
     if (!task) throw notFound('task');
-    assertAccepts(action, task, caller.role);
+    assertAccepts(action, task, caller);
     const outcome = await work(trx, task, ctx.clock.now());
     const events = [...(outcome.events ?? [])];
     if (ruleOf(action).to || outcome.changes) {

@@ -292,7 +292,7 @@ export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
     ...task,
     benchmark_ids: benchmarkIds,
     providers: providersView(task.providers),
-    allowed_actions: allowedActions(auth.role, task, facts),
+    allowed_actions: allowedActions(auth, task, facts),
     text_candidates: texts.map(textCandidateView),
     image_candidates: images.map((row) => imageCandidateView(ctx, row)),
   };

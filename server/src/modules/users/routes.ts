@@ -21,13 +21,13 @@ export const USERNAME_PATTERN = '^[A-Za-z0-9_.@-]{3,64}$';
 const Username = Type.String({ pattern: USERNAME_PATTERN, description: '3-64 letters, digits, _ . @ -' });
 const Email = Type.String({ format: 'email', maxLength: 254 });
 const Password = Type.String({ minLength: 10, maxLength: 1024 });
-const adminOnly = { access: { minRole: 'admin' as const } };
+const admins = { access: { can: 'users.manage' as const } };
 
 export const userRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/users',
     {
-      config: adminOnly,
+      config: admins,
       schema: { tags, operationId: 'listUsers', summary: 'List users', description: 'Users of the current workspace with their role there', querystring: PageQuery, response: { 200: Ok(Paged(UserAdminView)), ...commonErrors } },
     },
     async (request) => ok(await service.listUsers(ctx, currentUser(request), request.query)),
@@ -36,7 +36,7 @@ export const userRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/users',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'createUser',
@@ -55,7 +55,7 @@ export const userRoutes: ApiModule = async (app, ctx) => {
   app.patch(
     '/users/:id',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'updateUser',

@@ -5,7 +5,7 @@ import { conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashPassword } from '../../security/passwords.js';
-import { countAdmins, countMembershipsOutsideAdminOf, upsertMembership } from '../memberships/service.js';
+import { assertAnAdminRemains, countMembershipsOutsideAdminOf, upsertMembership } from '../memberships/service.js';
 import * as repo from './repository.js';
 
 export async function listUsers(ctx: AppContext, auth: AuthUser, query: PageQuery) {
@@ -54,11 +54,7 @@ export async function updateWorkspaceUser(
   const now = nowIso(ctx.clock.now());
   const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined;
   await ctx.db.transaction().execute(async (trx) => {
-    const losesAdmin =
-      target.role === 'admin' && ((changes.role !== undefined && changes.role !== 'admin') || changes.is_active === false);
-    if (losesAdmin && (await countAdmins(trx, auth.workspaceId)) <= 1) {
-      throw conflict('the workspace must keep at least one active admin');
-    }
+    await assertAnAdminRemains(trx, auth.workspaceId, target.role, changes.is_active === false ? null : (changes.role ?? target.role));
     // A role is per workspace: its change ends the user's sessions here only (a new membership
     // session version). Deactivation and a password reset are account-wide: every session ends.
     if (changes.role !== undefined) await upsertMembership(trx, { workspaceId: auth.workspaceId, userId, role: changes.role, now });

@@ -6,7 +6,7 @@ import * as service from './service.js';
 import { DeliveryView, WebhookEventSchema, WebhookKindSchema, WebhookView } from './views.js';
 
 const tags = ['webhooks'];
-const adminOnly = { access: { minRole: 'admin' as const } };
+const admins = { access: { can: 'webhooks.manage' as const } };
 const Name = Type.String({ minLength: 1, maxLength: 60 });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1' });
 const Events = Type.Array(WebhookEventSchema, { minItems: 1, maxItems: 7, uniqueItems: true });
@@ -16,7 +16,7 @@ export const webhookRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/webhooks',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'listWebhooks',
@@ -31,7 +31,7 @@ export const webhookRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/webhooks',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'createWebhook',
@@ -47,7 +47,7 @@ export const webhookRoutes: ApiModule = async (app, ctx) => {
   app.patch(
     '/webhooks/:id',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'updateWebhook',
@@ -71,7 +71,7 @@ export const webhookRoutes: ApiModule = async (app, ctx) => {
   app.delete(
     '/webhooks/:id',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'deleteWebhook',
@@ -90,7 +90,7 @@ export const webhookRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/webhooks/:id/test',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'testWebhook',
@@ -106,7 +106,7 @@ export const webhookRoutes: ApiModule = async (app, ctx) => {
   app.get(
     '/webhooks/:id/deliveries',
     {
-      config: adminOnly,
+      config: admins,
       schema: {
         tags,
         operationId: 'listWebhookDeliveries',

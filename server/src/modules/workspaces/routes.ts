@@ -27,7 +27,7 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/workspaces',
     {
-      config: { access: { minRole: 'admin' } },
+      config: { access: { can: 'workspaces.manage' } },
       schema: {
         tags,
         operationId: 'createWorkspace',

@@ -3,6 +3,7 @@ import { nowIso } from '../../db/codec.js';
 import type { Role } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
+import { can } from '../../policy/policy.js';
 import * as memberships from '../memberships/service.js';
 import { findUserById, findUserByUsername, updateUser } from '../users/service.js';
 import * as repo from './repository.js';
@@ -28,7 +29,7 @@ export async function createWorkspace(ctx: AppContext, auth: AuthUser, name: str
 export async function assertAdminOf(ctx: AppContext, auth: AuthUser, workspaceId: number) {
   const membership = await memberships.findMembership(ctx.db, workspaceId, auth.userId);
   if (!membership) throw notFound('workspace');
-  if (membership.role !== 'admin') throw new AppError('forbidden', 'only an admin of that workspace can change its members');
+  if (!can({ userId: auth.userId, role: membership.role }, 'workspaces.manage')) throw new AppError('forbidden', 'only an admin of that workspace can change its members');
 }
 
 /**
@@ -54,9 +55,7 @@ export async function addMember(
   const now = nowIso(ctx.clock.now());
   await ctx.db.transaction().execute(async (trx) => {
     const existing = await memberships.findMembership(trx, workspaceId, user.id);
-    if (existing?.role === 'admin' && role !== 'admin' && (await memberships.countAdmins(trx, workspaceId)) <= 1) {
-      throw conflict('a workspace must keep at least one admin');
-    }
+    await memberships.assertAnAdminRemains(trx, workspaceId, existing?.role, role);
     // A new or changed membership gets a new session version: a changed role must not linger
     // in tokens already issued for this workspace.
     await memberships.upsertMembership(trx, { workspaceId, userId: user.id, role, now });
@@ -71,9 +70,7 @@ export async function removeMember(ctx: AppContext, auth: AuthUser, workspaceId:
   await ctx.db.transaction().execute(async (trx) => {
     const existing = await memberships.findMembership(trx, workspaceId, userId);
     if (!existing) throw notFound('member');
-    if (existing.role === 'admin' && (await memberships.countAdmins(trx, workspaceId)) <= 1) {
-      throw conflict('a workspace must keep at least one admin');
-    }
+    await memberships.assertAnAdminRemains(trx, workspaceId, existing.role, null);
     await memberships.deleteMembership(trx, workspaceId, userId);
     // Tokens for this workspace fail from here on (no membership row); the user's token
     // version is left alone, so their sessions in other workspaces go on.

@@ -5,8 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { ApiKey } from '../../api/types';
-import { roleAtLeast } from '../../app/roles';
-import { useSession } from '../../app/session';
+import { useCan } from '../../app/abilities';
 import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
 import { tone } from '../../components/tags';
@@ -35,7 +34,6 @@ interface Values {
  */
 export default function ApiKeysPage() {
   const { t } = useTranslation();
-  const { role } = useSession();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<ApiKey | 'new' | null>(null);
   const keys = useQuery({ queryKey: queryKeys.apiKeys.list(), queryFn: () => api.apiKeys.list({ page: 1, page_size: 100 }) });
@@ -46,7 +44,7 @@ export default function ApiKeysPage() {
   const test = useMutation({ meta: { inlineError: true }, mutationFn: ({ id, image }: { id: number; image: boolean }) => api.apiKeys.test(id, image), onSuccess: reload });
   const route = useMutation({ meta: { inlineError: true }, mutationFn: api.apiKeys.setRouting, onSuccess: reload });
   const connections = keys.data?.items ?? [];
-  const canRoute = roleAtLeast(role, 'supervisor');
+  const canRoute = useCan()('generation_routing.write');
 
   return (
     <>
@@ -97,25 +95,38 @@ export default function ApiKeysPage() {
                 </Space>
               }
               extra={<code>••••{c.key_last4}</code>}
+              // Operators look after the connections they added: each says what the user may do with it.
               actions={[
-                <Button key="test" type="link" loading={test.isPending && test.variables?.id === c.id && !test.variables.image} onClick={() => test.mutate({ id: c.id, image: false })}>
-                  {t('connections.test')}
-                </Button>,
-                ...(c.capabilities.image
+                ...(c.allowed_actions.includes('test')
+                  ? [
+                      <Button key="test" type="link" loading={test.isPending && test.variables?.id === c.id && !test.variables.image} onClick={() => test.mutate({ id: c.id, image: false })}>
+                        {t('connections.test')}
+                      </Button>,
+                    ]
+                  : []),
+                ...(c.capabilities.image && c.allowed_actions.includes('test')
                   ? [
                       <Button key="test-image" type="link" loading={test.isPending && test.variables?.id === c.id && test.variables.image} onClick={() => test.mutate({ id: c.id, image: true })}>
                         {t('connections.testImage')}
                       </Button>,
                     ]
                   : []),
-                <Button key="edit" type="link" onClick={() => setEditing(c)}>
-                  {t('form.edit')}
-                </Button>,
-                <Popconfirm key="delete" title={t('apiKeys.deleteConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => remove.mutate(c.id)}>
-                  <Button type="link" danger>
-                    {t('form.delete')}
-                  </Button>
-                </Popconfirm>,
+                ...(c.allowed_actions.includes('update')
+                  ? [
+                      <Button key="edit" type="link" onClick={() => setEditing(c)}>
+                        {t('form.edit')}
+                      </Button>,
+                    ]
+                  : []),
+                ...(c.allowed_actions.includes('delete')
+                  ? [
+                      <Popconfirm key="delete" title={t('apiKeys.deleteConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => remove.mutate(c.id)}>
+                        <Button type="link" danger>
+                          {t('form.delete')}
+                        </Button>
+                      </Popconfirm>,
+                    ]
+                  : []),
               ]}
             >
               <Space wrap style={{ marginBottom: 8 }}>

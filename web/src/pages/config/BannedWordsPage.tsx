@@ -6,8 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { BannedLevel, BannedWord, BannedWordBody } from '../../api/types';
-import { roleAtLeast } from '../../app/roles';
-import { useMe } from '../../app/session';
+import { useCan } from '../../app/abilities';
 import { QueryError } from '../../components/QueryError';
 import { BannedLevelTag } from '../../components/tags';
 import { usePaging } from '../../components/usePaging';
@@ -20,10 +19,8 @@ const LEVELS: BannedLevel[] = ['hard_block', 'soft_warn', 'auto_fix'];
 
 export default function BannedWordsPage() {
   const { t } = useTranslation();
-  const me = useMe();
-  // Operators read the library; supervisors and admins change it (the server enforces the same).
-  const canWrite = roleAtLeast(me.data?.role, 'supervisor');
-  const isAdmin = roleAtLeast(me.data?.role, 'admin');
+  // Operators read the library; supervisors and admins change it (the server's policy says so).
+  const canWrite = useCan()('banned_words.write');
   const paging = usePaging();
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<BannedWord | 'new'>();
@@ -59,7 +56,8 @@ export default function BannedWordsPage() {
     setEditing(w);
     form.setFieldsValue(w === 'new' ? { word: '', level: 'soft_warn', replacement: '', updatable: true } : { ...w, replacement: w.replacement ?? '' });
   };
-  const lockedFor = (w: BannedWord) => !w.updatable && !isAdmin;
+  // A locked word (updatable: false) is an admin's: the word itself says what the user may do to it.
+  const lockedFor = (w: BannedWord) => !w.allowed_actions.includes('update');
 
   return (
     <>

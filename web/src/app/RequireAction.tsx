@@ -2,16 +2,14 @@ import { Button, Result } from 'antd';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import type { Role } from '../api/types';
 import { PageTitle } from '../components/PageTitle';
-import { roleAtLeast } from './roles';
-import { useMe } from './session';
+import { useCan, type WorkspaceAction } from './abilities';
 
-/** Pages above the user's role show a 403 page; the server refuses their API calls anyway. */
-export default function RequireRole({ min, children }: { min: Role; children: ReactNode }) {
-  const me = useMe();
+/** A page for a workspace action the server's policy does not allow the user shows a 403 page; the server refuses its API calls anyway. */
+export default function RequireAction({ action, children }: { action: WorkspaceAction; children: ReactNode }) {
+  const can = useCan();
   const { t } = useTranslation();
-  if (!roleAtLeast(me.data?.role, min)) {
+  if (!can(action)) {
     return (
       <Result
         status="403"

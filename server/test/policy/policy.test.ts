@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { can, canOn, recordActions, workspaceActions, type Actor } from '../../src/policy/policy.js';
+
+const operator: Actor = { userId: 1, role: 'operator' };
+const supervisor: Actor = { userId: 2, role: 'supervisor' };
+const admin: Actor = { userId: 3, role: 'admin' };
+
+describe('the access policy', () => {
+  it('gives each role the workspace actions of contract-decisions §3, §7 and §10, written out here', () => {
+    expect(workspaceActions(operator).sort()).toEqual(['api_keys.create', 'products.write', 'tasks.write']);
+    expect(workspaceActions(supervisor).sort()).toEqual(['api_keys.create', 'banned_words.write', 'generation_routing.write', 'products.write', 'review.decide', 'tasks.write']);
+    expect(workspaceActions(admin).sort()).toEqual([
+      'api_keys.create',
+      'banned_words.write',
+      'generation_routing.write',
+      'products.write',
+      'review.decide',
+      'tasks.write',
+      'users.manage',
+      'webhooks.manage',
+      'workspaces.manage',
+    ]);
+    expect(can(operator, 'review.decide')).toBe(false);
+    expect(can(supervisor, 'users.manage')).toBe(false);
+  });
+
+  it('lets operators change, test and delete only the connections they added; supervisors and admins any', () => {
+    const mine = { created_by: operator.userId };
+    const theirs = { created_by: admin.userId };
+    expect(recordActions(operator, 'api_key', mine).sort()).toEqual(['delete', 'test', 'update']);
+    expect(recordActions(operator, 'api_key', theirs)).toEqual([]);
+    expect(recordActions(supervisor, 'api_key', theirs).sort()).toEqual(['delete', 'test', 'update']);
+    expect(canOn(admin, 'api_key', 'delete', mine)).toBe(true);
+  });
+
+  it('leaves a locked banned word (updatable: false) to admins, other words to supervisors and admins', () => {
+    const open = { updatable: true };
+    const locked = { updatable: false };
+    expect(recordActions(operator, 'banned_word', open)).toEqual([]);
+    expect(recordActions(supervisor, 'banned_word', open).sort()).toEqual(['delete', 'update']);
+    expect(recordActions(supervisor, 'banned_word', locked)).toEqual([]);
+    expect(recordActions(admin, 'banned_word', locked).sort()).toEqual(['delete', 'update']);
+  });
+});
