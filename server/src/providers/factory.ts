@@ -4,16 +4,16 @@ import { LocalProvider } from './local/index.js';
 import { providerFetch } from './http.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
-import { envPrefix, resolvePreset, type PresetLabel, type ResolvedPreset } from './presets.js';
+import { chatShape, envPrefix, resolvePreset, type PresetLabel, type ResolvedPreset } from './presets.js';
 import { reliabilityFromEnv, Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
-import type { Provider, ProviderCredentials, StructuredMode } from './types.js';
+import { connectionOptions, type ConnectionOptions, type Provider, type ProviderCredentials, type StructuredMode } from './types.js';
 
 /** ctx.providers: the one way code gets a Provider, from a connection's credentials. */
 export interface ProviderFactory {
   /** `maxRetries` overrides the configured retries (a connection test answers at once). */
   forCredentials(creds: ProviderCredentials, overrides?: { maxRetries?: number }): Provider;
   /** The effective models and limits of a connection (its own values over the preset's). */
-  effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency'>): EffectiveConnection;
+  effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency' | 'options'>): EffectiveConnection;
 }
 
 export interface EffectiveConnection {
@@ -23,6 +23,7 @@ export interface EffectiveConnection {
   imageModel: string;
   imageSize: string | null;
   concurrency: number;
+  options: ConnectionOptions;
 }
 
 interface LabelSettings {
@@ -73,7 +74,7 @@ export function createProviderFactory(
 
   const effective: ProviderFactory['effective'] = (creds) => {
     if (creds.provider === 'local') {
-      return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8 };
+      return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8, options: connectionOptions(creds.options) };
     }
     const { preset, concurrency } = settings.get(creds.provider)!;
     const pick = (own: string | null | undefined, fallback: string) => (own === null || own === undefined ? fallback : own.trim());
@@ -84,6 +85,7 @@ export function createProviderFactory(
       imageModel: preset.image ? pick(creds.imageModel, preset.imageModel) : '',
       imageSize: creds.imageSize?.trim() || preset.imageSizeOverride || null,
       concurrency: creds.concurrency || concurrency || preset.concurrency,
+      options: connectionOptions(creds.options),
     };
   };
 
@@ -102,7 +104,7 @@ export function createProviderFactory(
       const trusted = !creds.baseUrl?.trim() || allowPrivate;
       return new OpenAICompatibleProvider(
         preset,
-        { baseUrl: conn.baseUrl, text: conn.textModel, vision: conn.visionModel, image: conn.imageModel, imageSize: conn.imageSize ?? undefined },
+        { baseUrl: conn.baseUrl, text: conn.textModel, vision: conn.visionModel, image: conn.imageModel, imageSize: conn.imageSize ?? undefined, chat: chatShape(preset, conn.options) },
         {
           apiKey: creds.apiKey,
           options,

@@ -7,7 +7,7 @@ import { dashscopeEditImage, submitAndPollDashscopeImage } from './dashscope.js'
 import { downloadImage } from './download.js';
 import { fetchImageReply } from './image-reply.js';
 import { withErrorEnvelope, type FetchLike } from './http.js';
-import { requestSize, type ResolvedPreset } from './presets.js';
+import { requestSize, type ChatShape, type ResolvedPreset } from './presets.js';
 import { reliably, type ReliabilityOptions, type Semaphore } from './reliability.js';
 import { readStructured, schemaInstruction, strictSchema } from './structured.js';
 import {
@@ -44,6 +44,8 @@ export interface ConnectionModels {
   vision: string;
   image: string;
   imageSize?: string;
+  /** Thinking switch, budget parameter and temperature, from the preset and the connection's options. */
+  chat: ChatShape;
 }
 
 /** Output budget of a call that names none. */
@@ -192,8 +194,9 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   /**
-   * One chat completion, validated against the schema when there is one. A refused
-   * `response_format` steps the connection's mode down (remembered) and asks again; an invalid
+   * One chat completion, validated against the schema when there is one. A refused (or, under
+   * json_schema, ignored) `response_format` steps the connection's mode down (remembered) and
+   * asks again; an invalid
    * reply is asked for once more (with what was wrong); a second invalid one is 'bad_output',
    * on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
    * caller splits the work, asking the same again would be cut the same way.
@@ -205,27 +208,35 @@ export class OpenAICompatibleProvider implements Provider {
     for (let round = 0; round < 2; ) {
       let text: string;
       const mode = this.deps.structured.current();
+      // Calls in flight at once all meet the same refusal: only the first steps the mode down, the rest ask again at the new one.
+      const stepDown = (why: string) => {
+        if (this.deps.structured.current() !== mode) return;
+        const next = STRUCTURED_MODES[STRUCTURED_MODES.indexOf(mode) + 1]!;
+        this.deps.log?.warn({ provider: this.label, from: mode, to: next }, `${why}: structured output downgraded for this connection`);
+        this.deps.structured.downgrade(next);
+      };
       try {
         text = await this.chat(request, model, [...messages(mode), ...retryNote], what, mode);
       } catch (err) {
         if (schema && err instanceof ProviderError && err.refusedResponseFormat && mode !== 'prompt') {
-          // Calls in flight at once are all refused: only the first steps the mode down, the rest ask again at the new one.
-          if (this.deps.structured.current() === mode) {
-            const next = STRUCTURED_MODES[STRUCTURED_MODES.indexOf(mode) + 1]!;
-            this.deps.log?.warn({ provider: this.label, from: mode, to: next }, 'response_format refused: structured output downgraded for this connection');
-            this.deps.structured.downgrade(next);
-          }
+          stepDown('response_format refused');
           continue;
         }
         throw err;
       }
-      round++;
       if (!schema) {
         if (text.trim() === '') throw new ProviderError('bad_output', `${this.label} ${what} returned an empty reply`, this.label);
         return { text, model };
       }
       const checked = readStructured(schema, text);
       if (checked.ok) return { text, json: checked.value, model };
+      // Strict json_schema guarantees the shape: a reply outside it means the endpoint accepted the
+      // field and dropped it (some relays do), so it is treated as the refusal it is.
+      if (mode === 'json_schema') {
+        stepDown(`json_schema ignored (${checked.reason})`);
+        continue;
+      }
+      round++;
       reason = checked.reason;
       retryNote = [
         { role: 'assistant', content: text.slice(0, 8_000) },
@@ -237,42 +248,59 @@ export class OpenAICompatibleProvider implements Provider {
 
   private async chat(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string, mode: StructuredMode): Promise<string> {
     const budget = Math.max(1, Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, this.preset.maxOutputTokens));
-    const body: Record<string, unknown> = { ...this.preset.chatExtras, model, messages, [this.preset.tokenParam]: budget };
-    if (request.temperature !== undefined && this.preset.temperature) body.temperature = request.temperature;
+    const shape = this.connection.chat;
+    const body: Record<string, unknown> = { ...shape.extras, model, messages, [shape.tokenParam]: budget };
+    if (request.temperature !== undefined && shape.temperature) body.temperature = request.temperature;
     if (request.schema && mode === 'json_schema') {
       body.response_format = { type: 'json_schema', json_schema: { name: request.schema.name, schema: strictSchema(request.schema.schema), strict: true } };
     } else if (request.schema && mode === 'json_object') {
       body.response_format = { type: 'json_object' };
     }
-    const cut = (text: string) => {
-      if (request.acceptTruncated) return text;
-      throw new ProviderError('truncated', `${this.label} ${what}: the reply reached its output budget of ${budget} tokens and was cut off`, this.label);
-    };
     const onDelta = request.onDelta;
     // A stream cut off mid-way is retried from the start; listeners get only text beyond what
     // they already saw, so a retry never shows them the same words twice.
     let emitted = 0;
     if (onDelta) {
-      const { text, finish } = await this.call(what, request.signal, async (signal) => {
+      const reply = await this.call(what, request.signal, async (signal) => {
         const stream = await this.client.chat.completions.create({ ...body, stream: true } as ChatCompletionCreateParamsStreaming, { signal });
         let streamed = '';
+        let reasoned = false;
         let finishReason: string | null | undefined;
         for await (const chunk of stream) {
-          streamed += chunk.choices[0]?.delta?.content ?? '';
+          const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string | null } | undefined;
+          streamed += delta?.content ?? '';
+          reasoned ||= Boolean(delta?.reasoning_content);
           finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
           if (streamed.length > emitted) {
             onDelta(streamed.slice(emitted));
             emitted = streamed.length;
           }
         }
-        return { text: streamed, finish: finishReason };
+        return { text: streamed, finish: finishReason, reasoned };
       });
-      return finish === 'length' ? cut(text) : text;
+      return this.settle(reply, request, budget, what);
     }
     const completion = await this.call(what, request.signal, (signal) => this.client.chat.completions.create({ ...body, stream: false } as ChatCompletionCreateParamsNonStreaming, { signal }));
     const choice = completion.choices?.[0];
-    const text = choice?.message?.content ?? '';
-    return choice?.finish_reason === 'length' ? cut(text) : text;
+    const message = choice?.message as { content?: string | null; reasoning_content?: string | null; refusal?: string | null } | undefined;
+    // OpenAI's structured outputs answer a safety refusal in `refusal`, outside the schema.
+    if (message?.refusal) throw new ProviderError('content_blocked', `${this.label} ${what}: the model refused (${message.refusal.slice(0, 200)})`, this.label);
+    // Only `content` is the answer: a thinking model's `reasoning_content` is its working, never the reply.
+    return this.settle({ text: message?.content ?? '', finish: choice?.finish_reason, reasoned: Boolean(message?.reasoning_content) }, request, budget, what);
+  }
+
+  /**
+   * A reply read by its documented finish reason: `length` is cut by the budget (said plainly when
+   * thinking spent it), `content_filter` is the provider's moderation, and DeepSeek's
+   * `insufficient_system_resource` is a reply it broke off for want of capacity.
+   */
+  private settle(reply: { text: string; finish: string | null | undefined; reasoned: boolean }, request: TextRequest, budget: number, what: string): string {
+    const { text, finish } = reply;
+    if (finish === 'content_filter') throw new ProviderError('content_blocked', `${this.label} ${what}: the provider's moderation stopped the reply (finish_reason content_filter)`, this.label);
+    if (finish === 'insufficient_system_resource') throw new ProviderError('unavailable', `${this.label} ${what}: the provider broke the reply off for lack of capacity (insufficient_system_resource)`, this.label);
+    if (finish !== 'length' || (request.acceptTruncated && text.trim() !== '')) return text;
+    const why = reply.reasoned && text.trim() === '' ? "the model's thinking used the whole budget before it answered (set the connection's thinking to off)" : 'the reply was cut off';
+    throw new ProviderError('truncated', `${this.label} ${what}: ${why} at its output budget of ${budget} tokens`, this.label);
   }
 
   private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {

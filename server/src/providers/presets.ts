@@ -1,5 +1,5 @@
 import type { PRESET_PROVIDERS } from './labels.js';
-import type { StructuredMode } from './types.js';
+import type { ConnectionOptions, StructuredMode } from './types.js';
 
 export type PresetLabel = (typeof PRESET_PROVIDERS)[number];
 
@@ -68,8 +68,14 @@ export interface Preset {
   maxOutputTokens: number;
   /** Whether `temperature` may be sent (reasoning models fix it and refuse other values). */
   temperature: boolean;
-  /** Fields every chat call carries (e.g. turning a reasoning model's thinking down). */
-  chatExtras: Record<string, unknown>;
+  /**
+   * The provider's own switch for a model's thinking: what a chat call carries for `thinking: off`
+   * and `on` (`provider_default` sends neither). Thinking is spent from the output budget, so
+   * writing and judging send `off` unless the connection says otherwise.
+   */
+  thinking: { off: Record<string, unknown>; on: Record<string, unknown> };
+  /** Known shutdown dates (ISO day) of models this preset offers, from the provider's deprecation pages. */
+  retirements: Record<string, string>;
   /** Calls of one connection in flight at once, from the documented account limits (overridable per connection). */
   concurrency: number;
   /** Absent: no image endpoint. */
@@ -93,15 +99,16 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     label: 'openai',
     displayName: 'OpenAI',
     baseUrl: 'https://api.openai.com/v1',
-    textModel: 'gpt-5-mini',
-    visionModel: 'gpt-5-mini',
+    textModel: 'gpt-5.4-mini',
+    visionModel: 'gpt-5.4-mini',
     imageModel: 'gpt-image-2',
     structured: 'json_schema',
     tokenParam: 'max_completion_tokens',
     maxOutputTokens: 128_000,
-    // GPT-5 models take only the default temperature; minimal reasoning keeps the budget for the answer.
+    // GPT-5 models take only the default temperature; reasoning `none` (GPT-5.1 and later) keeps the budget for the answer.
     temperature: false,
-    chatExtras: { reasoning_effort: 'minimal' },
+    thinking: { off: { reasoning_effort: 'none' }, on: { reasoning_effort: 'medium' } },
+    retirements: { 'gpt-5-mini': '2026-12-11', 'gpt-5-mini-2025-08-07': '2026-12-11', 'gpt-5': '2026-12-11', 'gpt-5-nano': '2026-12-11' },
     concurrency: 8,
     image: {
       api: 'openai',
@@ -119,14 +126,16 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     label: 'deepseek',
     displayName: 'DeepSeek',
     baseUrl: 'https://api.deepseek.com',
-    textModel: 'deepseek-v4-flash',
+    textModel: 'deepseek-flash',
     visionModel: '',
     imageModel: '',
     structured: 'json_object',
     tokenParam: 'max_tokens',
     maxOutputTokens: 32_768,
     temperature: true,
-    chatExtras: {},
+    // V4 thinks by default (effort high) and spends it from max_tokens.
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: {},
     // No fixed concurrency limit is documented (the service throttles dynamically).
     concurrency: 16,
   },
@@ -141,7 +150,9 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 32_768,
     temperature: true,
-    chatExtras: {},
+    // Qwen3 hybrid models (qwen-plus, qwen3-vl-plus) take DashScope's enable_thinking.
+    thinking: { off: { enable_thinking: false }, on: { enable_thinking: true } },
+    retirements: { 'qwen-vl-plus': '2026-10-10', 'qwen-vl-max': '2026-10-10' },
     concurrency: 8,
     image: {
       api: 'dashscope',
@@ -165,7 +176,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 32_768,
     temperature: true,
-    chatExtras: { thinking: { type: 'disabled' } },
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: { 'doubao-seedream-4-5-251128': '2026-11-24' },
     concurrency: 10,
     image: {
       api: 'openai',
@@ -190,7 +202,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 65_536,
     temperature: true,
-    chatExtras: { thinking: { type: 'disabled' } },
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: {},
     concurrency: 5,
     image: {
       api: 'openai',
@@ -214,7 +227,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     maxOutputTokens: 32_768,
     // Kimi K2.6 fixes its temperature and refuses other values.
     temperature: false,
-    chatExtras: { thinking: { type: 'disabled' } },
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: {},
     concurrency: 8,
   },
   siliconflow: {
@@ -228,7 +242,9 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 16_384,
     temperature: true,
-    chatExtras: {},
+    // Hybrid models there (DeepSeek-V3.x, Qwen3) take enable_thinking.
+    thinking: { off: { enable_thinking: false }, on: { enable_thinking: true } },
+    retirements: {},
     concurrency: 4,
     image: {
       api: 'openai',
@@ -261,7 +277,9 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 16_384,
     temperature: true,
-    chatExtras: {},
+    // A relay's switch is unknown: nothing is sent unless the connection picks a preset-like option.
+    thinking: { off: {}, on: {} },
+    retirements: {},
     concurrency: 4,
     image: {
       api: 'openai',
@@ -274,6 +292,40 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     },
   },
 };
+
+/** The day the catalogue (PRESETS: defaults, limits, switches, retirements) was last checked against the providers' pages. */
+export const CATALOGUE_CHECKED_ON = '2026-11-28';
+
+/** What one chat call of a connection sends, from its preset and options. */
+export interface ChatShape {
+  extras: Record<string, unknown>;
+  tokenParam: 'max_tokens' | 'max_completion_tokens';
+  temperature: boolean;
+}
+
+export function chatShape(preset: Preset, options: ConnectionOptions): ChatShape {
+  return {
+    extras: options.thinking === 'provider_default' ? {} : preset.thinking[options.thinking],
+    tokenParam: options.token_param === 'auto' ? preset.tokenParam : options.token_param,
+    temperature: options.temperature === 'auto' && preset.temperature,
+  };
+}
+
+export interface Retiring {
+  capability: 'text' | 'vision' | 'image';
+  model: string;
+  retires_on: string;
+}
+
+/** A connection's models that the catalogue knows retire within `days` of `today` (or already did). */
+export function retiringModels(preset: Preset, models: Record<Retiring['capability'], string>, today: Date, days = 30): Retiring[] {
+  const horizon = new Date(today.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+  return (Object.keys(models) as Array<Retiring['capability']>).flatMap((capability) => {
+    const model = models[capability];
+    const retiresOn = model ? preset.retirements[model] : undefined;
+    return retiresOn && retiresOn <= horizon ? [{ capability, model, retires_on: retiresOn }] : [];
+  });
+}
 
 /** `doubao` → `DOUBAO`, `openai-compatible` → `OPENAI_COMPATIBLE`: the env prefix of a label. */
 export function envPrefix(label: string): string {

@@ -112,6 +112,7 @@ interface Classified {
   status?: number;
   retryAfterMs?: number;
   detail: string;
+  advice?: string;
 }
 
 function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
@@ -257,7 +258,7 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
     if (!outcome.retryable || n >= options.maxRetries) {
       const tries = n + 1;
       const status = outcome.status ? ` (HTTP ${outcome.status})` : '';
-      const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${advice[outcome.kind]}. Provider said: ${outcome.detail}`;
+      const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${outcome.advice ?? advice[outcome.kind]}. Provider said: ${outcome.detail}`;
       throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false);
     }
     const waitMs = Math.round(backoffMs(n, options, outcome.retryAfterMs, outcome.kind));

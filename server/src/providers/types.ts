@@ -143,6 +143,32 @@ export interface ProviderCredentials {
   concurrency?: number | null;
   /** The structured-output mode this connection was downgraded to after a refusal, if any. */
   structuredMode?: StructuredMode | null;
+  /** Stored options; absent or unknown ones are DEFAULT_CONNECTION_OPTIONS'. */
+  options?: StoredOptions | null;
+}
+
+/**
+ * How a connection's chat calls are shaped where providers differ and change (contract-decisions
+ * §7): `thinking` off by default (reasoning is spent from the output budget), the output budget's
+ * parameter and whether a temperature is sent; `auto` is the preset's choice from the catalogue.
+ */
+export const THINKING_OPTIONS = ['off', 'on', 'provider_default'] as const;
+export const TOKEN_PARAM_OPTIONS = ['auto', 'max_tokens', 'max_completion_tokens'] as const;
+export const TEMPERATURE_OPTIONS = ['auto', 'omit'] as const;
+export interface ConnectionOptions {
+  thinking: (typeof THINKING_OPTIONS)[number];
+  token_param: (typeof TOKEN_PARAM_OPTIONS)[number];
+  temperature: (typeof TEMPERATURE_OPTIONS)[number];
+}
+export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = { thinking: 'off', token_param: 'auto', temperature: 'auto' };
+
+/** The stored options with the defaults filled in; values no longer known fall back to the default. */
+export type StoredOptions = { [K in keyof ConnectionOptions]?: string };
+
+export function connectionOptions(stored: StoredOptions | null | undefined): ConnectionOptions {
+  const pick = <K extends keyof ConnectionOptions>(key: K, allowed: readonly string[]) =>
+    (allowed.includes(String(stored?.[key])) ? stored![key] : DEFAULT_CONNECTION_OPTIONS[key]) as ConnectionOptions[K];
+  return { thinking: pick('thinking', THINKING_OPTIONS), token_param: pick('token_param', TOKEN_PARAM_OPTIONS), temperature: pick('temperature', TEMPERATURE_OPTIONS) };
 }
 
 /** How a structured reply is asked for, strongest first. */

@@ -137,7 +137,7 @@ describe('routing', () => {
     const detail = await generate(token, productId, { text_count: 6, image_count: 2 });
     expect(detail.status).toBe('pending_selection');
     expect(detail.providers).toEqual({
-      text: { key_id: deepseek.id, provider: 'deepseek', name: 'DeepSeek', model: 'deepseek-v4-flash' },
+      text: { key_id: deepseek.id, provider: 'deepseek', name: 'DeepSeek', model: 'deepseek-flash' },
       vision: null,
       image: { key_id: doubao.id, provider: 'doubao', name: '豆包画图', model: 'doubao-seedream-4-5-251128' },
     });

@@ -16,7 +16,7 @@ import { LocalProvider } from '../../src/providers/local/index.js';
  * travelling in the prompt), written by the offline provider's schema filler.
  */
 
-export type PresetName = 'openai' | 'deepseek' | 'qwen' | 'doubao' | 'zhipu' | 'moonshot' | 'siliconflow' | 'relay';
+export type PresetName = 'openai' | 'deepseek' | 'qwen' | 'doubao' | 'zhipu' | 'moonshot' | 'siliconflow' | 'relay' | 'lax';
 
 interface Behaviour {
   models: string[];
@@ -30,6 +30,14 @@ interface Behaviour {
   maxOutput: number;
   refusesTemperature?: boolean;
   refusesMaxTokens?: boolean;
+  /**
+   * The model thinks unless the request switches it off, and its reasoning is spent from the
+   * output budget before the answer (DeepSeek V4: effort high by default; GLM-4.5+ and Doubao
+   * Seed likewise): a budget the reasoning uses up leaves `content` empty, cut with "length".
+   */
+  thinks?: { reasoningTokens: number; off(body: any): boolean };
+  /** A relay that accepts `response_format: json_schema` with a 200 and drops it on the way. */
+  ignoresJsonSchema?: boolean;
   errors: Record<'auth' | 'balance' | 'blocked' | 'model', [number, unknown]>;
 }
 
@@ -42,7 +50,7 @@ const openaiErrors: Behaviour['errors'] = {
 
 export const BEHAVIOURS: Record<PresetName, Behaviour> = {
   openai: {
-    models: ['gpt-5-mini'],
+    models: ['gpt-5.4-mini', 'gpt-5-mini'],
     imageModels: ['gpt-image-2'],
     formats: ['json_schema', 'json_object'],
     tokenParam: 'max_completion_tokens',
@@ -53,17 +61,19 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     errors: openaiErrors,
   },
   deepseek: {
-    models: ['deepseek-v4-flash', 'deepseek-v4-pro'],
+    models: ['deepseek-flash', 'deepseek-v4-flash', 'deepseek-v4-pro'],
     imageModels: [],
     formats: ['json_object'],
     tokenParam: 'max_tokens',
     defaultCap: 4096,
     maxOutput: 32_768,
+    thinks: { reasoningTokens: 1500, off: (body) => body.thinking?.type === 'disabled' },
+    // DeepSeek's bodies name the problem only in `message`: the code is a generic invalid_request_error.
     errors: {
       auth: [401, { error: { message: 'Authentication Fails, Your api key: ****abcd is invalid', type: 'authentication_error', param: null, code: 'invalid_request_error' } }],
       balance: [402, { error: { message: 'Insufficient Balance', type: 'unknown_error', param: null, code: 'invalid_request_error' } }],
-      blocked: [400, { error: { message: 'Content Exists Risk', type: 'invalid_request_error', param: null, code: 'content_filter' } }],
-      model: [400, { error: { message: 'Model Not Exist', type: 'invalid_request_error', param: null, code: 'model_not_found' } }],
+      blocked: [400, { error: { message: 'Content Exists Risk', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } }],
+      model: [400, { error: { message: 'Model Not Exist', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } }],
     },
   },
   qwen: {
@@ -87,6 +97,7 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     tokenParam: 'max_tokens',
     defaultCap: 4096,
     maxOutput: 32_768,
+    thinks: { reasoningTokens: 1500, off: (body) => body.thinking?.type === 'disabled' },
     errors: {
       auth: [401, { error: { code: 'AuthenticationError', message: 'The API key or AK/SK in the request is missing or invalid. Request id: x', param: '', type: 'Unauthorized' } }],
       balance: [403, { error: { code: 'AccountOverdueError', message: 'The request failed because your account has an overdue balance. Request id: x', param: '', type: 'Forbidden' } }],
@@ -101,6 +112,7 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     tokenParam: 'max_tokens',
     defaultCap: 1024,
     maxOutput: 65_536,
+    thinks: { reasoningTokens: 1500, off: (body) => body.thinking?.type === 'disabled' },
     errors: {
       auth: [401, { error: { code: '1000', message: '身份验证失败。' } }],
       // An empty balance arrives as 429, like a rate limit: only the code tells them apart.
@@ -148,6 +160,17 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     maxOutput: 16_384,
     errors: openaiErrors,
   },
+  // A relay in front of a model without structured outputs that takes json_schema and drops it.
+  lax: {
+    models: ['glm-4-flash'],
+    imageModels: [],
+    formats: ['json_object', 'json_schema'],
+    tokenParam: 'max_tokens',
+    defaultCap: 4096,
+    maxOutput: 16_384,
+    ignoresJsonSchema: true,
+    errors: openaiErrors,
+  },
 };
 
 export interface FakeCall {
@@ -160,6 +183,8 @@ export interface FakeCall {
   finishReason?: string;
   /** Tokens of the whole reply before any cut (the fake counts a character as a token). */
   replyTokens?: number;
+  /** Reasoning tokens spent from the budget before the answer. */
+  reasoningTokens?: number;
 }
 
 export interface FakePresets {
@@ -167,6 +192,8 @@ export interface FakePresets {
   calls: FakeCall[];
   /** Override a preset's model output limit (tokens), e.g. to make a set of notes too long. */
   maxOutput: Partial<Record<PresetName, number>>;
+  /** A verbose model: tokens it spends per note written (its JSON padded out to that length). */
+  verbose: Partial<Record<PresetName, number>>;
   baseUrl(preset: PresetName): string;
   close(): Promise<void>;
 }
@@ -211,6 +238,7 @@ export async function startFakePresets(): Promise<FakePresets> {
   const writer = new LocalProvider();
   const calls: FakeCall[] = [];
   const maxOutput: FakePresets['maxOutput'] = {};
+  const verbose: FakePresets['verbose'] = {};
   const images = new Map<string, Promise<Buffer>>();
   const png = (w: number, h: number) => {
     const key = `${w}x${h}`;
@@ -249,6 +277,12 @@ export async function startFakePresets(): Promise<FakePresets> {
       const fail = (what: keyof Behaviour['errors']) => reply(...behaviour.errors[what]);
       if (!key || key.startsWith('sk-bad')) return fail('auth');
       if (key.startsWith('sk-broke')) return fail('balance');
+      // OpenAI from a country it does not serve (its documented 403 body).
+      if (key.startsWith('sk-region')) {
+        return reply(403, { error: { code: 'unsupported_country_region_territory', message: 'Country, region, or territory not supported', param: null, type: 'request_forbidden' } });
+      }
+      // DeepSeek's documented 503 "Server Overloaded"; Anthropic-style gateways answer 529.
+      if (key.startsWith('sk-busy')) return reply(key.startsWith('sk-busy529') ? 529 : 503, { error: { message: 'Server overloaded, please try again later.', type: 'server_error', param: null, code: 'server_overloaded' } });
       const text = JSON.stringify(body.messages ?? body.input ?? body.prompt ?? form?.prompt ?? '');
       if (text.includes('敏感词')) return fail('blocked');
 
@@ -287,6 +321,11 @@ export async function startFakePresets(): Promise<FakePresets> {
 
   async function chat(body: any, behaviour: Behaviour, preset: PresetName, reply: (s: number, p: unknown) => void, res: ServerResponse, call: FakeCall) {
     if (!behaviour.models.includes(body.model)) return reply(...behaviour.errors.model);
+    const asked = JSON.stringify(body.messages);
+    // DeepSeek's (and OpenAI's) wording when the prompt exceeds the context window.
+    if (asked.includes('超长上下文')) {
+      return reply(400, { error: { message: "This model's maximum context length is 131072 tokens. However, you requested 180000 tokens (179000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", type: 'invalid_request_error', param: null, code: 'invalid_request_error' } });
+    }
     if (behaviour.refusesMaxTokens && body.max_tokens !== undefined) {
       return reply(400, { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } });
     }
@@ -299,23 +338,38 @@ export async function startFakePresets(): Promise<FakePresets> {
     }
     const messages = body.messages as Array<{ role: string; content: unknown }>;
     const promptText = messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
-    let schema = body.response_format?.json_schema?.schema;
-    let name = body.response_format?.json_schema?.name;
+    let schema = behaviour.ignoresJsonSchema ? undefined : body.response_format?.json_schema?.schema;
+    let name = behaviour.ignoresJsonSchema ? undefined : body.response_format?.json_schema?.name;
     if (!schema) {
       const inPrompt = /valid against this JSON Schema named "([^"]+)":\n(\{[\s\S]*\})\s*$/.exec(String(messages.at(-1)?.content ?? ''));
       if (inPrompt) [name, schema] = [inPrompt[1], JSON.parse(inPrompt[2]!)];
     }
-    const content = schema
-      ? JSON.stringify((await writer.generateText({ system: '', prompt: promptText, intent: { kind: 'free', input: {} }, schema: { name, schema } })).json)
-      : 'ok';
-    const asked = body[behaviour.tokenParam] ?? behaviour.defaultCap;
-    const budget = Math.min(asked, maxOutput[preset] ?? behaviour.maxOutput);
+    let content = 'ok';
+    if (schema) {
+      const value = (await writer.generateText({ system: '', prompt: promptText, intent: { kind: 'free', input: {} }, schema: { name, schema } })).json as { notes?: unknown[] };
+      content = JSON.stringify(value);
+      // A verbose model spends its tokens on layout: valid JSON, padded out per note.
+      const perNote = verbose[preset];
+      if (perNote && Array.isArray(value.notes)) content = JSON.stringify(value, null, 2).padEnd(perNote * value.notes.length, ' ');
+    } else if (behaviour.ignoresJsonSchema && body.response_format?.type === 'json_schema') {
+      // The schema never reached the model: it answers the prompt in prose.
+      content = '好的，下面是为您准备的小红书笔记：\n标题：秋冬换季护肤小心得\n正文：最近天气变冷，皮肤特别干……';
+    }
+    const filtered = asked.includes('过滤词');
+    const budget = Math.min(body[behaviour.tokenParam] ?? behaviour.defaultCap, maxOutput[preset] ?? behaviour.maxOutput);
+    const reasoning = behaviour.thinks && !behaviour.thinks.off(body) ? Math.min(behaviour.thinks.reasoningTokens, budget) : 0;
+    call.reasoningTokens = reasoning;
     call.replyTokens = tokensOf(content);
-    const cut = call.replyTokens > budget;
-    const text = cut ? [...content].slice(0, budget).join('') : content;
-    call.finishReason = cut ? 'length' : 'stop';
+    const room = budget - reasoning;
+    const cut = call.replyTokens > room;
+    // content_filter: the provider's moderation stops the answer part-way.
+    const text = filtered ? [...content].slice(0, 10).join('') : cut ? [...content].slice(0, room).join('') : content;
+    call.finishReason = filtered ? 'content_filter' : cut ? 'length' : 'stop';
+    const reasoningContent = reasoning > 0 ? '嗯，用户想要'.padEnd(reasoning, '。') : undefined;
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // The reasoning streams first, as `reasoning_content` beside an empty `content`.
+      if (reasoningContent) res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: null, reasoning_content: reasoningContent }, finish_reason: null }] })}\n\n`);
       for (let i = 0; i < text.length; i += 40) {
         res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: text.slice(i, i + 40) }, finish_reason: null }] })}\n\n`);
       }
@@ -323,7 +377,14 @@ export async function startFakePresets(): Promise<FakePresets> {
       res.end('data: [DONE]\n\n');
       return;
     }
-    reply(200, { id: 'c', object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: call.finishReason }], usage: { completion_tokens: tokensOf(text) } });
+    reply(200, {
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text, ...(reasoningContent ? { reasoning_content: reasoningContent } : {}) }, finish_reason: call.finishReason }],
+      usage: { completion_tokens: tokensOf(text) + reasoning, completion_tokens_details: { reasoning_tokens: reasoning } },
+    });
   }
 
   async function image(body: any, form: Record<string, string> | undefined, behaviour: Behaviour, preset: PresetName, reply: (s: number, p: unknown) => void) {
@@ -358,6 +419,7 @@ export async function startFakePresets(): Promise<FakePresets> {
     origin,
     calls,
     maxOutput,
+    verbose,
     baseUrl: (preset) => (preset === 'qwen' ? `${origin}/qwen/compatible-mode/v1` : `${origin}/${preset}/v1`),
     close: () =>
       new Promise<void>((resolve) => {

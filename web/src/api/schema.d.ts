@@ -3815,6 +3815,24 @@ export interface operations {
                                     vision: boolean;
                                     image: boolean;
                                 };
+                                /** @description thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent */
+                                options: {
+                                    /** @enum {unknown} */
+                                    thinking: "off" | "on" | "provider_default";
+                                    /** @enum {unknown} */
+                                    token_param: "auto" | "max_tokens" | "max_completion_tokens";
+                                    /** @enum {unknown} */
+                                    temperature: "auto" | "omit";
+                                };
+                                retiring: {
+                                    capability: "text" | "vision" | "image";
+                                    model: string;
+                                    /**
+                                     * Format: date
+                                     * @description the provider’s announced shutdown day (past: already shut down)
+                                     */
+                                    retires_on: string;
+                                }[];
                                 last_test: {
                                     ok: boolean;
                                     /** Format: date-time */
@@ -3826,6 +3844,16 @@ export interface operations {
                                         latency_ms: number;
                                         error_kind: string | null;
                                         message: string | null;
+                                    }[];
+                                    /** @description models of the connection that shut down within 30 days, as at the test */
+                                    retiring?: {
+                                        capability: "text" | "vision" | "image";
+                                        model: string;
+                                        /**
+                                         * Format: date
+                                         * @description the provider’s announced shutdown day (past: already shut down)
+                                         */
+                                        retires_on: string;
                                     }[];
                                 } | null;
                                 /** Format: date-time */
@@ -3929,6 +3957,15 @@ export interface operations {
                     /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
                     image_size?: string;
                     concurrency?: number | null;
+                    /** @description only the options named change; the others keep their values */
+                    options?: {
+                        /** @enum {unknown} */
+                        thinking?: "off" | "on" | "provider_default";
+                        /** @enum {unknown} */
+                        token_param?: "auto" | "max_tokens" | "max_completion_tokens";
+                        /** @enum {unknown} */
+                        temperature?: "auto" | "omit";
+                    };
                 };
             };
         };
@@ -3963,6 +4000,24 @@ export interface operations {
                                 vision: boolean;
                                 image: boolean;
                             };
+                            /** @description thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent */
+                            options: {
+                                /** @enum {unknown} */
+                                thinking: "off" | "on" | "provider_default";
+                                /** @enum {unknown} */
+                                token_param: "auto" | "max_tokens" | "max_completion_tokens";
+                                /** @enum {unknown} */
+                                temperature: "auto" | "omit";
+                            };
+                            retiring: {
+                                capability: "text" | "vision" | "image";
+                                model: string;
+                                /**
+                                 * Format: date
+                                 * @description the provider’s announced shutdown day (past: already shut down)
+                                 */
+                                retires_on: string;
+                            }[];
                             last_test: {
                                 ok: boolean;
                                 /** Format: date-time */
@@ -3974,6 +4029,16 @@ export interface operations {
                                     latency_ms: number;
                                     error_kind: string | null;
                                     message: string | null;
+                                }[];
+                                /** @description models of the connection that shut down within 30 days, as at the test */
+                                retiring?: {
+                                    capability: "text" | "vision" | "image";
+                                    model: string;
+                                    /**
+                                     * Format: date
+                                     * @description the provider’s announced shutdown day (past: already shut down)
+                                     */
+                                    retires_on: string;
                                 }[];
                             } | null;
                             /** Format: date-time */
@@ -4280,6 +4345,15 @@ export interface operations {
                     /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
                     image_size?: string;
                     concurrency?: number | null;
+                    /** @description only the options named change; the others keep their values */
+                    options?: {
+                        /** @enum {unknown} */
+                        thinking?: "off" | "on" | "provider_default";
+                        /** @enum {unknown} */
+                        token_param?: "auto" | "max_tokens" | "max_completion_tokens";
+                        /** @enum {unknown} */
+                        temperature?: "auto" | "omit";
+                    };
                 };
             };
         };
@@ -4314,6 +4388,24 @@ export interface operations {
                                 vision: boolean;
                                 image: boolean;
                             };
+                            /** @description thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent */
+                            options: {
+                                /** @enum {unknown} */
+                                thinking: "off" | "on" | "provider_default";
+                                /** @enum {unknown} */
+                                token_param: "auto" | "max_tokens" | "max_completion_tokens";
+                                /** @enum {unknown} */
+                                temperature: "auto" | "omit";
+                            };
+                            retiring: {
+                                capability: "text" | "vision" | "image";
+                                model: string;
+                                /**
+                                 * Format: date
+                                 * @description the provider’s announced shutdown day (past: already shut down)
+                                 */
+                                retires_on: string;
+                            }[];
                             last_test: {
                                 ok: boolean;
                                 /** Format: date-time */
@@ -4325,6 +4417,16 @@ export interface operations {
                                     latency_ms: number;
                                     error_kind: string | null;
                                     message: string | null;
+                                }[];
+                                /** @description models of the connection that shut down within 30 days, as at the test */
+                                retiring?: {
+                                    capability: "text" | "vision" | "image";
+                                    model: string;
+                                    /**
+                                     * Format: date
+                                     * @description the provider’s announced shutdown day (past: already shut down)
+                                     */
+                                    retires_on: string;
                                 }[];
                             } | null;
                             /** Format: date-time */
@@ -4454,6 +4556,16 @@ export interface operations {
                                 latency_ms: number;
                                 error_kind: string | null;
                                 message: string | null;
+                            }[];
+                            /** @description models of the connection that shut down within 30 days, as at the test */
+                            retiring?: {
+                                capability: "text" | "vision" | "image";
+                                model: string;
+                                /**
+                                 * Format: date
+                                 * @description the provider’s announced shutdown day (past: already shut down)
+                                 */
+                                retires_on: string;
                             }[];
                         };
                     };

@@ -3,7 +3,7 @@ import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
 import { PROVIDER_LABELS } from '../../providers/labels.js';
-import { PROVIDER_ERROR_KINDS } from '../../providers/types.js';
+import { PROVIDER_ERROR_KINDS, TEMPERATURE_OPTIONS, THINKING_OPTIONS, TOKEN_PARAM_OPTIONS } from '../../providers/types.js';
 import * as service from './service.js';
 
 const tags = ['connections'];
@@ -17,7 +17,28 @@ const TestResult = Type.Object({
   error_kind: Nullable(Type.String({ description: `one of ${PROVIDER_ERROR_KINDS.join(', ')}` })),
   message: Nullable(Type.String({ description: "the provider's reason (English, never the key); the console words error_kind instead" })),
 });
-const ConnectionTest = Type.Object({ ok: Type.Boolean(), at: DateTime, results: Type.Array(TestResult) });
+const Retiring = Type.Object(
+  {
+    capability: Type.Union([Type.Literal('text'), Type.Literal('vision'), Type.Literal('image')]),
+    model: Type.String(),
+    retires_on: Type.String({ format: 'date', description: 'the provider’s announced shutdown day (past: already shut down)' }),
+  },
+  { description: 'a model of this connection the dated catalogue knows shuts down within 30 days' },
+);
+const ConnectionTest = Type.Object({
+  ok: Type.Boolean(),
+  at: DateTime,
+  results: Type.Array(TestResult),
+  retiring: Type.Optional(Type.Array(Retiring, { description: 'models of the connection that shut down within 30 days, as at the test' })),
+});
+const ConnectionOptions = Type.Object(
+  {
+    thinking: Type.Enum(THINKING_OPTIONS),
+    token_param: Type.Enum(TOKEN_PARAM_OPTIONS),
+    temperature: Type.Enum(TEMPERATURE_OPTIONS),
+  },
+  { description: 'thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent' },
+);
 
 const ApiKeyView = Type.Object({
   id: Type.Integer(),
@@ -31,6 +52,8 @@ const ApiKeyView = Type.Object({
   image_size: Nullable(Type.String({ description: 'sent verbatim when set; null = sized per request by the preset’s rules' })),
   concurrency: Type.Integer({ description: 'calls of this connection in flight at once (per process)' }),
   capabilities: Capabilities,
+  options: ConnectionOptions,
+  retiring: Type.Array(Retiring),
   last_test: Nullable(ConnectionTest),
   created_at: DateTime,
   created_by: Type.Integer(),
@@ -45,6 +68,7 @@ const ConnectionFields = {
   image_model: Type.Optional(model('image')),
   image_size: Type.Optional(Type.String({ maxLength: 32, pattern: '^[0-9A-Za-z*x]*$', description: 'e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules' })),
   concurrency: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 64, description: 'null = the preset’s' }))),
+  options: Type.Optional(Type.Partial(ConnectionOptions, { description: 'only the options named change; the others keep their values' })),
 };
 
 const Routing = Type.Object({

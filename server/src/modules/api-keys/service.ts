@@ -8,9 +8,9 @@ import { roleAtLeast, type AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import type { EffectiveConnection } from '../../providers/factory.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
-import { PRESETS } from '../../providers/presets.js';
+import { PRESETS, retiringModels, type Retiring } from '../../providers/presets.js';
 import { isPublicAddress } from '../../security/ssrf.js';
-import { ProviderError, STRUCTURED_MODES, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
+import { ProviderError, STRUCTURED_MODES, type ConnectionOptions, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
 import * as repo from './repository.js';
 
 export type { ProviderCredentials };
@@ -27,9 +27,12 @@ export interface ConnectionInput {
   image_model?: string;
   image_size?: string;
   concurrency?: number | null;
+  options?: Partial<ConnectionOptions>;
 }
 
-function effectiveOf(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency'>): EffectiveConnection {
+type ConnectionRow = Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency' | 'options'>;
+
+function effectiveOf(ctx: AppContext, row: ConnectionRow): EffectiveConnection {
   return ctx.providers.effective({
     provider: row.provider as ProviderLabel,
     baseUrl: row.base_url,
@@ -38,6 +41,7 @@ function effectiveOf(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'b
     imageModel: row.image_model,
     imageSize: row.image_size,
     concurrency: row.concurrency,
+    options: row.options,
   });
 }
 
@@ -47,6 +51,13 @@ function capabilitiesOf(effective: EffectiveConnection) {
 
 function displayName(provider: string): string {
   return provider === 'local' ? '本地离线' : (PRESETS[provider as keyof typeof PRESETS]?.displayName ?? provider);
+}
+
+/** The connection's models the catalogue knows shut down within 30 days (or already did). */
+function retiringOf(ctx: AppContext, provider: string, effective: EffectiveConnection): Retiring[] {
+  const preset = PRESETS[provider as keyof typeof PRESETS];
+  if (!preset) return [];
+  return retiringModels(preset, { text: effective.textModel, vision: effective.visionModel, image: effective.imageModel }, ctx.clock.now());
 }
 
 /** A connection as the API shows it: effective values, never the key. */
@@ -64,6 +75,8 @@ export function connectionView(ctx: AppContext, row: repo.PublicKeyRow) {
     image_size: effective.imageSize,
     concurrency: effective.concurrency,
     capabilities: capabilitiesOf(effective),
+    options: effective.options,
+    retiring: retiringOf(ctx, row.provider, effective),
     last_test: row.last_test ?? null,
     created_at: row.created_at,
     created_by: row.created_by,
@@ -128,8 +141,8 @@ async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
 const MODEL_FIELDS = ['text_model', 'vision_model', 'image_model'] as const;
 
 /** The columns a create or PATCH writes; `undefined` leaves a column as it is. */
-async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input: ConnectionInput) {
-  const columns: Partial<Record<'name' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size', string | null>> & { concurrency?: number | null } = {};
+async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input: ConnectionInput, stored: Row<'api_keys'>['options'] = null) {
+  const columns: Partial<Record<'name' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size', string | null>> & { concurrency?: number | null; options?: string } = {};
   if (input.name !== undefined) columns.name = input.name.trim() || null;
   if (input.base_url !== undefined) columns.base_url = input.base_url.trim() === '' ? null : await checkBaseUrl(ctx, input.base_url);
   for (const field of MODEL_FIELDS) {
@@ -137,11 +150,13 @@ async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input
   }
   if (input.image_size !== undefined) columns.image_size = input.image_size.trim() || null;
   if (input.concurrency !== undefined) columns.concurrency = input.concurrency;
+  // A PATCH names only the options it changes; the others keep their stored values.
+  if (input.options !== undefined) columns.options = json({ ...(stored ?? {}), ...input.options });
   if (provider === 'local' && Object.keys(columns).some((c) => c !== 'name')) throw badRequest('the local provider has no endpoint or models to set');
   return columns;
 }
 
-function checkConnection(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency'>) {
+function checkConnection(ctx: AppContext, row: ConnectionRow) {
   const effective = effectiveOf(ctx, row);
   if (row.provider === 'openai-compatible' && !effective.baseUrl) throw badRequest('base_url is required for an openai-compatible connection');
   if (row.image_model && !PRESETS[row.provider as keyof typeof PRESETS]?.image) throw badRequest(`${displayName(row.provider)} has no image endpoint: image_model must be empty`);
@@ -155,7 +170,7 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
   const secret = body.api_key.trim();
   if (secret.length < 4) throw badRequest('api_key is too short');
   const columns = await connectionColumns(ctx, label, body);
-  checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns });
+  checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns, options: body.options ?? null });
   const sealed = ctx.secrets.seal(secret);
   const row = await repo.insertKey(ctx.db, {
     workspace_id: auth.workspaceId,
@@ -184,14 +199,14 @@ async function ownKey(ctx: AppContext, auth: AuthUser, id: number, verb: string)
 
 export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, input: ConnectionInput) {
   const key = await ownKey(ctx, auth, id, 'change');
-  const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input);
+  const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input, key.options);
   if (input.api_key !== undefined) {
     const secret = input.api_key.trim();
     if (secret.length < 4) throw badRequest('api_key is too short');
     const sealed = ctx.secrets.seal(secret);
     Object.assign(columns, { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion, key_last4: secret.slice(-4) });
   }
-  const next = { ...key, ...columns };
+  const next = { ...key, ...columns, options: input.options ? { ...(key.options ?? {}), ...input.options } : key.options };
   checkConnection(ctx, next);
   // What the connection can do decides whether it may stay routed.
   const routing = await repo.routingOf(ctx.db, auth.workspaceId);
@@ -225,6 +240,7 @@ function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
     imageModel: key.image_model,
     imageSize: key.image_size,
     concurrency: key.concurrency,
+    options: key.options,
     structuredMode: (STRUCTURED_MODES as readonly string[]).includes(key.structured_mode ?? '') ? (key.structured_mode as StructuredMode) : null,
   };
 }
@@ -355,7 +371,7 @@ export async function testApiKey(ctx: AppContext, auth: AuthUser, id: number, op
       }
     }),
   );
-  const test: ConnectionTest = { ok: results.every((r) => r.ok), at: nowIso(ctx.clock.now()), results };
+  const test: ConnectionTest = { ok: results.every((r) => r.ok), at: nowIso(ctx.clock.now()), results, retiring: retiringOf(ctx, key.provider, effective) };
   await repo.updateKey(ctx.db, auth.workspaceId, id, { last_test: json(test) });
   return test;
 }

@@ -287,8 +287,9 @@ class GenerationRun {
   /**
    * `count` notes of a set, at most NOTES_PER_CALL per call, each call through the ledger (the
    * first under the set's own key, so a run resumed across this change reuses its paid reply).
-   * A reply cut by its output budget is split into two smaller calls; one note cut on its own
-   * stays `truncated`.
+   * A reply cut by its output budget is split into two smaller calls; one note cut on its own is
+   * asked again once with twice the budget (the provider caps it at the model's output limit)
+   * before it stays `truncated`: a verbose model writes every note it can.
    */
   private async writeNotes(strategy: StrategyCode, count: number, callKey: string, offset: number): Promise<Note[]> {
     if (count > NOTES_PER_CALL) {
@@ -301,24 +302,29 @@ class GenerationRun {
     }
     // The set's first note plans its images: only the call that writes it is given the roles.
     const input = notesInput(this.loaded.inputs, strategy, count, offset === 0 ? storyboardRoles(strategy, this.task.image_count) : []);
+    const budget = CALL_TOKENS + NOTE_TOKENS * count;
     try {
-      return (await this.ledger(callKey, () => this.callNotes(input, notesPrompt(input), { strategy, offset }))).notes.slice(0, count);
+      return (await this.ledger(callKey, () => this.callNotes(input, notesPrompt(input), budget, { strategy, offset }))).notes.slice(0, count);
     } catch (err) {
-      if (!(err instanceof ProviderError && err.kind === 'truncated' && count > 1)) throw err;
+      if (!(err instanceof ProviderError && err.kind === 'truncated')) throw err;
+      if (count === 1) {
+        this.ctx.log.warn({ taskId: this.task.id, strategy }, 'one note cut by the output budget: asking once more with twice the budget');
+        return (await this.ledger(`${callKey}:roomy`, () => this.callNotes(input, notesPrompt(input), budget * 2, { strategy, offset }))).notes.slice(0, count);
+      }
       this.ctx.log.warn({ taskId: this.task.id, strategy, count }, 'notes cut by the output budget: asking in two smaller calls');
       const half = Math.ceil(count / 2);
       return [...(await this.writeNotes(strategy, half, `${callKey}:a`, offset)), ...(await this.writeNotes(strategy, count - half, `${callKey}:b`, offset + half))];
     }
   }
 
-  private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, stream?: { strategy: StrategyCode; offset: number }): Promise<NotesReply> {
+  private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, maxTokens: number, stream?: { strategy: StrategyCode; offset: number }): Promise<NotesReply> {
     const sink = stream ? new DeltaSink(this.ctx, this.task.id, stream.strategy, stream.offset) : undefined;
     try {
       const result = await this.providers.text!.generateText({
         ...prompt,
         intent: { kind: 'notes', input },
         schema: notesReplySchema(input.count),
-        maxTokens: CALL_TOKENS + NOTE_TOKENS * input.count,
+        maxTokens,
         ...(sink ? { onDelta: (delta: string) => sink.push(delta) } : {}),
         signal: this.signal,
       });
