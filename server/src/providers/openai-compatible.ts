@@ -86,6 +86,12 @@ export class OpenAICompatibleProvider implements Provider {
     return Boolean(this.preset.image?.reference);
   }
 
+  async listModels(signal?: AbortSignal): Promise<string[] | null> {
+    if (!this.preset.modelList) return null;
+    const page = await this.call('model list', signal, (s) => this.client.get<{ data?: Array<{ id?: unknown }> }>('/models', { signal: s }));
+    return (page?.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string' && id !== '');
+  }
+
   async generateText(request: TextRequest): Promise<TextResult> {
     const model = this.connection.text;
     if (!model) throw new ProviderError('unsupported', `${this.label}: this connection has no text model`, this.label);

@@ -76,6 +76,8 @@ export interface Preset {
   thinking: { off: Record<string, unknown>; on: Record<string, unknown> };
   /** Known shutdown dates (ISO day) of models this preset offers, from the provider's deprecation pages. */
   retirements: Record<string, string>;
+  /** The provider documents an OpenAI-style `GET /models` (else the console offers the catalogue's models). */
+  modelList: boolean;
   /** Calls of one connection in flight at once, from the documented account limits (overridable per connection). */
   concurrency: number;
   /** Absent: no image endpoint. */
@@ -109,6 +111,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     temperature: false,
     thinking: { off: { reasoning_effort: 'none' }, on: { reasoning_effort: 'medium' } },
     retirements: { 'gpt-5-mini': '2026-12-11', 'gpt-5-mini-2025-08-07': '2026-12-11', 'gpt-5': '2026-12-11', 'gpt-5-nano': '2026-12-11' },
+    modelList: true,
     concurrency: 8,
     image: {
       api: 'openai',
@@ -136,6 +139,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     // V4 thinks by default (effort high) and spends it from max_tokens.
     thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
     retirements: {},
+    modelList: true,
     // No fixed concurrency limit is documented (the service throttles dynamically).
     concurrency: 16,
   },
@@ -153,6 +157,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     // Qwen3 hybrid models (qwen-plus, qwen3-vl-plus) take DashScope's enable_thinking.
     thinking: { off: { enable_thinking: false }, on: { enable_thinking: true } },
     retirements: { 'qwen-vl-plus': '2026-10-10', 'qwen-vl-max': '2026-10-10' },
+    modelList: true,
     concurrency: 8,
     image: {
       api: 'dashscope',
@@ -178,6 +183,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     temperature: true,
     thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
     retirements: { 'doubao-seedream-4-5-251128': '2026-11-24' },
+    modelList: false,
     concurrency: 10,
     image: {
       api: 'openai',
@@ -204,6 +210,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     temperature: true,
     thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
     retirements: {},
+    modelList: false,
     concurrency: 5,
     image: {
       api: 'openai',
@@ -229,6 +236,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     temperature: false,
     thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
     retirements: {},
+    modelList: true,
     concurrency: 8,
   },
   siliconflow: {
@@ -245,6 +253,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     // Hybrid models there (DeepSeek-V3.x, Qwen3) take enable_thinking.
     thinking: { off: { enable_thinking: false }, on: { enable_thinking: true } },
     retirements: {},
+    modelList: true,
     concurrency: 4,
     image: {
       api: 'openai',
@@ -280,6 +289,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     // A relay's switch is unknown: nothing is sent unless the connection picks a preset-like option.
     thinking: { off: {}, on: {} },
     retirements: {},
+    modelList: true,
     concurrency: 4,
     image: {
       api: 'openai',
@@ -325,6 +335,26 @@ export function retiringModels(preset: Preset, models: Record<Retiring['capabili
     const retiresOn = model ? preset.retirements[model] : undefined;
     return retiresOn && retiresOn <= horizon ? [{ capability, model, retires_on: retiresOn }] : [];
   });
+}
+
+/**
+ * What a model id says about its capability, for model lists that do not (OpenAI's and most
+ * relays' `/models` carry only ids): image models by their family names, vision models by
+ * theirs; ids of other kinds (embeddings, speech, rerankers) are neither text nor vision.
+ */
+const IMAGE_MODEL = /image|seedream|cogview|kolors|flux|dall-e|stable-diffusion|sdxl|sd3|^wan\d|wanx|t2i/i;
+const NOT_CHAT = /embed|tts|whisper|speech|audio|rerank|moderation|transcribe|realtime|asr|video|t2v|i2v/i;
+const VISION_MODEL = /vl|vision|4v|\dv\b|\dv-|omni|gpt-4o|gpt-4\.1|gpt-5|kimi-k2\.[5-9]|doubao-seed|qvq|gemini|claude/i;
+
+export function capabilitiesOfModel(preset: Preset, id: string): Array<Retiring['capability']> {
+  if (id === preset.imageModel || IMAGE_MODEL.test(id)) return ['image'];
+  if (NOT_CHAT.test(id)) return [];
+  return id === preset.visionModel || VISION_MODEL.test(id) ? ['text', 'vision'] : ['text'];
+}
+
+/** The catalogue's own models of a preset: its defaults and those with a known shutdown date. */
+export function catalogueModels(preset: Preset): string[] {
+  return [...new Set([preset.textModel, preset.visionModel, preset.imageModel, preset.image?.referenceModel ?? '', ...Object.keys(preset.retirements)])].filter(Boolean);
 }
 
 /** `doubao` → `DOUBAO`, `openai-compatible` → `OPENAI_COMPATIBLE`: the env prefix of a label. */

@@ -124,6 +124,8 @@ export interface Provider {
   generateText(request: TextRequest): Promise<TextResult>;
   analyzeImage(request: VisionRequest): Promise<TextResult>;
   generateImage(request: ImageRequest): Promise<ImageResult>;
+  /** The model ids the provider's own list (`GET {base_url}/models`) offers; null where the preset documents none. */
+  listModels(signal?: AbortSignal): Promise<string[] | null>;
 }
 
 /**

@@ -286,6 +286,11 @@ export async function startFakePresets(): Promise<FakePresets> {
       const text = JSON.stringify(body.messages ?? body.input ?? body.prompt ?? form?.prompt ?? '');
       if (text.includes('敏感词')) return fail('blocked');
 
+      // OpenAI's list shape: ids only, nothing about what each model can do.
+      if (req.method === 'GET' && route.endsWith('/models')) {
+        const ids = [...new Set([...behaviour.models, ...behaviour.imageModels, 'text-embedding-v4'])];
+        return reply(200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1, owned_by: preset })) });
+      }
       if (route.endsWith('/chat/completions')) return chat(body, behaviour, preset, reply, res, call);
       if (route.endsWith('/images/generations') || route.endsWith('/images/edits')) return image(body, form, behaviour, preset, reply);
       if (route.endsWith('/services/aigc/text2image/image-synthesis')) {

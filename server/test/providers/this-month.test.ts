@@ -249,3 +249,63 @@ describe('the dated catalogue', () => {
     }
   });
 });
+
+describe('routing and a failed test', () => {
+  it('automatic routing passes over a connection whose latest test failed; one chosen by hand is kept with a warning', async () => {
+    const { token, productId } = await workspace();
+    const good = await connect(token, 'deepseek');
+    const broke = await connect(token, 'deepseek', { api_key: 'sk-broke-0123456789', name: '欠费的 DeepSeek' });
+    // Newest first: untested, the broke one would write.
+    expect(await textCheck(token, broke.id)).toMatchObject({ ok: false, error_kind: 'insufficient_balance' });
+    const detail = await generate(token, productId, { text_count: 3, image_count: 0 });
+    expect(detail.status).toBe('pending_selection');
+    expect(detail.providers.text).toMatchObject({ key_id: good.id });
+
+    const routing = { text_key_id: broke.id, vision_key_id: null, image_key_id: null };
+    expect(await ok(server, 'PUT', '/workspaces/current/generation', token, routing)).toEqual({
+      ...routing,
+      warnings: [{ capability: 'text', key_id: broke.id, error_kind: 'insufficient_balance' }],
+    });
+    expect((await ok(server, 'GET', '/workspaces/current/generation', token)).warnings).toHaveLength(1);
+    const chosen = await generate(token, productId, { text_count: 3, image_count: 0 });
+    expect(chosen.providers.text).toMatchObject({ key_id: broke.id });
+
+    // A passing test clears the warning (here: the key replaced, which also clears the old result).
+    await ok(server, 'PATCH', `/api-keys/${broke.id}`, token, { api_key: 'sk-live-9876543210' });
+    expect((await ok(server, 'GET', '/workspaces/current/generation', token)).warnings).toEqual([]);
+  });
+});
+
+describe("the provider's own model list", () => {
+  it('lists what the provider offers, marked by capability and shutdown day; a refused key is an error kind, not a 500', async () => {
+    const { token } = await workspace();
+    const conn = await connect(token, 'qwen');
+    const from = fake.calls.length;
+    const list = await ok(server, 'GET', `/api-keys/${conn.id}/models`, token);
+    expect(fake.calls.slice(from).map((c) => c.path)).toEqual(['/compatible-mode/v1/models']);
+    expect(list).toMatchObject({ ok: true, source: 'provider', error_kind: null });
+    const byId = Object.fromEntries(list.models.map((m: any) => [m.id, m.capabilities]));
+    expect(byId).toEqual({
+      'qwen-image-edit': ['image'],
+      'qwen-plus': ['text'],
+      'qwen3-vl-plus': ['text', 'vision'],
+      'text-embedding-v4': [],
+      'wan2.2-t2i-flash': ['image'],
+    });
+
+    const bad = await connect(token, 'deepseek', { api_key: 'sk-bad-0123456789' });
+    const refused = await server.request('GET', `${API}/api-keys/${bad.id}/models`, { token });
+    expect(refused.status).toBe(200);
+    expect(refused.body.data).toMatchObject({ ok: false, models: [], error_kind: 'auth' });
+  });
+
+  it("a preset without a documented list offers the catalogue's models, with their shutdown days", async () => {
+    const { token } = await workspace();
+    const conn = await connect(token, 'doubao');
+    const from = fake.calls.length;
+    const list = await ok(server, 'GET', `/api-keys/${conn.id}/models`, token);
+    expect(fake.calls.length).toBe(from);
+    expect(list.source).toBe('catalogue');
+    expect(list.models.find((m: any) => m.id === 'doubao-seedream-4-5-251128')).toEqual({ id: 'doubao-seedream-4-5-251128', capabilities: ['image'], retires_on: '2026-11-24' });
+  });
+});

@@ -77,6 +77,29 @@ const Routing = Type.Object({
   image_key_id: Nullable(Type.Integer({ minimum: 1 })),
 });
 
+const CapabilityName = Type.Union([Type.Literal('text'), Type.Literal('vision'), Type.Literal('image')]);
+const ModelList = Type.Object({
+  ok: Type.Boolean(),
+  source: Type.Union([Type.Literal('provider'), Type.Literal('catalogue')], { description: 'provider: its own list; catalogue: the preset documents none' }),
+  models: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      capabilities: Type.Array(CapabilityName, { description: 'as far as the id tells: empty for embeddings, speech and the like' }),
+      retires_on: Nullable(Type.String({ format: 'date' })),
+    }),
+  ),
+  error_kind: Nullable(Type.String({ description: `one of ${PROVIDER_ERROR_KINDS.join(', ')}` })),
+  message: Nullable(Type.String({ description: "the provider's reason (English, never the key)" })),
+});
+
+const RoutingView = Type.Object({
+  ...Routing.properties,
+  warnings: Type.Array(
+    Type.Object({ capability: Type.Union([Type.Literal('text'), Type.Literal('vision'), Type.Literal('image')]), key_id: Type.Integer(), error_kind: Nullable(Type.String()) }),
+    { description: 'connections chosen by hand whose latest test failed for the capability they are routed for: kept, but tasks will likely fail until fixed' },
+  ),
+});
+
 const Preset = Type.Object({
   provider: Type.String(),
   display_name: Type.String(),
@@ -171,6 +194,22 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
     async (request) => ok(await service.testApiKey(ctx, currentUser(request), request.params.id, { image: request.body?.image === true })),
   );
 
+  app.get(
+    '/api-keys/:id/models',
+    {
+      schema: {
+        tags,
+        operationId: 'listConnectionModels',
+        summary: 'Models the provider offers this connection',
+        description:
+          'The provider’s own model list (`GET {base_url}/models`) where its preset documents one, else the dated catalogue’s models; each marked by capability where its id tells and by its announced shutdown day. Provider failures are answers with error_kind, never HTTP errors.',
+        params: IdParams,
+        response: { 200: Ok(ModelList), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listConnectionModels(ctx, currentUser(request), request.params.id)),
+  );
+
   app.delete(
     '/api-keys/:id',
     {
@@ -196,8 +235,8 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
         tags,
         operationId: 'getGenerationRouting',
         summary: 'Which connection writes, sees and draws',
-        description: 'Each capability’s connection id, or null for automatic (the caller’s newest connection with that capability, else the workspace’s newest).',
-        response: { 200: Ok(Routing), ...commonErrors },
+        description: 'Each capability’s connection id, or null for automatic (the caller’s newest connection with that capability whose latest test did not fail for it, else the workspace’s newest such; when all failed, the newest), with warnings for hand-chosen connections whose latest test failed.',
+        response: { 200: Ok(RoutingView), ...commonErrors },
       },
     },
     async (request) => ok(await service.getRouting(ctx, currentUser(request))),
@@ -213,7 +252,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
         summary: 'Route text, vision and images to connections',
         description: 'Admins and supervisors; a connection lacking the capability it is routed for is refused (400), another workspace’s is a 404.',
         body: Routing,
-        response: { 200: Ok(Routing), ...commonErrors },
+        response: { 200: Ok(RoutingView), ...commonErrors },
       },
     },
     async (request) => ok(await service.putRouting(ctx, currentUser(request), request.body)),

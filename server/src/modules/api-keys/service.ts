@@ -8,7 +8,7 @@ import { roleAtLeast, type AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import type { EffectiveConnection } from '../../providers/factory.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
-import { PRESETS, retiringModels, type Retiring } from '../../providers/presets.js';
+import { capabilitiesOfModel, catalogueModels, PRESETS, retiringModels, type Retiring } from '../../providers/presets.js';
 import { isPublicAddress } from '../../security/ssrf.js';
 import { ProviderError, STRUCTURED_MODES, type ConnectionOptions, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
 import * as repo from './repository.js';
@@ -254,12 +254,34 @@ export async function rememberStructuredMode(ctx: Pick<AppContext, 'db'>, keyId:
 
 export type Routing = Record<`${Capability}_key_id`, number | null>;
 
-export async function getRouting(ctx: AppContext, auth: AuthUser): Promise<Routing> {
-  const row = await repo.routingOf(ctx.db, auth.workspaceId);
-  return { text_key_id: row?.text_key_id ?? null, vision_key_id: row?.vision_key_id ?? null, image_key_id: row?.image_key_id ?? null };
+/** Whether the connection's latest test failed for this capability (an untested one has not). */
+function failedTest(key: Pick<Row<'api_keys'>, 'last_test'>, capability: Capability): ConnectionTest['results'][number] | undefined {
+  return key.last_test?.results.find((r) => r.capability === capability && !r.ok);
 }
 
-export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routing): Promise<Routing> {
+export interface RoutingWarning {
+  capability: Capability;
+  key_id: number;
+  error_kind: string | null;
+}
+
+/** A routing chosen by hand is kept as chosen, with a warning for each connection whose latest test failed for its capability. */
+async function routingWarnings(ctx: AppContext, workspaceId: number, routing: Routing): Promise<RoutingWarning[]> {
+  const keys = await repo.allKeys(ctx.db, workspaceId);
+  return CAPABILITIES.flatMap((capability) => {
+    const id = routing[`${capability}_key_id`];
+    const failed = id === null ? undefined : failedTest(keys.find((k) => k.id === id) ?? { last_test: null }, capability);
+    return failed && id !== null ? [{ capability, key_id: id, error_kind: failed.error_kind }] : [];
+  });
+}
+
+export async function getRouting(ctx: AppContext, auth: AuthUser): Promise<Routing & { warnings: RoutingWarning[] }> {
+  const row = await repo.routingOf(ctx.db, auth.workspaceId);
+  const routing = { text_key_id: row?.text_key_id ?? null, vision_key_id: row?.vision_key_id ?? null, image_key_id: row?.image_key_id ?? null };
+  return { ...routing, warnings: await routingWarnings(ctx, auth.workspaceId, routing) };
+}
+
+export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routing): Promise<Routing & { warnings: RoutingWarning[] }> {
   for (const capability of CAPABILITIES) {
     const id = routing[`${capability}_key_id`];
     if (id === null) continue;
@@ -268,7 +290,7 @@ export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routi
     if (!capabilitiesOf(effectiveOf(ctx, key))[capability]) throw badRequest(`connection ${id} has no ${capability} model`);
   }
   await repo.saveRouting(ctx.db, auth.workspaceId, routing);
-  return routing;
+  return { ...routing, warnings: await routingWarnings(ctx, auth.workspaceId, routing) };
 }
 
 export interface RoutedConnection {
@@ -296,11 +318,14 @@ export async function resolveConnections(
   for (const capability of CAPABILITIES) {
     const able = withCaps.filter((k) => k.caps[capability]);
     const byId = (id: number | null | undefined) => (id ? able.find((k) => k.key.id === id) : undefined);
+    const newest = (among: typeof able) => among.find((k) => k.key.created_by === opts.operatorId) ?? among[0];
+    // The automatic choice passes over a connection the user just saw fail its test; when every
+    // one failed, the newest is still tried (the cause may be fixed by now, e.g. a topped-up balance).
     const chosen =
       byId(opts.recorded?.[capability]) ??
       byId(routing?.[`${capability}_key_id`]) ??
-      able.find((k) => k.key.created_by === opts.operatorId) ??
-      able[0];
+      newest(able.filter((k) => !failedTest(k.key, capability))) ??
+      newest(able);
     if (!chosen) continue;
     let creds = unsealed.get(chosen.key.id);
     if (!creds) unsealed.set(chosen.key.id, (creds = unseal(ctx, chosen.key)));
@@ -317,6 +342,42 @@ export async function workspaceCapabilities(ctx: AppContext, workspaceId: number
 
 export async function workspaceHasApiKey(ctx: AppContext, workspaceId: number): Promise<boolean> {
   return (await workspaceCapabilities(ctx, workspaceId)).text;
+}
+
+// ---- model list --------------------------------------------------------------------------------
+
+export interface ModelList {
+  ok: boolean;
+  /** `provider`: its own `/models`; `catalogue`: the preset documents no list, the catalogue's models instead. */
+  source: 'provider' | 'catalogue';
+  models: Array<{ id: string; capabilities: Capability[]; retires_on: string | null }>;
+  error_kind: string | null;
+  message: string | null;
+}
+
+/**
+ * What the provider's own model list offers this connection, each model marked by capability
+ * where its id tells and by its shutdown day where the catalogue knows one. A provider failure
+ * is an answer with its error kind (like a test), never an HTTP error.
+ */
+export async function listConnectionModels(ctx: AppContext, auth: AuthUser, id: number): Promise<ModelList> {
+  const key = await ownKey(ctx, auth, id, 'list the models of');
+  const preset = PRESETS[key.provider as keyof typeof PRESETS];
+  const mark = (ids: string[]) =>
+    [...new Set(ids)].sort().map((model) => ({
+      id: model,
+      capabilities: key.provider === 'local' ? [...CAPABILITIES] : capabilitiesOfModel(preset, model),
+      retires_on: preset?.retirements[model] ?? null,
+    }));
+  try {
+    const ids = await ctx.providers.forCredentials(unseal(ctx, key), { maxRetries: 0 }).listModels(AbortSignal.timeout(30_000));
+    if (ids === null) return { ok: true, source: 'catalogue', models: mark(catalogueModels(preset)), error_kind: null, message: null };
+    return { ok: true, source: 'provider', models: mark(ids), error_kind: null, message: null };
+  } catch (err) {
+    if (!(err instanceof ProviderError)) ctx.log.warn({ err, keyId: id }, 'model list failed outside the provider');
+    const failure = err instanceof ProviderError ? err : undefined;
+    return { ok: false, source: 'provider', models: [], error_kind: failure?.kind ?? 'unavailable', message: failure?.message.slice(0, 500) ?? 'the model list could not be read' };
+  }
 }
 
 // ---- test --------------------------------------------------------------------------------------

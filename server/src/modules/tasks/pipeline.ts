@@ -496,12 +496,13 @@ class GenerationRun {
 
   /** Image progress counts settled images (made or failed), so it always reaches its total. */
   private imageProgress(trx: Transaction<DB>): Promise<NewTaskEvent> {
-    return this.setProgress(trx, 'image', this.counters.imagesDone + this.counters.imagesFailed, this.counters.imagesTotal);
+    return this.setProgress(trx, 'image', this.counters.imagesDone, this.counters.imagesTotal, this.counters.imagesFailed);
   }
 
   /** The task's progress column and its event, written together. */
-  private async setProgress(trx: Transaction<DB>, stage: 'text' | 'score' | 'image', done: number, total: number): Promise<NewTaskEvent> {
-    const data = { stage, done, total };
+  /** Images count `done` and `failed` apart (like a fission's), so a bar never shows failures as finished. */
+  private async setProgress(trx: Transaction<DB>, stage: 'text' | 'score' | 'image', done: number, total: number, failed?: number): Promise<NewTaskEvent> {
+    const data = failed === undefined ? { stage, done, total } : { stage, done, failed, total };
     await transition(trx, this.task, 'report_progress', { progress: json(data) }, { generation: this.task.generation });
     return { name: 'progress', data };
   }
@@ -534,7 +535,7 @@ class GenerationRun {
       before.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready`, error_kind: null } });
     }
     const progress = task.image_count > 0 && counters.imagesTotal > 0
-      ? { stage: 'image', done: counters.imagesDone + counters.imagesFailed, total: counters.imagesTotal }
+      ? { stage: 'image', done: counters.imagesDone, failed: counters.imagesFailed, total: counters.imagesTotal }
       : { stage: 'score', done: this.textsThisGeneration, total: counters.textsTotal };
     await moveTask(
       this.ctx,

@@ -86,6 +86,10 @@ function writtenReply(intent: ProviderIntent, seed: string): unknown {
 export class LocalProvider implements Provider {
   readonly label = 'local' as const;
   readonly models = { text: MODEL, vision: MODEL, image: MODEL };
+
+  async listModels(): Promise<string[]> {
+    return [MODEL];
+  }
   /** The cards it draws show the product photo when one is given. */
   readonly referenceImages = true;
   private imageFailuresLeft: number;
