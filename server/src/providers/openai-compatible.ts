@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, type NormalizedImage, type NormalizeOptions } from '../images/normalize.js';
 import { normalizeImageInThread } from '../images/threads.js';
-import { dashscopeEditImage, submitAndPollDashscopeImage } from './dashscope.js';
+import { dashscopeSyncImage, submitAndPollDashscopeImage } from './dashscope.js';
 import { downloadImage } from './download.js';
 import { fetchImageReply } from './image-reply.js';
 import { withErrorEnvelope, type FetchLike } from './http.js';
@@ -125,15 +125,20 @@ export class OpenAICompatibleProvider implements Provider {
     if (!features || !model) throw new ProviderError('unsupported', `${this.label}: this connection has no image model`, this.label);
     const width = request.width ?? DEFAULT_WIDTH;
     const height = request.height ?? DEFAULT_HEIGHT;
-    const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(features.size, width, height).value;
+    const rule = features.modelRules?.find((r) => r.pattern.test(model));
+    const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(rule?.size ?? features.size, width, height).value;
     const reference = features.reference ? request.referenceImage : undefined;
     const negativePrompt = features.negativePrompt ? request.negativePrompt : undefined;
     const inSlot = request.slot ?? ((work) => work());
     const raw = await inSlot((): Promise<Buffer | Normalizing> => {
       if (features.api === 'dashscope') {
         const dashscope = { baseUrl: this.connection.baseUrl, label: this.label, noWatermark: features.noWatermark };
-        return reference && features.referenceModel
-          ? dashscopeEditImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, negativePrompt, reference, signal: request.signal })
+        if (reference && features.referenceModel) {
+          const editSize = this.connection.imageSize ?? (features.referenceSize ? requestSize(features.referenceSize, width, height).value : undefined);
+          return dashscopeSyncImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, negativePrompt, reference, size: editSize, signal: request.signal });
+        }
+        return rule?.endpoint === 'dashscope-sync'
+          ? dashscopeSyncImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal })
           : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal });
       }
       return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference, negativePrompt, { width, height });

@@ -40,6 +40,14 @@ export interface ImageFeatures {
   reference: ReferenceMode;
   /** DashScope: the image-editing model a reference goes to (the text-to-image model takes none). */
   referenceModel?: string;
+  /** The editing model's own size rule: the size is always sent, so the picture comes out portrait. */
+  referenceSize?: ImageSizeRule;
+  /**
+   * Image models whose size rule or endpoint differ from the preset's, by id pattern (first match
+   * wins): DashScope's Wan 2.6 and later take the synchronous multimodal endpoint and a total-pixel
+   * range instead of the asynchronous task and per-edge limits.
+   */
+  modelRules?: Array<{ pattern: RegExp; size: ImageSizeRule; endpoint?: 'dashscope-sync' }>;
   /** Extra fields that turn the provider's visible watermark off. */
   noWatermark: Record<string, unknown>;
   /**
@@ -165,7 +173,11 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: false,
       reference: 'dashscope-edit',
-      referenceModel: 'qwen-image-edit',
+      // qwen-image-edit-plus: 1-6 outputs, a custom `size` with edges of 512-2048.
+      referenceModel: 'qwen-image-edit-plus',
+      referenceSize: { syntax: 'W*H', min: 512, max: 2048, multiple: 16 },
+      // wan2.6-t2i / wan2.7-image: 1280×1280 to 1440×1440 pixels in total, ratio within 1:4-4:1.
+      modelRules: [{ pattern: /^wan(2\.[6-9]|[3-9])/, endpoint: 'dashscope-sync', size: { syntax: 'W*H', min: 384, max: 2880, multiple: 16, minPixels: 1280 * 1280, maxPixels: 1440 * 1440 } }],
       noWatermark: { watermark: false },
       negativePrompt: true,
     },
@@ -174,9 +186,9 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     label: 'doubao',
     displayName: '豆包',
     baseUrl: 'https://ark.cn-beijing.volces.com/api/v3',
-    textModel: 'doubao-seed-1-6-250615',
-    visionModel: 'doubao-seed-1-6-250615',
-    imageModel: 'doubao-seedream-4-5-251128',
+    textModel: 'doubao-seed-2-0-mini-260428',
+    visionModel: 'doubao-seed-2-0-mini-260428',
+    imageModel: 'doubao-seedream-5-0-260128',
     structured: 'json_object',
     tokenParam: 'max_tokens',
     maxOutputTokens: 32_768,
@@ -187,7 +199,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     concurrency: 10,
     image: {
       api: 'openai',
-      // Seedream 4.5: at least 2560×1440 pixels in total, at most 4096×4096.
+      // Seedream 5.0 keeps 4.5's range: at least 2560×1440 pixels in total, at most 4096×4096.
       size: { syntax: 'WxH', min: 480, max: 4096, multiple: 8, minPixels: 2560 * 1440, maxPixels: 4096 * 4096 },
       sizeField: 'size',
       requestB64: true,

@@ -78,7 +78,7 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
   },
   qwen: {
     models: ['qwen-plus', 'qwen3-vl-plus'],
-    imageModels: ['wan2.2-t2i-flash', 'qwen-image-edit'],
+    imageModels: ['wan2.2-t2i-flash', 'wan2.6-t2i', 'qwen-image-edit', 'qwen-image-edit-plus'],
     formats: ['json_object'],
     tokenParam: 'max_tokens',
     defaultCap: 8192,
@@ -91,8 +91,8 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     },
   },
   doubao: {
-    models: ['doubao-seed-1-6-250615'],
-    imageModels: ['doubao-seedream-4-5-251128'],
+    models: ['doubao-seed-2-0-mini-260428', 'doubao-seed-1-6-250615'],
+    imageModels: ['doubao-seedream-5-0-260128', 'doubao-seedream-4-5-251128'],
     formats: ['json_object', 'json_schema'],
     tokenParam: 'max_tokens',
     defaultCap: 4096,
@@ -314,11 +314,19 @@ export async function startFakePresets(): Promise<FakePresets> {
         return reply(200, { output: { task_id: id, task_status: 'SUCCEEDED', results: [{ url: `${origin}/qwen/oss/${task.size}.png` }] } });
       }
       if (route.endsWith('/services/aigc/multimodal-generation/generation')) {
+        if (!behaviour.imageModels.includes(body.model)) return reply(400, { code: 'InvalidParameter', message: `Model not exist: ${body.model}`, request_id: 'r' });
         const content = body.input?.messages?.[0]?.content ?? [];
-        if (!content.some((c: any) => typeof c.image === 'string')) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
+        const wan = /^wan/.test(body.model);
+        // Qwen image editing needs the photo; Wan 2.6 text-to-image takes the prompt alone.
+        if (!wan && !content.some((c: any) => typeof c.image === 'string')) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
         const negative = negativePromptProblem(body.parameters?.negative_prompt);
         if (negative) return reply(400, { code: 'InvalidParameter', message: negative, request_id: 'r' });
-        return reply(200, { output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [{ image: `${origin}/qwen/oss/1024x1536.png` }] } }] }, request_id: 'r' });
+        const size = body.parameters?.size as string | undefined;
+        const [w, h] = String(size ?? '1024*1024').split('*').map(Number) as [number, number];
+        // wan2.6-t2i: 1280×1280 to 1440×1440 pixels in total; qwen-image-edit-plus: edges of 512-2048.
+        if (wan && !(w * h >= 1280 * 1280 && w * h <= 1440 * 1440)) return reply(400, { code: 'InvalidParameter', message: `size ${size} out of range: total pixels must be within [1638400, 2073600]`, request_id: 'r' });
+        if (!wan && size !== undefined && !(w >= 512 && w <= 2048 && h >= 512 && h <= 2048)) return reply(400, { code: 'InvalidParameter', message: `size ${size} must be within [512, 2048]`, request_id: 'r' });
+        return reply(200, { output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [{ image: `${origin}/qwen/oss/${w}x${h}.png` }] } }] }, request_id: 'r' });
       }
       reply(404, { error: { message: `no route ${route}` } });
     })().catch((err: unknown) => send(res, 500, { error: { message: String(err) } }));

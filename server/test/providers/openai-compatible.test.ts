@@ -227,7 +227,7 @@ describe('images', () => {
     // Seedream documents no negative prompt.
     expect(fake.requests[0]!.body.negative_prompt).toBeUndefined();
     // Seedream 4.5 needs at least 2560×1440 pixels in total: 3:4 scaled up to 1664×2224.
-    expect(fake.requests[0]!.body).toMatchObject({ model: 'doubao-seedream-4-5-251128', size: '1664x2224', response_format: 'b64_json', watermark: false, image: `data:image/jpeg;base64,${reference.toString('base64')}` });
+    expect(fake.requests[0]!.body).toMatchObject({ model: 'doubao-seedream-5-0-260128', size: '1664x2224', response_format: 'b64_json', watermark: false, image: `data:image/jpeg;base64,${reference.toString('base64')}` });
     const [w, h] = String(fake.requests[0]!.body.size).split('x').map(Number);
     expect(w! * h!).toBeGreaterThanOrEqual(2560 * 1440);
   });

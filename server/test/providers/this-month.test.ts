@@ -287,10 +287,12 @@ describe("the provider's own model list", () => {
     const byId = Object.fromEntries(list.models.map((m: any) => [m.id, m.capabilities]));
     expect(byId).toEqual({
       'qwen-image-edit': ['image'],
+      'qwen-image-edit-plus': ['image'],
       'qwen-plus': ['text'],
       'qwen3-vl-plus': ['text', 'vision'],
       'text-embedding-v4': [],
       'wan2.2-t2i-flash': ['image'],
+      'wan2.6-t2i': ['image'],
     });
 
     const bad = await connect(token, 'deepseek', { api_key: 'sk-bad-0123456789' });
@@ -307,5 +309,35 @@ describe("the provider's own model list", () => {
     expect(fake.calls.length).toBe(from);
     expect(list.source).toBe('catalogue');
     expect(list.models.find((m: any) => m.id === 'doubao-seedream-4-5-251128')).toEqual({ id: 'doubao-seedream-4-5-251128', capabilities: ['image'], retires_on: '2026-11-24' });
+  });
+});
+
+describe("each preset's first task", () => {
+  for (const preset of ['deepseek', 'moonshot', 'relay', 'lax'] as const) {
+    it(`${preset}: 6 texts reach pending_selection with the catalogue's defaults`, async () => {
+      const { token, productId } = await workspace();
+      await connect(token, preset, preset === 'relay' || preset === 'lax' ? { text_model: 'glm-4-flash', image_model: '' } : {});
+      const detail = await generate(token, productId, { text_count: 6, image_count: 0 });
+      expect(detail.status, JSON.stringify(await eventsOf(server, detail.id))).toBe('pending_selection');
+      expect(detail.text_candidates).toHaveLength(6);
+    });
+  }
+
+  it('qwen with Wan 2.6: its own synchronous endpoint and a size inside its pixel range', async () => {
+    const { token, productId } = await workspace();
+    const conn = await connect(token, 'qwen', { image_model: 'wan2.6-t2i' });
+    const from = fake.calls.length;
+    const detail = await generate(token, productId, { text_count: 6, image_count: 2 });
+    expect(detail.status, JSON.stringify(await eventsOf(server, detail.id))).toBe('pending_selection');
+    expect(detail.image_candidates.filter((i: any) => i.status === 'done')).toHaveLength(6);
+    expect(detail.providers.image).toMatchObject({ key_id: conn.id, model: 'wan2.6-t2i' });
+    const images = fake.calls.slice(from).filter((c) => /multimodal-generation|image-synthesis/.test(c.path));
+    expect(images).toHaveLength(6);
+    for (const c of images) {
+      expect(c.path).toMatch(/multimodal-generation\/generation$/);
+      expect(c.status).toBe(200);
+      const [w, h] = String(c.body.parameters.size).split('*').map(Number) as [number, number];
+      expect(w / h).toBeCloseTo(3 / 4, 1);
+    }
   });
 });
