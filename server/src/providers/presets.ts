@@ -255,14 +255,14 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     label: 'siliconflow',
     displayName: '硅基流动',
     baseUrl: 'https://api.siliconflow.cn/v1',
-    textModel: 'deepseek-ai/DeepSeek-V3.2',
+    textModel: 'deepseek-ai/DeepSeek-V4-Flash',
     visionModel: 'Qwen/Qwen3-VL-32B-Instruct',
     imageModel: 'Kwai-Kolors/Kolors',
     structured: 'json_object',
     tokenParam: 'max_tokens',
     maxOutputTokens: 16_384,
     temperature: true,
-    // Hybrid models there (DeepSeek-V3.x, Qwen3) take enable_thinking.
+    // Its reasoning models take enable_thinking; there max_tokens excludes the reasoning.
     thinking: { off: { enable_thinking: false }, on: { enable_thinking: true } },
     retirements: {},
     modelList: true,

@@ -137,7 +137,7 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     },
   },
   siliconflow: {
-    models: ['deepseek-ai/DeepSeek-V3.2', 'Qwen/Qwen3-VL-32B-Instruct'],
+    models: ['deepseek-ai/DeepSeek-V4-Flash', 'deepseek-ai/DeepSeek-V3.2', 'Qwen/Qwen3-VL-32B-Instruct'],
     imageModels: ['Kwai-Kolors/Kolors'],
     formats: ['json_object'],
     tokenParam: 'max_tokens',
