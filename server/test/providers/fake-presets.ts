@@ -38,6 +38,8 @@ interface Behaviour {
   thinks?: { reasoningTokens: number; off(body: any): boolean };
   /** A relay that accepts `response_format: json_schema` with a 200 and drops it on the way. */
   ignoresJsonSchema?: boolean;
+  /** `reasoning_effort` values the model takes (GPT-5.4: none, low, medium, high, xhigh; no `minimal`). */
+  reasoningEfforts?: string[];
   errors: Record<'auth' | 'balance' | 'blocked' | 'model', [number, unknown]>;
 }
 
@@ -58,6 +60,7 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     maxOutput: 128_000,
     refusesTemperature: true,
     refusesMaxTokens: true,
+    reasoningEfforts: ['none', 'low', 'medium', 'high', 'xhigh'],
     errors: openaiErrors,
   },
   deepseek: {
@@ -344,6 +347,9 @@ export async function startFakePresets(): Promise<FakePresets> {
     }
     if (behaviour.refusesTemperature && body.temperature !== undefined && body.temperature !== 1) {
       return reply(400, { error: { message: "Unsupported value: 'temperature' does not support 0.2 with this model.", type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } });
+    }
+    if (behaviour.reasoningEfforts && body.reasoning_effort !== undefined && !behaviour.reasoningEfforts.includes(body.reasoning_effort)) {
+      return reply(400, { error: { message: `Unsupported value: 'reasoning_effort' does not support '${body.reasoning_effort}' with this model. Supported values are: ${behaviour.reasoningEfforts.map((v) => `'${v}'`).join(', ')}.`, type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_value' } });
     }
     const format = body.response_format?.type;
     if (format && format !== 'text' && !behaviour.formats.includes(format)) {
