@@ -13,6 +13,25 @@ export interface FailureReading {
   refusedResponseFormat: boolean;
   /** What to do, where the kind alone would mislead (a region refusal is not a wrong key). */
   advice?: string;
+  /** The request was refused for this parameter: a connection whose option is `auto` may ask again without it. */
+  refusedParam?: RefusedParam;
+}
+
+export type RefusedParam = 'max_tokens' | 'max_completion_tokens' | 'temperature';
+
+/**
+ * OpenAI's reasoning models: "Unsupported parameter: 'max_tokens' … Use 'max_completion_tokens'
+ * instead" and "Unsupported value: 'temperature' does not support 0.2"; older relays:
+ * "Unrecognized request argument supplied: max_completion_tokens".
+ */
+function refusedParamOf(param: string, message: string): RefusedParam | undefined {
+  const names = ['max_tokens', 'max_completion_tokens', 'temperature'] as const;
+  const byParam = names.find((name) => name === param);
+  if (byParam) return byParam;
+  // The refused name comes first in every wording seen ("… 'max_tokens' … Use 'max_completion_tokens' instead").
+  return names.find((name) =>
+    new RegExp(`(Unsupported (parameter|value)|Unrecognized request argument( supplied)?|unknown (parameter|field))\\W{0,4}'?${name}\\b|'${name}' (is not supported|does not support)`, 'i').test(message),
+  );
 }
 
 /** Stable wordings the console recognises (web/src/api/errorText.ts): keep them as they are. */
@@ -66,5 +85,7 @@ export function readFailure(status: number, body: unknown): FailureReading {
   if ((status === 400 || status === 422) && (param === 'response_format' || /response_format|json_schema|json_object/i.test(message))) {
     return { kind: 'unsupported', retryable: false, refusedResponseFormat: true };
   }
+  const refusedParam = status === 400 || status === 422 ? refusedParamOf(param, message) : undefined;
+  if (refusedParam) return { ...final('unsupported'), refusedParam };
   return final('unsupported');
 }

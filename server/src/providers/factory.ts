@@ -4,7 +4,7 @@ import { LocalProvider } from './local/index.js';
 import { providerFetch } from './http.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
-import { chatShape, envPrefix, resolvePreset, type PresetLabel, type ResolvedPreset } from './presets.js';
+import { chatShape, envPrefix, resolvePreset, type ChatShape, type PresetLabel, type ResolvedPreset } from './presets.js';
 import { reliabilityFromEnv, Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
 import { connectionOptions, type ConnectionOptions, type Provider, type ProviderCredentials, type StructuredMode } from './types.js';
 
@@ -71,6 +71,8 @@ export function createProviderFactory(
   // Downgrades seen in this process, ahead of the stored value the next read brings.
   // Keyed by what the mode depends on, so an edited endpoint or model starts from the preset's again.
   const modes = new Map<string, StructuredMode>();
+  // Adaptations of `auto` options to what the endpoint refused, kept for this process like the modes.
+  const adapted = new Map<string, Partial<ChatShape>>();
 
   const effective: ProviderFactory['effective'] = (creds) => {
     if (creds.provider === 'local') {
@@ -101,10 +103,12 @@ export function createProviderFactory(
       if (!semaphore) semaphores.set(slotKey, (semaphore = new Semaphore(conn.concurrency)));
       const stored = creds.structuredMode ?? preset.structured;
       const modeKey = `${creds.keyId}:${conn.baseUrl}:${conn.textModel}:${conn.visionModel}`;
+      const shape = chatShape(preset, conn.options);
+      const shapeKey = `${modeKey}:${conn.options.token_param}:${conn.options.temperature}`;
       const trusted = !creds.baseUrl?.trim() || allowPrivate;
       return new OpenAICompatibleProvider(
         preset,
-        { baseUrl: conn.baseUrl, text: conn.textModel, vision: conn.visionModel, image: conn.imageModel, imageSize: conn.imageSize ?? undefined, chat: chatShape(preset, conn.options) },
+        { baseUrl: conn.baseUrl, text: conn.textModel, vision: conn.visionModel, image: conn.imageModel, imageSize: conn.imageSize ?? undefined },
         {
           apiKey: creds.apiKey,
           options,
@@ -113,6 +117,10 @@ export function createProviderFactory(
           trustedEndpoint: trusted,
           pollIntervalMs,
           log,
+          chat: {
+            current: () => ({ ...shape, ...adapted.get(shapeKey) }),
+            adapt: (change) => adapted.set(shapeKey, { ...adapted.get(shapeKey), ...change }),
+          },
           structured: {
             current: () => modes.get(modeKey) ?? stored,
             downgrade: (to) => {

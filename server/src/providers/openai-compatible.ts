@@ -35,6 +35,8 @@ export interface AdapterDeps {
   pollIntervalMs: number;
   /** The connection's structured-output mode now, and where a downgrade is remembered. */
   structured: { current(): StructuredMode; downgrade(to: StructuredMode): void };
+  /** The shape of its chat calls now (thinking switch, budget name, temperature), and where an `auto` option's adaptation is remembered. */
+  chat: { current(): ChatShape; adapt(change: Partial<Pick<ChatShape, 'tokenParam' | 'temperature'>>): void };
 }
 
 /** The models and size one connection uses (the preset's where the connection names none). */
@@ -44,8 +46,6 @@ export interface ConnectionModels {
   vision: string;
   image: string;
   imageSize?: string;
-  /** Thinking switch, budget parameter and temperature, from the preset and the connection's options. */
-  chat: ChatShape;
 }
 
 /** Output budget of a call that names none. */
@@ -257,9 +257,33 @@ export class OpenAICompatibleProvider implements Provider {
     throw new ProviderError('bad_output', `${this.label} ${what} twice returned output that does not fit the "${schema!.name}" schema (${reason})`, this.label);
   }
 
+  /**
+   * One chat call; an option left `auto` adapts to a refusal that names its parameter (a relay in
+   * front of a reasoning model wants `max_completion_tokens` and no temperature) and asks again:
+   * a refused request is not billed, and the adaptation is remembered for the connection.
+   */
   private async chat(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string, mode: StructuredMode): Promise<string> {
+    for (let adaptations = 0; ; adaptations++) {
+      const shape = this.deps.chat.current();
+      try {
+        return await this.chatOnce(request, model, messages, what, mode, shape);
+      } catch (err) {
+        const refused = err instanceof ProviderError ? err.refusedParam : undefined;
+        if (adaptations >= 2 || !refused) throw err;
+        if (refused === shape.tokenParam && shape.auto.tokenParam) {
+          this.deps.chat.adapt({ tokenParam: refused === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens' });
+        } else if (refused === 'temperature' && shape.temperature && shape.auto.temperature) {
+          this.deps.chat.adapt({ temperature: false });
+        } else {
+          throw err;
+        }
+        this.deps.log?.warn({ provider: this.label, refused }, 'parameter refused: adapted for this connection');
+      }
+    }
+  }
+
+  private async chatOnce(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string, mode: StructuredMode, shape: ChatShape): Promise<string> {
     const budget = Math.max(1, Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, this.preset.maxOutputTokens));
-    const shape = this.connection.chat;
     const body: Record<string, unknown> = { ...shape.extras, model, messages, [shape.tokenParam]: budget };
     if (request.temperature !== undefined && shape.temperature) body.temperature = request.temperature;
     if (request.schema && mode === 'json_schema') {

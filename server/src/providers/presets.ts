@@ -323,6 +323,8 @@ export interface ChatShape {
   extras: Record<string, unknown>;
   tokenParam: 'max_tokens' | 'max_completion_tokens';
   temperature: boolean;
+  /** Options left `auto`: a refusal naming the parameter switches it (the other budget name, no temperature). */
+  auto: { tokenParam: boolean; temperature: boolean };
 }
 
 export function chatShape(preset: Preset, options: ConnectionOptions): ChatShape {
@@ -330,6 +332,7 @@ export function chatShape(preset: Preset, options: ConnectionOptions): ChatShape
     extras: options.thinking === 'provider_default' ? {} : preset.thinking[options.thinking],
     tokenParam: options.token_param === 'auto' ? preset.tokenParam : options.token_param,
     temperature: options.temperature === 'auto' && preset.temperature,
+    auto: { tokenParam: options.token_param === 'auto', temperature: options.temperature === 'auto' },
   };
 }
 

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { Logger } from 'pino';
-import { readFailure } from './errors.js';
+import { readFailure, type RefusedParam } from './errors.js';
 import { ProviderError, type ProviderErrorKind } from './types.js';
 
 export interface ReliabilityOptions {
@@ -109,6 +109,7 @@ interface Classified {
   kind: ProviderErrorKind;
   retryable: boolean;
   refusedResponseFormat?: boolean;
+  refusedParam?: RefusedParam;
   status?: number;
   retryAfterMs?: number;
   detail: string;
@@ -259,7 +260,7 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
       const tries = n + 1;
       const status = outcome.status ? ` (HTTP ${outcome.status})` : '';
       const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${outcome.advice ?? advice[outcome.kind]}. Provider said: ${outcome.detail}`;
-      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false);
+      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false, outcome.refusedParam);
     }
     const waitMs = Math.round(backoffMs(n, options, outcome.retryAfterMs, outcome.kind));
     call.log?.warn(

@@ -109,6 +109,8 @@ export class ProviderError extends Error {
     readonly status?: number,
     /** The request was refused for its `response_format`: the caller may ask again one mode lower. */
     readonly refusedResponseFormat = false,
+    /** The request was refused for this parameter (errors.ts RefusedParam). */
+    readonly refusedParam?: 'max_tokens' | 'max_completion_tokens' | 'temperature',
   ) {
     super(message);
     this.name = 'ProviderError';

@@ -341,3 +341,32 @@ describe("each preset's first task", () => {
     }
   });
 });
+
+describe('options left auto adapt to what the endpoint refuses', () => {
+  const relayToOpenAI = (token: string, options?: Record<string, string>) =>
+    ok(server, 'POST', '/api-keys', token, { provider: 'openai-compatible', api_key: 'sk-live-0123456789', base_url: fake.baseUrl('openai'), text_model: 'gpt-5.4-mini', image_model: '', ...(options ? { options } : {}) });
+
+  it('a relay in front of a reasoning model: max_completion_tokens and no temperature after one refusal each, then straight away', async () => {
+    const { token, productId } = await workspace();
+    await relayToOpenAI(token);
+    const from = fake.calls.length;
+    const first = await generate(token, productId, { text_count: 3, image_count: 0 });
+    expect(first.status, JSON.stringify(await eventsOf(server, first.id))).toBe('pending_selection');
+    const refused = chatsSince(from).filter((c) => c.status === 400);
+    // Calls already in flight meet the same refusal; each is asked again once adapted.
+    expect(new Set(refused.map((c) => (c.body.max_tokens !== undefined ? 'max_tokens' : 'temperature')))).toEqual(new Set(['max_tokens', 'temperature']));
+    const again = fake.calls.length;
+    expect((await generate(token, productId, { text_count: 3, image_count: 0 })).status).toBe('pending_selection');
+    const chats = chatsSince(again);
+    expect(chats.every((c) => c.status === 200 && c.body.max_tokens === undefined && c.body.max_completion_tokens > 0 && c.body.temperature === undefined)).toBe(true);
+  });
+
+  it('an option set by hand is sent as set: the refusal is the answer', async () => {
+    const { token, productId } = await workspace();
+    await relayToOpenAI(token, { token_param: 'max_tokens' });
+    const detail = await generate(token, productId, { text_count: 3, image_count: 0 });
+    expect(detail.status).toBe('failed');
+    const errors = named(await eventsOf(server, detail.id), 'error').filter((e) => /^texts of set/.test(e.message));
+    expect(errors.map((e) => e.error_kind)).toEqual(['unsupported', 'unsupported', 'unsupported']);
+  });
+});
