@@ -17,7 +17,10 @@ describe('server errors in the interface language', () => {
     expect(zh(429, 42900, 'too many failed logins for this username; try again in 15 min')).toBe('登录失败次数过多，请 15 分钟后再试');
     // A sentence this client does not know still reads in Chinese, by its code.
     expect(zh(400, 40000, 'body/title must NOT have more than 20 characters')).toBe('提交的内容不符合要求，请检查后重试');
-    expect(zh(502, 50200, 'provider deepseek failed after 3 attempts: timeout')).toBe('AI 服务调用失败，请稍后重试');
+    // A provider failure says what to fix, from the advice in the server's message.
+    expect(zh(502, 50200, 'deepseek text generation failed after 1 attempt (HTTP 402): the account has no balance left. Provider said: Insufficient Balance')).toBe(
+      'AI 服务调用失败：AI 服务账户余额不足，请到服务商控制台充值后重试',
+    );
     expect(zh(418, 41800, 'I am a teapot')).toBe('服务器返回错误（HTTP 418）');
     // The webhook rules, with the server's own messages.
     expect(zh(400, 40000, 'body.url: hooks.internal resolves to a non-public address; only public http(s) addresses are allowed')).toBe(

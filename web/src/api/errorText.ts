@@ -53,6 +53,8 @@ export function wordServerError(t: TFunction, status: number, code: number, mess
     if (values.field) values.field = t(`apiError.fields.${values.field}`, { defaultValue: values.field });
     return t(rule.key, values);
   }
+  // A provider failure says what to fix, from the advice the server put in its message.
+  if (code === 50200) return t('apiError.provider', { cause: cause(t, message) });
   if (CODES.includes(code)) return t(`apiError.code.${code}`);
   return t('error.http', { status });
 }

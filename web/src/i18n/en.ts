@@ -11,6 +11,7 @@ export const en: Strings<typeof zhCN> = {
     http: 'The server answered with an error (HTTP {{status}})',
   },
   apiError: {
+    provider: 'The AI provider call failed: {{cause}}',
     wrongCurrentPassword: 'The current password is wrong',
     samePassword: 'The new password must differ from the current one',
     loginLocked: 'Too many failed logins; try again in {{minutes}} min',

@@ -6,6 +6,7 @@ export const zhCN = {
     http: '服务器返回错误（HTTP {{status}}）',
   },
   apiError: {
+    provider: 'AI 服务调用失败：{{cause}}',
     wrongCurrentPassword: '当前密码不正确',
     samePassword: '新密码不能与当前密码相同',
     loginLocked: '登录失败次数过多，请 {{minutes}} 分钟后再试',
