@@ -108,17 +108,18 @@ export async function submitAndPollDashscopeImage(
 
 /**
  * DashScope's synchronous multimodal image call, which answers with the image's link: Qwen image
- * editing (the product photo and the prompt in one message) and Wan 2.6+ text-to-image (the
+ * editing (the product photos, the role's best first, and the prompt in one message) and Wan 2.6+ text-to-image (the
  * prompt alone). The size is sent whenever known, so the picture comes out in the wanted ratio.
  */
 export async function dashscopeSyncImage(
   endpoint: DashscopeEndpoint,
   deps: AdapterDeps,
-  req: { model: string; prompt: string; negativePrompt?: string | undefined; reference?: ImageInput | undefined; size?: string; signal?: AbortSignal },
+  req: { model: string; prompt: string; negativePrompt?: string | undefined; references?: ImageInput[]; size?: string; signal?: AbortSignal },
 ): Promise<Buffer> {
   const native = dashscopeNativeBase(endpoint.baseUrl);
   const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal }, attempt);
-  const what = req.reference ? 'image editing' : 'image generation';
+  const references = req.references ?? [];
+  const what = references.length > 0 ? 'image editing' : 'image generation';
   const reply = await call('image generation', (signal) =>
     jsonCall(deps.fetch, `${native}/services/aigc/multimodal-generation/generation`, {
       method: 'POST',
@@ -129,7 +130,7 @@ export async function dashscopeSyncImage(
           messages: [
             {
               role: 'user',
-              content: [...(req.reference ? [{ image: `data:${req.reference.mime};base64,${req.reference.data.toString('base64')}` }] : []), { text: req.prompt }],
+              content: [...references.map((r) => ({ image: `data:${r.mime};base64,${r.data.toString('base64')}` })), { text: req.prompt }],
             },
           ],
         },

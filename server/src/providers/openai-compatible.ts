@@ -13,6 +13,7 @@ import { readStructured, schemaInstruction, strictSchema } from './structured.js
 import {
   ProviderError,
   STRUCTURED_MODES,
+  type ImageInput,
   type ImageRequest,
   type ImageResult,
   type Provider,
@@ -83,7 +84,7 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   get referenceImages() {
-    return Boolean(this.preset.image?.reference);
+    return this.preset.image?.reference ? this.preset.image.maxReferences : 0;
   }
 
   async listModels(signal?: AbortSignal): Promise<string[] | null> {
@@ -127,7 +128,8 @@ export class OpenAICompatibleProvider implements Provider {
     const height = request.height ?? DEFAULT_HEIGHT;
     const rule = features.modelRules?.find((r) => r.pattern.test(model));
     const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(rule?.size ?? features.size, width, height).value;
-    const reference = features.reference ? request.referenceImage : undefined;
+    const references = features.reference ? (request.referenceImages ?? []).slice(0, features.maxReferences) : [];
+    const reference = references[0];
     const negativePrompt = features.negativePrompt ? request.negativePrompt : undefined;
     const inSlot = request.slot ?? ((work) => work());
     const raw = await inSlot((): Promise<Buffer | Normalizing> => {
@@ -135,13 +137,13 @@ export class OpenAICompatibleProvider implements Provider {
         const dashscope = { baseUrl: this.connection.baseUrl, label: this.label, noWatermark: features.noWatermark };
         if (reference && features.referenceModel) {
           const editSize = this.connection.imageSize ?? (features.referenceSize ? requestSize(features.referenceSize, width, height).value : undefined);
-          return dashscopeSyncImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, negativePrompt, reference, size: editSize, signal: request.signal });
+          return dashscopeSyncImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, negativePrompt, references, size: editSize, signal: request.signal });
         }
         return rule?.endpoint === 'dashscope-sync'
           ? dashscopeSyncImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal })
           : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal });
       }
-      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference, negativePrompt, { width, height });
+      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, references, negativePrompt, { width, height });
     });
     // The provider's size rarely is exactly 3:4: crop and resize here, in the same decode that
     // proves the bytes are an image; in an image thread, after the provider's slot is free.
@@ -155,12 +157,16 @@ export class OpenAICompatibleProvider implements Provider {
     return { ...normalized, model: reference && features.referenceModel ? features.referenceModel : model };
   }
 
-  private async openaiImage(model: string, size: string, request: ImageRequest, reference: ImageRequest['referenceImage'], negativePrompt: string | undefined, normalized: NormalizeOptions): Promise<Buffer | Normalizing> {
+  private async openaiImage(model: string, size: string, request: ImageRequest, references: ImageInput[], negativePrompt: string | undefined, normalized: NormalizeOptions): Promise<Buffer | Normalizing> {
     const features = this.preset.image!;
     const body: Record<string, unknown> = { model, prompt: request.prompt, n: 1, [features.sizeField]: size, ...features.noWatermark };
     if (negativePrompt) body.negative_prompt = negativePrompt;
     if (features.requestB64) body.response_format = 'b64_json';
-    if (reference && features.reference === 'image-field') body.image = `data:${reference.mime};base64,${reference.data.toString('base64')}`;
+    if (references.length > 0 && features.reference === 'image-field') {
+      const urls = references.map((r) => `data:${r.mime};base64,${r.data.toString('base64')}`);
+      // One photo as the documented string; Seedream takes several as an array.
+      body.image = urls.length === 1 ? urls[0] : urls;
+    }
     if (!this.deps.trustedEndpoint) {
       // A user's endpoint goes through the address-checked fetch of the main thread (http.ts).
       const reply = await this.call('image generation', request.signal, (signal) => this.client.post<ImageReplyBody>('/images/generations', { body, signal }));
@@ -175,7 +181,7 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   /** OpenAI: the product photo goes to `/images/edits` as a multipart file. */
-  private async openaiEdit(model: string, size: string, request: ImageRequest, reference: NonNullable<ImageRequest['referenceImage']>): Promise<Buffer> {
+  private async openaiEdit(model: string, size: string, request: ImageRequest, reference: ImageInput): Promise<Buffer> {
     const extension = reference.mime === 'image/jpeg' ? 'jpg' : reference.mime === 'image/webp' ? 'webp' : 'png';
     const reply = await this.call('image generation', request.signal, async (signal) =>
       this.client.images.edit(

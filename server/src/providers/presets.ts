@@ -38,6 +38,8 @@ export interface ImageFeatures {
   /** Ask for base64 with `response_format: b64_json`; false where the model refuses the field. */
   requestB64: boolean;
   reference: ReferenceMode;
+  /** Product photos one request takes (Seedream up to 14, qwen-image-edit-plus up to 3); 1 where only one is sent. */
+  maxReferences: number;
   /** DashScope: the image-editing model a reference goes to (the text-to-image model takes none). */
   referenceModel?: string;
   /** The editing model's own size rule: the size is always sent, so the picture comes out portrait. */
@@ -129,6 +131,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       // GPT image models always answer base64 and refuse the response_format field.
       requestB64: false,
       reference: 'openai-edits',
+      maxReferences: 1,
       noWatermark: {},
       negativePrompt: false,
     },
@@ -173,6 +176,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: false,
       reference: 'dashscope-edit',
+      maxReferences: 3,
       // qwen-image-edit-plus: 1-6 outputs, a custom `size` with edges of 512-2048.
       referenceModel: 'qwen-image-edit-plus',
       referenceSize: { syntax: 'W*H', min: 512, max: 2048, multiple: 16 },
@@ -204,6 +208,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: true,
       reference: 'image-field',
+      maxReferences: 4,
       noWatermark: { watermark: false },
       negativePrompt: false,
     },
@@ -230,6 +235,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: false,
       reference: null,
+      maxReferences: 0,
       noWatermark: { watermark_enabled: false },
       negativePrompt: false,
     },
@@ -282,6 +288,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'image_size',
       requestB64: false,
       reference: 'image-field',
+      maxReferences: 1,
       noWatermark: {},
       negativePrompt: true,
     },
@@ -309,6 +316,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: false,
       reference: null,
+      maxReferences: 0,
       noWatermark: {},
       negativePrompt: false,
     },

@@ -53,7 +53,8 @@ export interface ImageRequest {
   /** Output size after normalisation; 1080×1440 (3:4) by default. */
   width?: number;
   height?: number;
-  referenceImage?: ImageInput;
+  /** Product photos to stay faithful to, the role's best first; the provider sends as many as its model takes. */
+  referenceImages?: ImageInput[];
   /** What the picture must not show; sent only to the providers whose API documents a negative prompt. */
   negativePrompt?: string;
   intent: ProviderIntent;
@@ -121,8 +122,8 @@ export interface Provider {
   readonly label: ProviderLabel;
   /** The models this provider calls for each capability; empty: it lacks the capability. */
   readonly models: { text: string; vision: string; image: string };
-  /** Whether generateImage sends `referenceImage` to the model (prompts may mention a reference only then). */
-  readonly referenceImages: boolean;
+  /** How many product photos generateImage sends to the model; 0: none (prompts may mention a reference only otherwise). */
+  readonly referenceImages: number;
   generateText(request: TextRequest): Promise<TextResult>;
   analyzeImage(request: VisionRequest): Promise<TextResult>;
   generateImage(request: ImageRequest): Promise<ImageResult>;

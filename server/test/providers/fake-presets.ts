@@ -321,7 +321,10 @@ export async function startFakePresets(): Promise<FakePresets> {
         const content = body.input?.messages?.[0]?.content ?? [];
         const wan = /^wan/.test(body.model);
         // Qwen image editing needs the photo; Wan 2.6 text-to-image takes the prompt alone.
-        if (!wan && !content.some((c: any) => typeof c.image === 'string')) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
+        const photos = content.filter((c: any) => typeof c.image === 'string').length;
+        if (!wan && photos === 0) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
+        // qwen-image-edit-plus takes 1 to 3 input images.
+        if (photos > 3) return reply(400, { code: 'InvalidParameter', message: 'at most 3 images are supported', request_id: 'r' });
         const negative = negativePromptProblem(body.parameters?.negative_prompt);
         if (negative) return reply(400, { code: 'InvalidParameter', message: negative, request_id: 'r' });
         const size = body.parameters?.size as string | undefined;
@@ -422,6 +425,11 @@ export async function startFakePresets(): Promise<FakePresets> {
       // gpt-image-2: edges multiples of 16, at most 3840, 655,360 to 8,294,400 pixels.
       if (w % 16 || h % 16 || Math.max(w, h) > 3840 || w * h < 655_360 || w * h > 8_294_400) return refuse(`Invalid size '${sizeText}'`);
       if (fields.response_format !== undefined) return reply(400, { error: { message: "Unknown parameter: 'response_format'.", type: 'invalid_request_error', param: 'response_format', code: 'unknown_parameter' } });
+    }
+    // Seedream: `image` is one URL or data URL, or an array of up to 14.
+    if (preset === 'doubao' && fields.image !== undefined) {
+      const refs = Array.isArray(fields.image) ? fields.image : [fields.image];
+      if (refs.length > 14 || !refs.every((r: unknown) => typeof r === 'string' && /^(https?:|data:image\/)/.test(r))) return refuse('The parameter image specified in the request is not valid');
     }
     if (preset === 'doubao' && (w * h < 2560 * 1440 || w * h > 4096 * 4096)) return refuse(`The parameter size specified in the request is not valid: total pixels must be within [3686400, 16777216]`);
     if (preset === 'zhipu' && (w % 16 || h % 16 || w < 512 || h < 512 || w > 2048 || h > 2048 || w * h > 2 ** 21)) return refuse(`size ${sizeText} not supported`);

@@ -223,7 +223,7 @@ describe('images', () => {
   it('doubao: WxH size, b64_json requested, watermark off, reference image sent', async () => {
     fake.handle((_req, res) => json(res, 200, { data: [{ b64_json: portrait.toString('base64') }] }));
     const reference = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).jpeg().toBuffer();
-    await provider('doubao').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' }, referenceImage: { data: reference, mime: 'image/jpeg' } });
+    await provider('doubao').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' }, referenceImages: [{ data: reference, mime: 'image/jpeg' }] });
     // Seedream documents no negative prompt.
     expect(fake.requests[0]!.body.negative_prompt).toBeUndefined();
     // Seedream 4.5 needs at least 2560×1440 pixels in total: 3:4 scaled up to 1664×2224.

@@ -1,4 +1,6 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { form } from '../config/setup.js';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { eventsOf, named, taskDetail } from '../generation/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -368,5 +370,46 @@ describe('options left auto adapt to what the endpoint refuses', () => {
     expect(detail.status).toBe('failed');
     const errors = named(await eventsOf(server, detail.id), 'error').filter((e) => /^texts of set/.test(e.message));
     expect(errors.map((e) => e.error_kind)).toEqual(['unsupported', 'unsupported', 'unsupported']);
+  });
+});
+
+describe('several product photos for models that take several', () => {
+  async function withPhotos(token: string, productId: number, scenes: string[]) {
+    for (const [k, scene] of scenes.entries()) {
+      const photo = await sharp({ create: { width: 300 + 10 * k, height: 400, channels: 3, background: '#e0d0c0' } }).png().toBuffer();
+      const up = await server.request('POST', `${API}/products/${productId}/images`, { token, raw: form({ scene }, { field: 'image', name: `p${k}.png`, type: 'image/png', data: photo }) });
+      expect(up.status, up.text).toBe(200);
+    }
+  }
+  const photoSizes = (urls: string[]) => urls.map((u) => u.length);
+
+  // Which photo comes first for a role: test/config/images-and-files.test.ts.
+  it('Seedream gets up to 4 distinct photos as an array, Qwen image editing up to 3', async () => {
+    const { token, productId } = await workspace();
+    await withPhotos(token, productId, ['白底正面 主图', '成分细节特写', '使用前后对比', '礼盒包装', '生活场景']);
+    await connect(token, 'doubao');
+    const from = fake.calls.length;
+    const detail = await generate(token, productId, { text_count: 3, image_count: 2 });
+    expect(detail.status, JSON.stringify(await eventsOf(server, detail.id))).toBe('pending_selection');
+    const seedream = fake.calls.slice(from).filter((c) => c.path.endsWith('/images/generations'));
+    expect(seedream.length).toBeGreaterThan(0);
+    for (const c of seedream) {
+      expect(c.status).toBe(200);
+      expect(Array.isArray(c.body.image) && c.body.image.length).toBe(4);
+      expect(new Set(photoSizes(c.body.image)).size).toBe(4);
+    }
+
+    const qwen = await workspace();
+    await withPhotos(qwen.token, qwen.productId, ['白底正面 主图', '成分细节特写', '使用前后对比', '礼盒包装']);
+    await connect(qwen.token, 'qwen');
+    const qFrom = fake.calls.length;
+    const qDetail = await generate(qwen.token, qwen.productId, { text_count: 3, image_count: 2 });
+    expect(qDetail.status).toBe('pending_selection');
+    const edits = fake.calls.slice(qFrom).filter((c) => c.path.endsWith('/multimodal-generation/generation'));
+    expect(edits.length).toBeGreaterThan(0);
+    for (const c of edits) {
+      expect(c.status).toBe(200);
+      expect(c.body.input.messages[0].content.filter((part: any) => part.image)).toHaveLength(3);
+    }
   });
 });

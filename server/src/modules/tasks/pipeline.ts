@@ -3,7 +3,7 @@ import { taskCoverTemplate } from '../../content/cover.js';
 import { NotesDeltaExtractor } from '../../content/deltas.js';
 import type { CheckedNote } from '../../content/evaluate.js';
 import { normaliseNote } from '../../content/limits.js';
-import { pickProductImage } from '../../content/pick-image.js';
+import { pickProductImages } from '../../content/pick-image.js';
 import { imagePrompt, notesInput, notesPrompt } from '../../content/prompts.js';
 import { notesReplySchema, type Note, type NotesIntentInput, type NotesReply, type StrategyCode } from '../../content/schemas.js';
 import type { ScoredText } from '../../content/scoring.js';
@@ -391,8 +391,8 @@ class GenerationRun {
   private async image(strategy: StrategyCode, frame: StoryboardFrame): Promise<void> {
     const imageProvider = this.providers.image!;
     // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
-    const reference = imageProvider.referenceImages ? pickProductImage(this.loaded.productImages, frame.role) : null;
-    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, reference !== null);
+    const references = pickProductImages(this.loaded.productImages, frame.role, imageProvider.referenceImages);
+    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, references.length > 0);
     const request: FrameImageRequest = {
       workspaceId: this.ws,
       callKey: `${this.prefix}:image:${strategy}:${frame.seq}`,
@@ -408,7 +408,7 @@ class GenerationRun {
         theme: this.loaded.inputs.theme,
         brief: frame.brief,
       },
-      reference,
+      references,
       overlay: this.task.overlay_text,
       signal: this.signal,
     };
