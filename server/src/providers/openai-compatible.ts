@@ -213,9 +213,8 @@ export class OpenAICompatibleProvider implements Provider {
   /**
    * One chat completion, validated against the schema when there is one. A refused (or, under
    * json_schema, ignored) `response_format` steps the connection's mode down (remembered) and
-   * asks again; an invalid
-   * reply is asked for once more (with what was wrong); a second invalid one is 'bad_output',
-   * on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
+   * asks again; an invalid reply is asked for once more (with what was wrong); a second invalid
+   * one is 'bad_output', on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
    * caller splits the work, asking the same again would be cut the same way.
    */
   private async structuredChat(request: TextRequest, model: string, messages: (mode: StructuredMode) => ChatCompletionMessageParam[], what: string): Promise<TextResult> {

@@ -254,7 +254,7 @@ export async function rememberStructuredMode(ctx: Pick<AppContext, 'db'>, keyId:
 
 export type Routing = Record<`${Capability}_key_id`, number | null>;
 
-/** Whether the connection's latest test failed for this capability (an untested one has not). */
+/** The failed result of the connection's latest test for this capability, if it failed (an untested one has not). */
 function failedTest(key: Pick<Row<'api_keys'>, 'last_test'>, capability: Capability): ConnectionTest['results'][number] | undefined {
   return key.last_test?.results.find((r) => r.capability === capability && !r.ok);
 }
