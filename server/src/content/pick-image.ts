@@ -14,8 +14,8 @@
  * | main    | the product itself            | 主图 正面 白底 产品 单品 main front white product packshot             |
  *
  * English keywords match at the start of a word (`sets` matches `set`, `sunset` does not).
- * The image with the most keyword matches wins (ties: the primary, then the oldest). When no
- * scene matches, the primary image is returned; with no primary, the first; with none, null.
+ * The image with the most keyword matches comes first (ties: the primary, then the oldest). When
+ * no scene matches, the primary image comes first; with no primary, the oldest.
  */
 export type StoryboardRole = 'hook' | 'pain' | 'proof' | 'quality' | 'credit' | 'convert' | 'main';
 
@@ -46,22 +46,19 @@ const KEYWORD_MATCHERS = Object.fromEntries(
   ]),
 ) as Record<StoryboardRole, Array<(scene: string) => boolean>>;
 
-export function pickProductImage<T extends PickableImage>(images: readonly T[], role: StoryboardRole): T | null {
-  if (images.length === 0) return null;
+/**
+ * Up to `max` product images for the image model (0 where it takes none): the role's best
+ * first, then the others in the same order of preference (Seedream and Qwen image editing take
+ * several).
+ */
+export function pickProductImages<T extends PickableImage>(images: readonly T[], role: StoryboardRole, max: number): T[] {
   const matchers = KEYWORD_MATCHERS[role];
   const rank = (image: T) => {
     const scene = image.scene.toLowerCase();
     return matchers.reduce((n, matches) => (matches(scene) ? n + 1 : n), 0);
   };
+  // Stable: equal ranks keep primary-then-oldest order.
   const ordered = [...images].sort((a, b) => Number(b.is_primary) - Number(a.is_primary) || a.id - b.id);
-  let best = ordered[0]!;
-  let bestRank = rank(best);
-  for (const image of ordered.slice(1)) {
-    const r = rank(image);
-    if (r > bestRank) {
-      best = image;
-      bestRank = r;
-    }
-  }
-  return best;
+  const ranks = new Map(ordered.map((image) => [image, rank(image)]));
+  return ordered.sort((a, b) => ranks.get(b)! - ranks.get(a)!).slice(0, Math.max(0, max));
 }

@@ -107,12 +107,16 @@ export interface ApiKeysTable {
   /** json_object or prompt after a provider refused the stronger response_format; null = the preset's. */
   structured_mode: string | null;
   last_test: OptionalJson<ConnectionTest>;
+  /** thinking / token_param / temperature as set; absent ones (or null) are the defaults. */
+  options: OptionalJson<{ thinking?: string; token_param?: string; temperature?: string }>;
 }
 
 export interface ConnectionTest {
   ok: boolean;
   at: string;
   results: Array<{ capability: 'text' | 'vision' | 'image'; ok: boolean; model: string; latency_ms: number; error_kind: string | null; message: string | null }>;
+  /** Models of the connection shutting down within 30 days, as at the test (absent in tests stored before it). */
+  retiring?: Array<{ capability: 'text' | 'vision' | 'image'; model: string; retires_on: string }>;
 }
 
 /** Which connection writes, sees and draws for a workspace; null = automatic. */
@@ -679,7 +683,7 @@ export const COLUMN_CODECS: TableCodecs = {
   product_images: { is_primary: 'bool' },
   benchmarks: { features: 'json', analysis_warning_codes: 'json' },
   banned_words: { updatable: 'bool' },
-  api_keys: { last_test: 'json' },
+  api_keys: { last_test: 'json', options: 'json' },
   tasks: { need_product_image: 'bool', overlay_text: 'bool', progress: 'json', providers: 'json' },
   text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool' },
   image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json' },

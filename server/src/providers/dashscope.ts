@@ -107,33 +107,43 @@ export async function submitAndPollDashscopeImage(
 }
 
 /**
- * Qwen image editing (qwen-image-edit): the product photo and the prompt in one synchronous
- * multimodal-generation call, which answers with the edited image's link.
+ * DashScope's synchronous multimodal image call, which answers with the image's link: Qwen image
+ * editing (the product photos, the role's best first, and the prompt in one message) and Wan 2.6+ text-to-image (the
+ * prompt alone). The size is sent whenever known, so the picture comes out in the wanted ratio.
  */
-export async function dashscopeEditImage(
+export async function dashscopeSyncImage(
   endpoint: DashscopeEndpoint,
   deps: AdapterDeps,
-  req: { model: string; prompt: string; negativePrompt?: string | undefined; reference: ImageInput; signal?: AbortSignal },
+  req: { model: string; prompt: string; negativePrompt?: string | undefined; references?: ImageInput[]; size?: string; signal?: AbortSignal },
 ): Promise<Buffer> {
   const native = dashscopeNativeBase(endpoint.baseUrl);
   const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal }, attempt);
+  const references = req.references ?? [];
+  const what = references.length > 0 ? 'image editing' : 'image generation';
   const reply = await call('image generation', (signal) =>
     jsonCall(deps.fetch, `${native}/services/aigc/multimodal-generation/generation`, {
       method: 'POST',
       headers: { authorization: `Bearer ${deps.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         model: req.model,
-        input: { messages: [{ role: 'user', content: [{ image: `data:${req.reference.mime};base64,${req.reference.data.toString('base64')}` }, { text: req.prompt }] }] },
-        // Qwen image editing takes it among the parameters.
-        parameters: { n: 1, ...(req.negativePrompt ? { negative_prompt: req.negativePrompt } : {}), ...endpoint.noWatermark },
+        input: {
+          messages: [
+            {
+              role: 'user',
+              content: [...references.map((r) => ({ image: `data:${r.mime};base64,${r.data.toString('base64')}` })), { text: req.prompt }],
+            },
+          ],
+        },
+        // On this endpoint the negative prompt is among the parameters.
+        parameters: { n: 1, ...(req.size ? { size: req.size } : {}), ...(req.negativePrompt ? { negative_prompt: req.negativePrompt } : {}), ...endpoint.noWatermark },
       }),
       signal,
     }),
   );
   const link = reply.output?.choices?.[0]?.message?.content?.find((c) => c.image)?.image;
   if (!link) {
-    if (reply.code) throw failedTask(endpoint, 'image editing', reply.code, reply.message);
-    throw new ProviderError('bad_output', `${endpoint.label} image editing answered without an image`, endpoint.label);
+    if (reply.code) throw failedTask(endpoint, what, reply.code, reply.message);
+    throw new ProviderError('bad_output', `${endpoint.label} ${what} answered without an image`, endpoint.label);
   }
   return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, signal, timeoutMs: deps.options.timeoutMs }));
 }

@@ -11,7 +11,32 @@ export interface FailureReading {
   retryable: boolean;
   /** The request was refused for its `response_format` (a relay or model without json_schema / json_object). */
   refusedResponseFormat: boolean;
+  /** What to do, where the kind alone would mislead (a region refusal is not a wrong key). */
+  advice?: string;
+  /** The request was refused for this parameter: a connection whose option is `auto` may ask again without it. */
+  refusedParam?: RefusedParam;
 }
+
+export type RefusedParam = 'max_tokens' | 'max_completion_tokens' | 'temperature';
+
+/**
+ * OpenAI's reasoning models: "Unsupported parameter: 'max_tokens' … Use 'max_completion_tokens'
+ * instead" and "Unsupported value: 'temperature' does not support 0.2"; older relays:
+ * "Unrecognized request argument supplied: max_completion_tokens".
+ */
+function refusedParamOf(param: string, message: string): RefusedParam | undefined {
+  const names = ['max_tokens', 'max_completion_tokens', 'temperature'] as const;
+  const byParam = names.find((name) => name === param);
+  if (byParam) return byParam;
+  // The refused name comes first in every wording seen ("… 'max_tokens' … Use 'max_completion_tokens' instead").
+  return names.find((name) =>
+    new RegExp(`(Unsupported (parameter|value)|Unrecognized request argument( supplied)?|unknown (parameter|field))\\W{0,4}'?${name}\\b|'${name}' (is not supported|does not support)`, 'i').test(message),
+  );
+}
+
+/** Stable wordings the console recognises (web/src/api/errorText.ts): keep them as they are. */
+export const REGION_ADVICE = "the provider refuses requests from this server's country or region: use a relay or another provider";
+export const CONTEXT_ADVICE = "the request is longer than the model's context window: choose a model with a larger context or shorten the product's texts";
 
 /** The fields providers put their error in: `{error: {code, type, message, param}}` or `{code, message}`. */
 export function errorFields(body: unknown): { code: string; type: string; message: string; param: string } {
@@ -28,9 +53,13 @@ export function errorFields(body: unknown): { code: string; type: string; messag
 
 const BALANCE = /Arrearage|AccountOverdue|insufficient_quota|exceeded_current_quota|insufficient[_ ]balance|balance is insufficient|余额不足|欠费/i;
 const BLOCKED =
-  /moderation_blocked|content_policy_violation|content_filter|DataInspectionFailed|data_inspection_failed|SensitiveContentDetected|RiskDetection|considered high risk|不安全或敏感/i;
+  /Content Exists Risk|moderation_blocked|content_policy_violation|content_filter|DataInspectionFailed|data_inspection_failed|SensitiveContentDetected|RiskDetection|considered high risk|不安全或敏感/i;
 const AUTH = /invalid_api_key|InvalidApiKey|AuthenticationError|invalid_authentication|Incorrect API key|API key.*(invalid|missing)/i;
-const MODEL = /model_not_found|ModelNotFound|ModelNotOpen|InvalidEndpointOrModel|resource_not_found|Model does not exist|model .{0,80}does not exist|模型不存在/i;
+const MODEL = /Model Not Exist|model_not_found|ModelNotFound|ModelNotOpen|InvalidEndpointOrModel|resource_not_found|Model does not exist|model .{0,80}does not exist|模型不存在/i;
+// OpenAI answers 403 unsupported_country_region_territory from a country it does not serve.
+const REGION = /unsupported_country_region_territory|country, region,? or territory (is )?not supported/i;
+// DeepSeek and OpenAI ("maximum context length"), DashScope ("Range of input length"), Ark, Zhipu.
+const CONTEXT = /context_length_exceeded|maximum context length|context window|Range of input length|input length.{0,40}exceed|prompt is too long|上下文.{0,8}(超|过长)/i;
 const RATE = /Throttling|rate[_ ]limit|RateLimitExceeded|ServerOverloaded|too many requests/i;
 
 const ZHIPU_AUTH = new Set(['1000', '1001', '1002', '1003', '1004']);
@@ -45,8 +74,10 @@ export function readFailure(status: number, body: unknown): FailureReading {
   // Balance before rate limits and auth: these arrive as 402, 403, 400 and 429 alike.
   if (status === 402 || code === '1113' || code === '30001' || BALANCE.test(text)) return final('insufficient_balance');
   if (code === '1301' || BLOCKED.test(text)) return final('content_blocked');
+  if (REGION.test(text)) return { ...final('unsupported'), advice: REGION_ADVICE };
   if (status === 401 || ZHIPU_AUTH.has(code) || AUTH.test(text)) return final('auth');
   if (code === '1211' || code === '20012' || MODEL.test(text) || (status === 404 && /model|endpoint/i.test(text))) return final('model_not_found');
+  if ((status === 400 || status === 413 || status === 422) && CONTEXT.test(text)) return { ...final('unsupported'), advice: CONTEXT_ADVICE };
   if (status === 429 || ZHIPU_RATE.has(code) || RATE.test(text)) return again('rate_limited');
   if (status === 403) return final('auth');
   if (status === 408) return again('timeout');
@@ -54,5 +85,7 @@ export function readFailure(status: number, body: unknown): FailureReading {
   if ((status === 400 || status === 422) && (param === 'response_format' || /response_format|json_schema|json_object/i.test(message))) {
     return { kind: 'unsupported', retryable: false, refusedResponseFormat: true };
   }
+  const refusedParam = status === 400 || status === 422 ? refusedParamOf(param, message) : undefined;
+  if (refusedParam) return { ...final('unsupported'), refusedParam };
   return final('unsupported');
 }

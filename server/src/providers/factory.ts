@@ -4,16 +4,16 @@ import { LocalProvider } from './local/index.js';
 import { providerFetch } from './http.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
-import { envPrefix, resolvePreset, type PresetLabel, type ResolvedPreset } from './presets.js';
+import { chatShape, envPrefix, resolvePreset, type ChatShape, type PresetLabel, type ResolvedPreset } from './presets.js';
 import { reliabilityFromEnv, Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
-import type { Provider, ProviderCredentials, StructuredMode } from './types.js';
+import { connectionOptions, type ConnectionOptions, type Provider, type ProviderCredentials, type StructuredMode } from './types.js';
 
 /** ctx.providers: the one way code gets a Provider, from a connection's credentials. */
 export interface ProviderFactory {
   /** `maxRetries` overrides the configured retries (a connection test answers at once). */
   forCredentials(creds: ProviderCredentials, overrides?: { maxRetries?: number }): Provider;
   /** The effective models and limits of a connection (its own values over the preset's). */
-  effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency'>): EffectiveConnection;
+  effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency' | 'options'>): EffectiveConnection;
 }
 
 export interface EffectiveConnection {
@@ -23,6 +23,7 @@ export interface EffectiveConnection {
   imageModel: string;
   imageSize: string | null;
   concurrency: number;
+  options: ConnectionOptions;
 }
 
 interface LabelSettings {
@@ -70,10 +71,12 @@ export function createProviderFactory(
   // Downgrades seen in this process, ahead of the stored value the next read brings.
   // Keyed by what the mode depends on, so an edited endpoint or model starts from the preset's again.
   const modes = new Map<string, StructuredMode>();
+  // Adaptations of `auto` options to what the endpoint refused, kept for this process like the modes.
+  const adapted = new Map<string, Partial<ChatShape>>();
 
   const effective: ProviderFactory['effective'] = (creds) => {
     if (creds.provider === 'local') {
-      return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8 };
+      return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8, options: connectionOptions(creds.options) };
     }
     const { preset, concurrency } = settings.get(creds.provider)!;
     const pick = (own: string | null | undefined, fallback: string) => (own === null || own === undefined ? fallback : own.trim());
@@ -84,6 +87,7 @@ export function createProviderFactory(
       imageModel: preset.image ? pick(creds.imageModel, preset.imageModel) : '',
       imageSize: creds.imageSize?.trim() || preset.imageSizeOverride || null,
       concurrency: creds.concurrency || concurrency || preset.concurrency,
+      options: connectionOptions(creds.options),
     };
   };
 
@@ -99,6 +103,8 @@ export function createProviderFactory(
       if (!semaphore) semaphores.set(slotKey, (semaphore = new Semaphore(conn.concurrency)));
       const stored = creds.structuredMode ?? preset.structured;
       const modeKey = `${creds.keyId}:${conn.baseUrl}:${conn.textModel}:${conn.visionModel}`;
+      const shape = chatShape(preset, conn.options);
+      const shapeKey = `${modeKey}:${conn.options.token_param}:${conn.options.temperature}`;
       const trusted = !creds.baseUrl?.trim() || allowPrivate;
       return new OpenAICompatibleProvider(
         preset,
@@ -111,6 +117,10 @@ export function createProviderFactory(
           trustedEndpoint: trusted,
           pollIntervalMs,
           log,
+          chat: {
+            current: () => ({ ...shape, ...adapted.get(shapeKey) }),
+            adapt: (change) => adapted.set(shapeKey, { ...adapted.get(shapeKey), ...change }),
+          },
           structured: {
             current: () => modes.get(modeKey) ?? stored,
             downgrade: (to) => {

@@ -3,16 +3,17 @@ import type { Logger } from 'pino';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, type NormalizedImage, type NormalizeOptions } from '../images/normalize.js';
 import { normalizeImageInThread } from '../images/threads.js';
-import { dashscopeEditImage, submitAndPollDashscopeImage } from './dashscope.js';
+import { dashscopeSyncImage, submitAndPollDashscopeImage } from './dashscope.js';
 import { downloadImage } from './download.js';
 import { fetchImageReply } from './image-reply.js';
 import { withErrorEnvelope, type FetchLike } from './http.js';
-import { requestSize, type ResolvedPreset } from './presets.js';
+import { requestSize, type ChatShape, type ResolvedPreset } from './presets.js';
 import { reliably, type ReliabilityOptions, type Semaphore } from './reliability.js';
 import { readStructured, schemaInstruction, strictSchema } from './structured.js';
 import {
   ProviderError,
   STRUCTURED_MODES,
+  type ImageInput,
   type ImageRequest,
   type ImageResult,
   type Provider,
@@ -35,6 +36,8 @@ export interface AdapterDeps {
   pollIntervalMs: number;
   /** The connection's structured-output mode now, and where a downgrade is remembered. */
   structured: { current(): StructuredMode; downgrade(to: StructuredMode): void };
+  /** The shape of its chat calls now (thinking switch, budget name, temperature), and where an `auto` option's adaptation is remembered. */
+  chat: { current(): ChatShape; adapt(change: Partial<Pick<ChatShape, 'tokenParam' | 'temperature'>>): void };
 }
 
 /** The models and size one connection uses (the preset's where the connection names none). */
@@ -81,7 +84,13 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   get referenceImages() {
-    return Boolean(this.preset.image?.reference);
+    return this.preset.image?.reference ? this.preset.image.maxReferences : 0;
+  }
+
+  async listModels(signal?: AbortSignal): Promise<string[] | null> {
+    if (!this.preset.modelList) return null;
+    const page = await this.call('model list', signal, (s) => this.client.get<{ data?: Array<{ id?: unknown }> }>('/models', { signal: s }));
+    return (page?.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string' && id !== '');
   }
 
   async generateText(request: TextRequest): Promise<TextResult> {
@@ -117,18 +126,24 @@ export class OpenAICompatibleProvider implements Provider {
     if (!features || !model) throw new ProviderError('unsupported', `${this.label}: this connection has no image model`, this.label);
     const width = request.width ?? DEFAULT_WIDTH;
     const height = request.height ?? DEFAULT_HEIGHT;
-    const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(features.size, width, height).value;
-    const reference = features.reference ? request.referenceImage : undefined;
+    const rule = features.modelRules?.find((r) => r.pattern.test(model));
+    const size = this.connection.imageSize ?? this.preset.imageSizeOverride ?? requestSize(rule?.size ?? features.size, width, height).value;
+    const references = features.reference ? (request.referenceImages ?? []).slice(0, features.maxReferences) : [];
+    const reference = references[0];
     const negativePrompt = features.negativePrompt ? request.negativePrompt : undefined;
     const inSlot = request.slot ?? ((work) => work());
     const raw = await inSlot((): Promise<Buffer | Normalizing> => {
       if (features.api === 'dashscope') {
         const dashscope = { baseUrl: this.connection.baseUrl, label: this.label, noWatermark: features.noWatermark };
-        return reference && features.referenceModel
-          ? dashscopeEditImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, negativePrompt, reference, signal: request.signal })
+        if (reference && features.referenceModel) {
+          const editSize = this.connection.imageSize ?? (features.referenceSize ? requestSize(features.referenceSize, width, height).value : undefined);
+          return dashscopeSyncImage(dashscope, this.deps, { model: features.referenceModel, prompt: request.prompt, negativePrompt, references, size: editSize, signal: request.signal });
+        }
+        return rule?.endpoint === 'dashscope-sync'
+          ? dashscopeSyncImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal })
           : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal });
       }
-      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, reference, negativePrompt, { width, height });
+      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, references, negativePrompt, { width, height });
     });
     // The provider's size rarely is exactly 3:4: crop and resize here, in the same decode that
     // proves the bytes are an image; in an image thread, after the provider's slot is free.
@@ -142,12 +157,16 @@ export class OpenAICompatibleProvider implements Provider {
     return { ...normalized, model: reference && features.referenceModel ? features.referenceModel : model };
   }
 
-  private async openaiImage(model: string, size: string, request: ImageRequest, reference: ImageRequest['referenceImage'], negativePrompt: string | undefined, normalized: NormalizeOptions): Promise<Buffer | Normalizing> {
+  private async openaiImage(model: string, size: string, request: ImageRequest, references: ImageInput[], negativePrompt: string | undefined, normalized: NormalizeOptions): Promise<Buffer | Normalizing> {
     const features = this.preset.image!;
     const body: Record<string, unknown> = { model, prompt: request.prompt, n: 1, [features.sizeField]: size, ...features.noWatermark };
     if (negativePrompt) body.negative_prompt = negativePrompt;
     if (features.requestB64) body.response_format = 'b64_json';
-    if (reference && features.reference === 'image-field') body.image = `data:${reference.mime};base64,${reference.data.toString('base64')}`;
+    if (references.length > 0 && features.reference === 'image-field') {
+      const urls = references.map((r) => `data:${r.mime};base64,${r.data.toString('base64')}`);
+      // One photo as the documented string; Seedream takes several as an array.
+      body.image = urls.length === 1 ? urls[0] : urls;
+    }
     if (!this.deps.trustedEndpoint) {
       // A user's endpoint goes through the address-checked fetch of the main thread (http.ts).
       const reply = await this.call('image generation', request.signal, (signal) => this.client.post<ImageReplyBody>('/images/generations', { body, signal }));
@@ -162,7 +181,7 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   /** OpenAI: the product photo goes to `/images/edits` as a multipart file. */
-  private async openaiEdit(model: string, size: string, request: ImageRequest, reference: NonNullable<ImageRequest['referenceImage']>): Promise<Buffer> {
+  private async openaiEdit(model: string, size: string, request: ImageRequest, reference: ImageInput): Promise<Buffer> {
     const extension = reference.mime === 'image/jpeg' ? 'jpg' : reference.mime === 'image/webp' ? 'webp' : 'png';
     const reply = await this.call('image generation', request.signal, async (signal) =>
       this.client.images.edit(
@@ -192,10 +211,10 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   /**
-   * One chat completion, validated against the schema when there is one. A refused
-   * `response_format` steps the connection's mode down (remembered) and asks again; an invalid
-   * reply is asked for once more (with what was wrong); a second invalid one is 'bad_output',
-   * on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
+   * One chat completion, validated against the schema when there is one. A refused (or, under
+   * json_schema, ignored) `response_format` steps the connection's mode down (remembered) and
+   * asks again; an invalid reply is asked for once more (with what was wrong); a second invalid
+   * one is 'bad_output', on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
    * caller splits the work, asking the same again would be cut the same way.
    */
   private async structuredChat(request: TextRequest, model: string, messages: (mode: StructuredMode) => ChatCompletionMessageParam[], what: string): Promise<TextResult> {
@@ -205,27 +224,35 @@ export class OpenAICompatibleProvider implements Provider {
     for (let round = 0; round < 2; ) {
       let text: string;
       const mode = this.deps.structured.current();
+      // Calls in flight at once all meet the same refusal: only the first steps the mode down, the rest ask again at the new one.
+      const stepDown = (why: string) => {
+        if (this.deps.structured.current() !== mode) return;
+        const next = STRUCTURED_MODES[STRUCTURED_MODES.indexOf(mode) + 1]!;
+        this.deps.log?.warn({ provider: this.label, from: mode, to: next }, `${why}: structured output downgraded for this connection`);
+        this.deps.structured.downgrade(next);
+      };
       try {
         text = await this.chat(request, model, [...messages(mode), ...retryNote], what, mode);
       } catch (err) {
         if (schema && err instanceof ProviderError && err.refusedResponseFormat && mode !== 'prompt') {
-          // Calls in flight at once are all refused: only the first steps the mode down, the rest ask again at the new one.
-          if (this.deps.structured.current() === mode) {
-            const next = STRUCTURED_MODES[STRUCTURED_MODES.indexOf(mode) + 1]!;
-            this.deps.log?.warn({ provider: this.label, from: mode, to: next }, 'response_format refused: structured output downgraded for this connection');
-            this.deps.structured.downgrade(next);
-          }
+          stepDown('response_format refused');
           continue;
         }
         throw err;
       }
-      round++;
       if (!schema) {
         if (text.trim() === '') throw new ProviderError('bad_output', `${this.label} ${what} returned an empty reply`, this.label);
         return { text, model };
       }
       const checked = readStructured(schema, text);
       if (checked.ok) return { text, json: checked.value, model };
+      // Strict json_schema guarantees the shape: a reply outside it means the endpoint accepted the
+      // field and dropped it (some relays do), so it is treated as the refusal it is.
+      if (mode === 'json_schema') {
+        stepDown(`json_schema ignored (${checked.reason})`);
+        continue;
+      }
+      round++;
       reason = checked.reason;
       retryNote = [
         { role: 'assistant', content: text.slice(0, 8_000) },
@@ -235,44 +262,85 @@ export class OpenAICompatibleProvider implements Provider {
     throw new ProviderError('bad_output', `${this.label} ${what} twice returned output that does not fit the "${schema!.name}" schema (${reason})`, this.label);
   }
 
+  /**
+   * One chat call; an option left `auto` adapts to a refusal that names its parameter (a relay in
+   * front of a reasoning model wants `max_completion_tokens` and no temperature) and asks again:
+   * a refused request is not billed, and the adaptation is remembered for the connection.
+   */
   private async chat(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string, mode: StructuredMode): Promise<string> {
+    for (let adaptations = 0; ; adaptations++) {
+      const shape = this.deps.chat.current();
+      try {
+        return await this.chatOnce(request, model, messages, what, mode, shape);
+      } catch (err) {
+        const refused = err instanceof ProviderError ? err.refusedParam : undefined;
+        if (adaptations >= 2 || !refused) throw err;
+        if (refused === shape.tokenParam && shape.auto.tokenParam) {
+          this.deps.chat.adapt({ tokenParam: refused === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens' });
+        } else if (refused === 'temperature' && shape.temperature && shape.auto.temperature) {
+          this.deps.chat.adapt({ temperature: false });
+        } else {
+          throw err;
+        }
+        this.deps.log?.warn({ provider: this.label, refused }, 'parameter refused: adapted for this connection');
+      }
+    }
+  }
+
+  private async chatOnce(request: TextRequest, model: string, messages: ChatCompletionMessageParam[], what: string, mode: StructuredMode, shape: ChatShape): Promise<string> {
     const budget = Math.max(1, Math.min(request.maxTokens ?? DEFAULT_MAX_TOKENS, this.preset.maxOutputTokens));
-    const body: Record<string, unknown> = { ...this.preset.chatExtras, model, messages, [this.preset.tokenParam]: budget };
-    if (request.temperature !== undefined && this.preset.temperature) body.temperature = request.temperature;
+    const body: Record<string, unknown> = { ...shape.extras, model, messages, [shape.tokenParam]: budget };
+    if (request.temperature !== undefined && shape.temperature) body.temperature = request.temperature;
     if (request.schema && mode === 'json_schema') {
       body.response_format = { type: 'json_schema', json_schema: { name: request.schema.name, schema: strictSchema(request.schema.schema), strict: true } };
     } else if (request.schema && mode === 'json_object') {
       body.response_format = { type: 'json_object' };
     }
-    const cut = (text: string) => {
-      if (request.acceptTruncated) return text;
-      throw new ProviderError('truncated', `${this.label} ${what}: the reply reached its output budget of ${budget} tokens and was cut off`, this.label);
-    };
     const onDelta = request.onDelta;
     // A stream cut off mid-way is retried from the start; listeners get only text beyond what
     // they already saw, so a retry never shows them the same words twice.
     let emitted = 0;
     if (onDelta) {
-      const { text, finish } = await this.call(what, request.signal, async (signal) => {
+      const reply = await this.call(what, request.signal, async (signal) => {
         const stream = await this.client.chat.completions.create({ ...body, stream: true } as ChatCompletionCreateParamsStreaming, { signal });
         let streamed = '';
+        let reasoned = false;
         let finishReason: string | null | undefined;
         for await (const chunk of stream) {
-          streamed += chunk.choices[0]?.delta?.content ?? '';
+          const delta = chunk.choices[0]?.delta as { content?: string | null; reasoning_content?: string | null } | undefined;
+          streamed += delta?.content ?? '';
+          reasoned ||= Boolean(delta?.reasoning_content);
           finishReason = chunk.choices[0]?.finish_reason ?? finishReason;
           if (streamed.length > emitted) {
             onDelta(streamed.slice(emitted));
             emitted = streamed.length;
           }
         }
-        return { text: streamed, finish: finishReason };
+        return { text: streamed, finish: finishReason, reasoned };
       });
-      return finish === 'length' ? cut(text) : text;
+      return this.settle(reply, request, budget, what);
     }
     const completion = await this.call(what, request.signal, (signal) => this.client.chat.completions.create({ ...body, stream: false } as ChatCompletionCreateParamsNonStreaming, { signal }));
     const choice = completion.choices?.[0];
-    const text = choice?.message?.content ?? '';
-    return choice?.finish_reason === 'length' ? cut(text) : text;
+    const message = choice?.message as { content?: string | null; reasoning_content?: string | null; refusal?: string | null } | undefined;
+    // OpenAI's structured outputs answer a safety refusal in `refusal`, outside the schema.
+    if (message?.refusal) throw new ProviderError('content_blocked', `${this.label} ${what}: the model refused (${message.refusal.slice(0, 200)})`, this.label);
+    // Only `content` is the answer: a thinking model's `reasoning_content` is its working, never the reply.
+    return this.settle({ text: message?.content ?? '', finish: choice?.finish_reason, reasoned: Boolean(message?.reasoning_content) }, request, budget, what);
+  }
+
+  /**
+   * A reply read by its documented finish reason: `length` is cut by the budget (said plainly when
+   * thinking spent it), `content_filter` is the provider's moderation, and DeepSeek's
+   * `insufficient_system_resource` is a reply it broke off for want of capacity.
+   */
+  private settle(reply: { text: string; finish: string | null | undefined; reasoned: boolean }, request: TextRequest, budget: number, what: string): string {
+    const { text, finish } = reply;
+    if (finish === 'content_filter') throw new ProviderError('content_blocked', `${this.label} ${what}: the provider's moderation stopped the reply (finish_reason content_filter)`, this.label);
+    if (finish === 'insufficient_system_resource') throw new ProviderError('unavailable', `${this.label} ${what}: the provider broke the reply off for lack of capacity (insufficient_system_resource)`, this.label);
+    if (finish !== 'length' || (request.acceptTruncated && text.trim() !== '')) return text;
+    const why = reply.reasoned && text.trim() === '' ? "the model's thinking used the whole budget before it answered (set the connection's thinking to off)" : 'the reply was cut off';
+    throw new ProviderError('truncated', `${this.label} ${what}: ${why} at its output budget of ${budget} tokens`, this.label);
   }
 
   private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {

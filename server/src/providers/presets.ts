@@ -1,5 +1,5 @@
 import type { PRESET_PROVIDERS } from './labels.js';
-import type { StructuredMode } from './types.js';
+import type { ConnectionOptions, StructuredMode } from './types.js';
 
 export type PresetLabel = (typeof PRESET_PROVIDERS)[number];
 
@@ -38,8 +38,18 @@ export interface ImageFeatures {
   /** Ask for base64 with `response_format: b64_json`; false where the model refuses the field. */
   requestB64: boolean;
   reference: ReferenceMode;
+  /** Product photos one request takes (Seedream up to 14, qwen-image-edit-plus up to 3); 1 where only one is sent. */
+  maxReferences: number;
   /** DashScope: the image-editing model a reference goes to (the text-to-image model takes none). */
   referenceModel?: string;
+  /** The editing model's own size rule: the size is always sent, so the picture comes out portrait. */
+  referenceSize?: ImageSizeRule;
+  /**
+   * Image models whose size rule or endpoint differ from the preset's, by id pattern (first match
+   * wins): DashScope's Wan 2.6 and later take the synchronous multimodal endpoint and a total-pixel
+   * range instead of the asynchronous task and per-edge limits.
+   */
+  modelRules?: Array<{ pattern: RegExp; size: ImageSizeRule; endpoint?: 'dashscope-sync' }>;
   /** Extra fields that turn the provider's visible watermark off. */
   noWatermark: Record<string, unknown>;
   /**
@@ -68,8 +78,16 @@ export interface Preset {
   maxOutputTokens: number;
   /** Whether `temperature` may be sent (reasoning models fix it and refuse other values). */
   temperature: boolean;
-  /** Fields every chat call carries (e.g. turning a reasoning model's thinking down). */
-  chatExtras: Record<string, unknown>;
+  /**
+   * The provider's own switch for a model's thinking: what a chat call carries for `thinking: off`
+   * and `on` (`provider_default` sends neither). Thinking is spent from the output budget, so
+   * writing and judging send `off` unless the connection says otherwise.
+   */
+  thinking: { off: Record<string, unknown>; on: Record<string, unknown> };
+  /** Known shutdown dates (ISO day) of models this preset offers, from the provider's deprecation pages. */
+  retirements: Record<string, string>;
+  /** The provider documents an OpenAI-style `GET /models` (else the console offers the catalogue's models). */
+  modelList: boolean;
   /** Calls of one connection in flight at once, from the documented account limits (overridable per connection). */
   concurrency: number;
   /** Absent: no image endpoint. */
@@ -93,15 +111,17 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     label: 'openai',
     displayName: 'OpenAI',
     baseUrl: 'https://api.openai.com/v1',
-    textModel: 'gpt-5-mini',
-    visionModel: 'gpt-5-mini',
+    textModel: 'gpt-5.4-mini',
+    visionModel: 'gpt-5.4-mini',
     imageModel: 'gpt-image-2',
     structured: 'json_schema',
     tokenParam: 'max_completion_tokens',
     maxOutputTokens: 128_000,
-    // GPT-5 models take only the default temperature; minimal reasoning keeps the budget for the answer.
+    // GPT-5 models take only the default temperature; reasoning `none` (GPT-5.1 and later) keeps the budget for the answer.
     temperature: false,
-    chatExtras: { reasoning_effort: 'minimal' },
+    thinking: { off: { reasoning_effort: 'none' }, on: { reasoning_effort: 'medium' } },
+    retirements: { 'gpt-5-mini': '2026-12-11', 'gpt-5-mini-2025-08-07': '2026-12-11', 'gpt-5': '2026-12-11', 'gpt-5-nano': '2026-12-11' },
+    modelList: true,
     concurrency: 8,
     image: {
       api: 'openai',
@@ -111,6 +131,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       // GPT image models always answer base64 and refuse the response_format field.
       requestB64: false,
       reference: 'openai-edits',
+      maxReferences: 1,
       noWatermark: {},
       negativePrompt: false,
     },
@@ -119,14 +140,17 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     label: 'deepseek',
     displayName: 'DeepSeek',
     baseUrl: 'https://api.deepseek.com',
-    textModel: 'deepseek-v4-flash',
+    textModel: 'deepseek-flash',
     visionModel: '',
     imageModel: '',
     structured: 'json_object',
     tokenParam: 'max_tokens',
     maxOutputTokens: 32_768,
     temperature: true,
-    chatExtras: {},
+    // V4 thinks by default (effort high) and spends it from max_tokens.
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: {},
+    modelList: true,
     // No fixed concurrency limit is documented (the service throttles dynamically).
     concurrency: 16,
   },
@@ -141,7 +165,10 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 32_768,
     temperature: true,
-    chatExtras: {},
+    // Qwen3 hybrid models (qwen-plus, qwen3-vl-plus) take DashScope's enable_thinking.
+    thinking: { off: { enable_thinking: false }, on: { enable_thinking: true } },
+    retirements: { 'qwen-vl-plus': '2026-10-10', 'qwen-vl-max': '2026-10-10' },
+    modelList: true,
     concurrency: 8,
     image: {
       api: 'dashscope',
@@ -149,7 +176,12 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: false,
       reference: 'dashscope-edit',
-      referenceModel: 'qwen-image-edit',
+      maxReferences: 3,
+      // qwen-image-edit-plus: 1-6 outputs, a custom `size` with edges of 512-2048.
+      referenceModel: 'qwen-image-edit-plus',
+      referenceSize: { syntax: 'W*H', min: 512, max: 2048, multiple: 16 },
+      // wan2.6-t2i / wan2.7-image: 1280×1280 to 1440×1440 pixels in total, ratio within 1:4-4:1.
+      modelRules: [{ pattern: /^wan(2\.[6-9]|[3-9])/, endpoint: 'dashscope-sync', size: { syntax: 'W*H', min: 384, max: 2880, multiple: 16, minPixels: 1280 * 1280, maxPixels: 1440 * 1440 } }],
       noWatermark: { watermark: false },
       negativePrompt: true,
     },
@@ -158,22 +190,25 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     label: 'doubao',
     displayName: '豆包',
     baseUrl: 'https://ark.cn-beijing.volces.com/api/v3',
-    textModel: 'doubao-seed-1-6-250615',
-    visionModel: 'doubao-seed-1-6-250615',
-    imageModel: 'doubao-seedream-4-5-251128',
+    textModel: 'doubao-seed-2-0-mini-260428',
+    visionModel: 'doubao-seed-2-0-mini-260428',
+    imageModel: 'doubao-seedream-5-0-260128',
     structured: 'json_object',
     tokenParam: 'max_tokens',
     maxOutputTokens: 32_768,
     temperature: true,
-    chatExtras: { thinking: { type: 'disabled' } },
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: { 'doubao-seedream-4-5-251128': '2026-11-24' },
+    modelList: false,
     concurrency: 10,
     image: {
       api: 'openai',
-      // Seedream 4.5: at least 2560×1440 pixels in total, at most 4096×4096.
+      // Seedream 5.0 keeps 4.5's range: at least 2560×1440 pixels in total, at most 4096×4096.
       size: { syntax: 'WxH', min: 480, max: 4096, multiple: 8, minPixels: 2560 * 1440, maxPixels: 4096 * 4096 },
       sizeField: 'size',
       requestB64: true,
       reference: 'image-field',
+      maxReferences: 4,
       noWatermark: { watermark: false },
       negativePrompt: false,
     },
@@ -190,7 +225,9 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 65_536,
     temperature: true,
-    chatExtras: { thinking: { type: 'disabled' } },
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: {},
+    modelList: false,
     concurrency: 5,
     image: {
       api: 'openai',
@@ -198,6 +235,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: false,
       reference: null,
+      maxReferences: 0,
       noWatermark: { watermark_enabled: false },
       negativePrompt: false,
     },
@@ -214,21 +252,26 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     maxOutputTokens: 32_768,
     // Kimi K2.6 fixes its temperature and refuses other values.
     temperature: false,
-    chatExtras: { thinking: { type: 'disabled' } },
+    thinking: { off: { thinking: { type: 'disabled' } }, on: { thinking: { type: 'enabled' } } },
+    retirements: {},
+    modelList: true,
     concurrency: 8,
   },
   siliconflow: {
     label: 'siliconflow',
     displayName: '硅基流动',
     baseUrl: 'https://api.siliconflow.cn/v1',
-    textModel: 'deepseek-ai/DeepSeek-V3.2',
+    textModel: 'deepseek-ai/DeepSeek-V4-Flash',
     visionModel: 'Qwen/Qwen3-VL-32B-Instruct',
     imageModel: 'Kwai-Kolors/Kolors',
     structured: 'json_object',
     tokenParam: 'max_tokens',
     maxOutputTokens: 16_384,
     temperature: true,
-    chatExtras: {},
+    // Its reasoning models take enable_thinking; there max_tokens excludes the reasoning.
+    thinking: { off: { enable_thinking: false }, on: { enable_thinking: true } },
+    retirements: {},
+    modelList: true,
     concurrency: 4,
     image: {
       api: 'openai',
@@ -245,6 +288,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'image_size',
       requestB64: false,
       reference: 'image-field',
+      maxReferences: 1,
       noWatermark: {},
       negativePrompt: true,
     },
@@ -261,7 +305,10 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     tokenParam: 'max_tokens',
     maxOutputTokens: 16_384,
     temperature: true,
-    chatExtras: {},
+    // A relay's switch is unknown: nothing is sent unless the connection picks a preset-like option.
+    thinking: { off: {}, on: {} },
+    retirements: {},
+    modelList: true,
     concurrency: 4,
     image: {
       api: 'openai',
@@ -269,11 +316,69 @@ export const PRESETS: Record<PresetLabel, Preset> = {
       sizeField: 'size',
       requestB64: false,
       reference: null,
+      maxReferences: 0,
       noWatermark: {},
       negativePrompt: false,
     },
   },
 };
+
+/** The day the catalogue (PRESETS: defaults, limits, switches, retirements) was last checked against the providers' pages. */
+export const CATALOGUE_CHECKED_ON = '2026-11-28';
+
+/** What one chat call of a connection sends, from its preset and options. */
+export interface ChatShape {
+  extras: Record<string, unknown>;
+  tokenParam: 'max_tokens' | 'max_completion_tokens';
+  temperature: boolean;
+  /** Options left `auto`: a refusal naming the parameter switches it (the other budget name, no temperature). */
+  auto: { tokenParam: boolean; temperature: boolean };
+}
+
+export function chatShape(preset: Preset, options: ConnectionOptions): ChatShape {
+  return {
+    extras: options.thinking === 'provider_default' ? {} : preset.thinking[options.thinking],
+    tokenParam: options.token_param === 'auto' ? preset.tokenParam : options.token_param,
+    temperature: options.temperature === 'auto' && preset.temperature,
+    auto: { tokenParam: options.token_param === 'auto', temperature: options.temperature === 'auto' },
+  };
+}
+
+export interface Retiring {
+  capability: 'text' | 'vision' | 'image';
+  model: string;
+  retires_on: string;
+}
+
+/** A connection's models that the catalogue knows retire within `days` of `today` (or already did). */
+export function retiringModels(preset: Preset, models: Record<Retiring['capability'], string>, today: Date, days = 30): Retiring[] {
+  const horizon = new Date(today.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+  return (Object.keys(models) as Array<Retiring['capability']>).flatMap((capability) => {
+    const model = models[capability];
+    const retiresOn = model ? preset.retirements[model] : undefined;
+    return retiresOn && retiresOn <= horizon ? [{ capability, model, retires_on: retiresOn }] : [];
+  });
+}
+
+/**
+ * What a model id says about its capability, for model lists that do not (OpenAI's and most
+ * relays' `/models` carry only ids): image models by their family names, vision models by
+ * theirs; ids of other kinds (embeddings, speech, rerankers) are neither text nor vision.
+ */
+const IMAGE_MODEL = /image|seedream|cogview|kolors|flux|dall-e|stable-diffusion|sdxl|sd3|^wan\d|wanx|t2i/i;
+const NOT_CHAT = /embed|tts|whisper|speech|audio|rerank|moderation|transcribe|realtime|asr|video|t2v|i2v/i;
+const VISION_MODEL = /vl|vision|4v|\dv\b|\dv-|omni|gpt-4o|gpt-4\.1|gpt-5|kimi-k2\.[5-9]|doubao-seed|qvq|gemini|claude/i;
+
+export function capabilitiesOfModel(preset: Preset, id: string): Array<Retiring['capability']> {
+  if (id === preset.imageModel || IMAGE_MODEL.test(id)) return ['image'];
+  if (NOT_CHAT.test(id)) return [];
+  return id === preset.visionModel || VISION_MODEL.test(id) ? ['text', 'vision'] : ['text'];
+}
+
+/** The catalogue's own models of a preset: its defaults and those with a known shutdown date. */
+export function catalogueModels(preset: Preset): string[] {
+  return [...new Set([preset.textModel, preset.visionModel, preset.imageModel, preset.image?.referenceModel ?? '', ...Object.keys(preset.retirements)])].filter(Boolean);
+}
 
 /** `doubao` → `DOUBAO`, `openai-compatible` → `OPENAI_COMPATIBLE`: the env prefix of a label. */
 export function envPrefix(label: string): string {

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { Logger } from 'pino';
-import { readFailure } from './errors.js';
+import { readFailure, type RefusedParam } from './errors.js';
 import { ProviderError, type ProviderErrorKind } from './types.js';
 
 export interface ReliabilityOptions {
@@ -109,9 +109,11 @@ interface Classified {
   kind: ProviderErrorKind;
   retryable: boolean;
   refusedResponseFormat?: boolean;
+  refusedParam?: RefusedParam;
   status?: number;
   retryAfterMs?: number;
   detail: string;
+  advice?: string;
 }
 
 function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
@@ -257,8 +259,8 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
     if (!outcome.retryable || n >= options.maxRetries) {
       const tries = n + 1;
       const status = outcome.status ? ` (HTTP ${outcome.status})` : '';
-      const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${advice[outcome.kind]}. Provider said: ${outcome.detail}`;
-      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false);
+      const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${outcome.advice ?? advice[outcome.kind]}. Provider said: ${outcome.detail}`;
+      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false, outcome.refusedParam);
     }
     const waitMs = Math.round(backoffMs(n, options, outcome.retryAfterMs, outcome.kind));
     call.log?.warn(

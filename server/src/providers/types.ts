@@ -53,7 +53,8 @@ export interface ImageRequest {
   /** Output size after normalisation; 1080×1440 (3:4) by default. */
   width?: number;
   height?: number;
-  referenceImage?: ImageInput;
+  /** Product photos to stay faithful to, the role's best first; the provider sends as many as its model takes. */
+  referenceImages?: ImageInput[];
   /** What the picture must not show; sent only to the providers whose API documents a negative prompt. */
   negativePrompt?: string;
   intent: ProviderIntent;
@@ -109,6 +110,8 @@ export class ProviderError extends Error {
     readonly status?: number,
     /** The request was refused for its `response_format`: the caller may ask again one mode lower. */
     readonly refusedResponseFormat = false,
+    /** The request was refused for this parameter (errors.ts RefusedParam). */
+    readonly refusedParam?: 'max_tokens' | 'max_completion_tokens' | 'temperature',
   ) {
     super(message);
     this.name = 'ProviderError';
@@ -119,11 +122,13 @@ export interface Provider {
   readonly label: ProviderLabel;
   /** The models this provider calls for each capability; empty: it lacks the capability. */
   readonly models: { text: string; vision: string; image: string };
-  /** Whether generateImage sends `referenceImage` to the model (prompts may mention a reference only then). */
-  readonly referenceImages: boolean;
+  /** How many product photos generateImage sends to the model; 0: none (prompts may mention a reference only otherwise). */
+  readonly referenceImages: number;
   generateText(request: TextRequest): Promise<TextResult>;
   analyzeImage(request: VisionRequest): Promise<TextResult>;
   generateImage(request: ImageRequest): Promise<ImageResult>;
+  /** The model ids the provider's own list (`GET {base_url}/models`) offers; null where the preset documents none. */
+  listModels(signal?: AbortSignal): Promise<string[] | null>;
 }
 
 /**
@@ -143,6 +148,32 @@ export interface ProviderCredentials {
   concurrency?: number | null;
   /** The structured-output mode this connection was downgraded to after a refusal, if any. */
   structuredMode?: StructuredMode | null;
+  /** Stored options; absent or unknown ones are DEFAULT_CONNECTION_OPTIONS'. */
+  options?: StoredOptions | null;
+}
+
+/**
+ * How a connection's chat calls are shaped where providers differ and change (contract-decisions
+ * §7): `thinking` off by default (reasoning is spent from the output budget), the output budget's
+ * parameter and whether a temperature is sent; `auto` is the preset's choice from the catalogue.
+ */
+export const THINKING_OPTIONS = ['off', 'on', 'provider_default'] as const;
+export const TOKEN_PARAM_OPTIONS = ['auto', 'max_tokens', 'max_completion_tokens'] as const;
+export const TEMPERATURE_OPTIONS = ['auto', 'omit'] as const;
+export interface ConnectionOptions {
+  thinking: (typeof THINKING_OPTIONS)[number];
+  token_param: (typeof TOKEN_PARAM_OPTIONS)[number];
+  temperature: (typeof TEMPERATURE_OPTIONS)[number];
+}
+export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = { thinking: 'off', token_param: 'auto', temperature: 'auto' };
+
+/** The stored options with the defaults filled in; values no longer known fall back to the default. */
+export type StoredOptions = { [K in keyof ConnectionOptions]?: string };
+
+export function connectionOptions(stored: StoredOptions | null | undefined): ConnectionOptions {
+  const pick = <K extends keyof ConnectionOptions>(key: K, allowed: readonly string[]) =>
+    (allowed.includes(String(stored?.[key])) ? stored![key] : DEFAULT_CONNECTION_OPTIONS[key]) as ConnectionOptions[K];
+  return { thinking: pick('thinking', THINKING_OPTIONS), token_param: pick('token_param', TOKEN_PARAM_OPTIONS), temperature: pick('temperature', TEMPERATURE_OPTIONS) };
 }
 
 /** How a structured reply is asked for, strongest first. */

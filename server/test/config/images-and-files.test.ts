@@ -4,7 +4,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pickProductImage } from '../../src/content/pick-image.js';
+import { pickProductImages } from '../../src/content/pick-image.js';
+
+const pickProductImage = (images: Parameters<typeof pickProductImages>[0], role: Parameters<typeof pickProductImages>[1]) => pickProductImages(images, role, 1)[0] ?? null;
 import { LocalFileStorage } from '../../src/storage/local.js';
 import { pngBomb } from '../helpers/images.js';
 import { configWorld, form, PRODUCT, type ConfigWorld } from './setup.js';
@@ -63,7 +65,7 @@ describe('local file storage', () => {
   });
 });
 
-describe('pickProductImage', () => {
+describe('pickProductImages', () => {
   const images = [
     { id: 1, scene: '白底正面', is_primary: false },
     { id: 2, scene: 'Lifestyle, on the desk', is_primary: true },
@@ -82,6 +84,12 @@ describe('pickProductImage', () => {
     expect(pickProductImage(images.slice(0, 3), 'pain')?.id).toBe(2);
     expect(pickProductImage([{ id: 9, scene: 'sunset settings', is_primary: true }, { id: 8, scene: 'x', is_primary: false }], 'convert')?.id).toBe(9);
     expect(pickProductImage([], 'main')).toBeNull();
+  });
+
+  it('gives a model that takes several the role\'s best first, then the rest by preference, never more than asked', () => {
+    expect(pickProductImages(images, 'quality', 3).map((i) => i.id)).toEqual([3, 2, 1]);
+    expect(pickProductImages(images, 'proof', 9).map((i) => i.id)).toEqual([4, 2, 1, 3, 5]);
+    expect(pickProductImages(images, 'main', 0)).toEqual([]);
   });
 });
 

@@ -50,7 +50,7 @@ describe('generation with an OpenAI-compatible provider', () => {
     expect(errors.filter((m) => /^image [ABC]\d \(quality\) failed/.test(m))).toHaveLength(3);
     expect(errors.at(-1)).toBe('partly done: 3 of 18 images failed; the rest is ready');
     expect(events.at(-1)).toMatchObject({ name: 'done', data: { status: 'pending_selection' } });
-    expect(named(events, 'progress').at(-1)).toEqual({ stage: 'image', done: 18, total: 18 });
+    expect(named(events, 'progress').at(-1)).toEqual({ stage: 'image', done: 15, failed: 3, total: 18 });
 
     // The judge scored the texts (its values, compliance capped by the deterministic check).
     for (const t of detail.text_candidates) {

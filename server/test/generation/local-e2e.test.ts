@@ -70,9 +70,9 @@ describe('generation end to end (local provider, worker)', () => {
     expect(named(events, 'image_candidate')).toHaveLength(6);
     expect(named(events, 'text_candidate')[0]).toEqual(texts.find((t) => t.candidate_id === named(events, 'text_candidate')[0].candidate_id));
     const imageProgress = named(events, 'progress').filter((p) => p.stage === 'image');
-    expect(imageProgress.at(-1)).toEqual({ stage: 'image', done: 6, total: 6 });
+    expect(imageProgress.at(-1)).toEqual({ stage: 'image', done: 6, failed: 0, total: 6 });
     expect(named(events, 'error')).toEqual([]);
-    expect(detail.progress).toEqual({ stage: 'image', done: 6, total: 6 });
+    expect(detail.progress).toEqual({ stage: 'image', done: 6, failed: 0, total: 6 });
 
     // What was injected is snapshotted for the generation.
     const snapshot = await server.ctx.db.selectFrom('preference_snapshots').selectAll().where('task_id', '=', taskId).execute();

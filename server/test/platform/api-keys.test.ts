@@ -31,7 +31,7 @@ describe('API keys', () => {
       name: 'OpenAI',
       key_last4: 'wxyz',
       base_url: 'https://api.openai.com/v1',
-      text_model: 'gpt-5-mini',
+      text_model: 'gpt-5.4-mini',
       image_model: 'gpt-image-2',
       capabilities: { text: true, vision: true, image: true },
       last_test: null,

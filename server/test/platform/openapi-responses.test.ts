@@ -174,6 +174,7 @@ describe('real responses match the OpenAPI document', () => {
     await data('GET', '/api-keys/presets', { token: admin });
     await data('PATCH', '/api-keys/{id}', { token: admin, params: { id: key.id }, json: { name: '离线演示' } });
     await data('POST', '/api-keys/{id}/test', { token: admin, params: { id: key.id }, json: { image: true } });
+    await data('GET', '/api-keys/{id}/models', { token: admin, params: { id: key.id } });
     await data('GET', '/workspaces/current/generation', { token: admin });
     await data('PUT', '/workspaces/current/generation', { token: admin, json: { text_key_id: key.id, vision_key_id: null, image_key_id: null } });
 

@@ -94,7 +94,15 @@ describe('every preset that draws: 6 texts and 2 images per set through the HTTP
       const prompts = images.map((c) => String(c.form?.prompt ?? c.body.prompt ?? c.body.input?.messages?.[0]?.content?.[1]?.text));
       if (reference === 'edits') expect(images.every((c) => /^<file:image\/png:\d+>$/.test(c.form!.image!))).toBe(true);
       if (reference === 'image-field') expect(images.every((c) => String(c.body.image).startsWith('data:image/png;base64,'))).toBe(true);
-      if (reference === 'dashscope-edit') expect(images.every((c) => c.body.input.messages[0].content[0].image.startsWith('data:image/png;base64,'))).toBe(true);
+      if (reference === 'dashscope-edit') {
+        expect(images.every((c) => c.body.input.messages[0].content[0].image.startsWith('data:image/png;base64,'))).toBe(true);
+        // qwen-image-edit-plus keeps the photo's ratio unless told: the portrait size is always sent.
+        expect(images.map((c) => c.body.model)).toEqual(Array(6).fill('qwen-image-edit-plus'));
+        for (const c of images) {
+          const [w, h] = String(c.body.parameters.size).split('*').map(Number) as [number, number];
+          expect(w / h).toBeCloseTo(3 / 4, 1);
+        }
+      }
       // The negative prompt goes where the provider's API documents one, and nowhere else.
       const negatives = images.map((c) => c.body.negative_prompt ?? c.body.parameters?.negative_prompt ?? c.body.input?.negative_prompt ?? c.form?.negative_prompt);
       if (preset === 'qwen') expect(images.every((c) => c.body.parameters.negative_prompt === NEGATIVE_PROMPT)).toBe(true);
@@ -130,16 +138,16 @@ describe('routing', () => {
     expect(notFound.status).toBe(404);
 
     const routing = { text_key_id: deepseek.id, vision_key_id: null, image_key_id: doubao.id };
-    expect(await ok(server, 'PUT', '/workspaces/current/generation', token, routing)).toEqual(routing);
-    expect(await ok(server, 'GET', '/workspaces/current/generation', token)).toEqual(routing);
+    expect(await ok(server, 'PUT', '/workspaces/current/generation', token, routing)).toEqual({ ...routing, warnings: [] });
+    expect(await ok(server, 'GET', '/workspaces/current/generation', token)).toEqual({ ...routing, warnings: [] });
 
     const from = fake.calls.length;
     const detail = await generate(token, productId, { text_count: 6, image_count: 2 });
     expect(detail.status).toBe('pending_selection');
     expect(detail.providers).toEqual({
-      text: { key_id: deepseek.id, provider: 'deepseek', name: 'DeepSeek', model: 'deepseek-v4-flash' },
+      text: { key_id: deepseek.id, provider: 'deepseek', name: 'DeepSeek', model: 'deepseek-flash' },
       vision: null,
-      image: { key_id: doubao.id, provider: 'doubao', name: '豆包画图', model: 'doubao-seedream-4-5-251128' },
+      image: { key_id: doubao.id, provider: 'doubao', name: '豆包画图', model: doubao.image_model },
     });
     const calls = callsSince(from);
     expect(new Set(calls.filter((c) => c.path.endsWith('/chat/completions')).map((c) => c.preset))).toEqual(new Set(['deepseek']));

@@ -16,7 +16,7 @@ import { LocalProvider } from '../../src/providers/local/index.js';
  * travelling in the prompt), written by the offline provider's schema filler.
  */
 
-export type PresetName = 'openai' | 'deepseek' | 'qwen' | 'doubao' | 'zhipu' | 'moonshot' | 'siliconflow' | 'relay';
+export type PresetName = 'openai' | 'deepseek' | 'qwen' | 'doubao' | 'zhipu' | 'moonshot' | 'siliconflow' | 'relay' | 'lax';
 
 interface Behaviour {
   models: string[];
@@ -30,6 +30,16 @@ interface Behaviour {
   maxOutput: number;
   refusesTemperature?: boolean;
   refusesMaxTokens?: boolean;
+  /**
+   * The model thinks unless the request switches it off, and its reasoning is spent from the
+   * output budget before the answer (DeepSeek V4: effort high by default; GLM-4.5+ and Doubao
+   * Seed likewise): a budget the reasoning uses up leaves `content` empty, cut with "length".
+   */
+  thinks?: { reasoningTokens: number; off(body: any): boolean };
+  /** A relay that accepts `response_format: json_schema` with a 200 and drops it on the way. */
+  ignoresJsonSchema?: boolean;
+  /** `reasoning_effort` values the model takes (GPT-5.4: none, low, medium, high, xhigh; no `minimal`). */
+  reasoningEfforts?: string[];
   errors: Record<'auth' | 'balance' | 'blocked' | 'model', [number, unknown]>;
 }
 
@@ -42,7 +52,7 @@ const openaiErrors: Behaviour['errors'] = {
 
 export const BEHAVIOURS: Record<PresetName, Behaviour> = {
   openai: {
-    models: ['gpt-5-mini'],
+    models: ['gpt-5.4-mini', 'gpt-5-mini'],
     imageModels: ['gpt-image-2'],
     formats: ['json_schema', 'json_object'],
     tokenParam: 'max_completion_tokens',
@@ -50,25 +60,28 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     maxOutput: 128_000,
     refusesTemperature: true,
     refusesMaxTokens: true,
+    reasoningEfforts: ['none', 'low', 'medium', 'high', 'xhigh'],
     errors: openaiErrors,
   },
   deepseek: {
-    models: ['deepseek-v4-flash', 'deepseek-v4-pro'],
+    models: ['deepseek-flash', 'deepseek-v4-flash', 'deepseek-v4-pro'],
     imageModels: [],
     formats: ['json_object'],
     tokenParam: 'max_tokens',
     defaultCap: 4096,
     maxOutput: 32_768,
+    thinks: { reasoningTokens: 1500, off: (body) => body.thinking?.type === 'disabled' },
+    // DeepSeek's bodies name the problem only in `message`: the code is a generic invalid_request_error.
     errors: {
       auth: [401, { error: { message: 'Authentication Fails, Your api key: ****abcd is invalid', type: 'authentication_error', param: null, code: 'invalid_request_error' } }],
       balance: [402, { error: { message: 'Insufficient Balance', type: 'unknown_error', param: null, code: 'invalid_request_error' } }],
-      blocked: [400, { error: { message: 'Content Exists Risk', type: 'invalid_request_error', param: null, code: 'content_filter' } }],
-      model: [400, { error: { message: 'Model Not Exist', type: 'invalid_request_error', param: null, code: 'model_not_found' } }],
+      blocked: [400, { error: { message: 'Content Exists Risk', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } }],
+      model: [400, { error: { message: 'Model Not Exist', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } }],
     },
   },
   qwen: {
     models: ['qwen-plus', 'qwen3-vl-plus'],
-    imageModels: ['wan2.2-t2i-flash', 'qwen-image-edit'],
+    imageModels: ['wan2.2-t2i-flash', 'wan2.6-t2i', 'qwen-image-edit', 'qwen-image-edit-plus'],
     formats: ['json_object'],
     tokenParam: 'max_tokens',
     defaultCap: 8192,
@@ -81,12 +94,13 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     },
   },
   doubao: {
-    models: ['doubao-seed-1-6-250615'],
-    imageModels: ['doubao-seedream-4-5-251128'],
+    models: ['doubao-seed-2-0-mini-260428', 'doubao-seed-1-6-250615'],
+    imageModels: ['doubao-seedream-5-0-260128', 'doubao-seedream-4-5-251128'],
     formats: ['json_object', 'json_schema'],
     tokenParam: 'max_tokens',
     defaultCap: 4096,
     maxOutput: 32_768,
+    thinks: { reasoningTokens: 1500, off: (body) => body.thinking?.type === 'disabled' },
     errors: {
       auth: [401, { error: { code: 'AuthenticationError', message: 'The API key or AK/SK in the request is missing or invalid. Request id: x', param: '', type: 'Unauthorized' } }],
       balance: [403, { error: { code: 'AccountOverdueError', message: 'The request failed because your account has an overdue balance. Request id: x', param: '', type: 'Forbidden' } }],
@@ -101,6 +115,7 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     tokenParam: 'max_tokens',
     defaultCap: 1024,
     maxOutput: 65_536,
+    thinks: { reasoningTokens: 1500, off: (body) => body.thinking?.type === 'disabled' },
     errors: {
       auth: [401, { error: { code: '1000', message: '身份验证失败。' } }],
       // An empty balance arrives as 429, like a rate limit: only the code tells them apart.
@@ -125,7 +140,7 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     },
   },
   siliconflow: {
-    models: ['deepseek-ai/DeepSeek-V3.2', 'Qwen/Qwen3-VL-32B-Instruct'],
+    models: ['deepseek-ai/DeepSeek-V4-Flash', 'deepseek-ai/DeepSeek-V3.2', 'Qwen/Qwen3-VL-32B-Instruct'],
     imageModels: ['Kwai-Kolors/Kolors'],
     formats: ['json_object'],
     tokenParam: 'max_tokens',
@@ -148,6 +163,17 @@ export const BEHAVIOURS: Record<PresetName, Behaviour> = {
     maxOutput: 16_384,
     errors: openaiErrors,
   },
+  // A relay in front of a model without structured outputs that takes json_schema and drops it.
+  lax: {
+    models: ['glm-4-flash'],
+    imageModels: [],
+    formats: ['json_object', 'json_schema'],
+    tokenParam: 'max_tokens',
+    defaultCap: 4096,
+    maxOutput: 16_384,
+    ignoresJsonSchema: true,
+    errors: openaiErrors,
+  },
 };
 
 export interface FakeCall {
@@ -160,6 +186,8 @@ export interface FakeCall {
   finishReason?: string;
   /** Tokens of the whole reply before any cut (the fake counts a character as a token). */
   replyTokens?: number;
+  /** Reasoning tokens spent from the budget before the answer. */
+  reasoningTokens?: number;
 }
 
 export interface FakePresets {
@@ -167,6 +195,8 @@ export interface FakePresets {
   calls: FakeCall[];
   /** Override a preset's model output limit (tokens), e.g. to make a set of notes too long. */
   maxOutput: Partial<Record<PresetName, number>>;
+  /** A verbose model: tokens it spends per note written (its JSON padded out to that length). */
+  verbose: Partial<Record<PresetName, number>>;
   baseUrl(preset: PresetName): string;
   close(): Promise<void>;
 }
@@ -211,6 +241,7 @@ export async function startFakePresets(): Promise<FakePresets> {
   const writer = new LocalProvider();
   const calls: FakeCall[] = [];
   const maxOutput: FakePresets['maxOutput'] = {};
+  const verbose: FakePresets['verbose'] = {};
   const images = new Map<string, Promise<Buffer>>();
   const png = (w: number, h: number) => {
     const key = `${w}x${h}`;
@@ -249,9 +280,20 @@ export async function startFakePresets(): Promise<FakePresets> {
       const fail = (what: keyof Behaviour['errors']) => reply(...behaviour.errors[what]);
       if (!key || key.startsWith('sk-bad')) return fail('auth');
       if (key.startsWith('sk-broke')) return fail('balance');
+      // OpenAI from a country it does not serve (its documented 403 body).
+      if (key.startsWith('sk-region')) {
+        return reply(403, { error: { code: 'unsupported_country_region_territory', message: 'Country, region, or territory not supported', param: null, type: 'request_forbidden' } });
+      }
+      // DeepSeek's documented 503 "Server Overloaded"; Anthropic-style gateways answer 529.
+      if (key.startsWith('sk-busy')) return reply(key.startsWith('sk-busy529') ? 529 : 503, { error: { message: 'Server overloaded, please try again later.', type: 'server_error', param: null, code: 'server_overloaded' } });
       const text = JSON.stringify(body.messages ?? body.input ?? body.prompt ?? form?.prompt ?? '');
       if (text.includes('敏感词')) return fail('blocked');
 
+      // OpenAI's list shape: ids only, nothing about what each model can do.
+      if (req.method === 'GET' && route.endsWith('/models')) {
+        const ids = [...new Set([...behaviour.models, ...behaviour.imageModels, 'text-embedding-v4'])];
+        return reply(200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1, owned_by: preset })) });
+      }
       if (route.endsWith('/chat/completions')) return chat(body, behaviour, preset, reply, res, call);
       if (route.endsWith('/images/generations') || route.endsWith('/images/edits')) return image(body, form, behaviour, preset, reply);
       if (route.endsWith('/services/aigc/text2image/image-synthesis')) {
@@ -275,11 +317,22 @@ export async function startFakePresets(): Promise<FakePresets> {
         return reply(200, { output: { task_id: id, task_status: 'SUCCEEDED', results: [{ url: `${origin}/qwen/oss/${task.size}.png` }] } });
       }
       if (route.endsWith('/services/aigc/multimodal-generation/generation')) {
+        if (!behaviour.imageModels.includes(body.model)) return reply(400, { code: 'InvalidParameter', message: `Model not exist: ${body.model}`, request_id: 'r' });
         const content = body.input?.messages?.[0]?.content ?? [];
-        if (!content.some((c: any) => typeof c.image === 'string')) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
+        const wan = /^wan/.test(body.model);
+        // Qwen image editing needs the photo; Wan 2.6 text-to-image takes the prompt alone.
+        const photos = content.filter((c: any) => typeof c.image === 'string').length;
+        if (!wan && photos === 0) return reply(400, { code: 'InvalidParameter', message: 'an image is required' });
+        // qwen-image-edit-plus takes 1 to 3 input images.
+        if (photos > 3) return reply(400, { code: 'InvalidParameter', message: 'at most 3 images are supported', request_id: 'r' });
         const negative = negativePromptProblem(body.parameters?.negative_prompt);
         if (negative) return reply(400, { code: 'InvalidParameter', message: negative, request_id: 'r' });
-        return reply(200, { output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [{ image: `${origin}/qwen/oss/1024x1536.png` }] } }] }, request_id: 'r' });
+        const size = body.parameters?.size as string | undefined;
+        const [w, h] = String(size ?? '1024*1024').split('*').map(Number) as [number, number];
+        // wan2.6-t2i: 1280×1280 to 1440×1440 pixels in total; qwen-image-edit-plus: edges of 512-2048.
+        if (wan && !(w * h >= 1280 * 1280 && w * h <= 1440 * 1440)) return reply(400, { code: 'InvalidParameter', message: `size ${size} out of range: total pixels must be within [1638400, 2073600]`, request_id: 'r' });
+        if (!wan && size !== undefined && !(w >= 512 && w <= 2048 && h >= 512 && h <= 2048)) return reply(400, { code: 'InvalidParameter', message: `size ${size} must be within [512, 2048]`, request_id: 'r' });
+        return reply(200, { output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [{ image: `${origin}/qwen/oss/${w}x${h}.png` }] } }] }, request_id: 'r' });
       }
       reply(404, { error: { message: `no route ${route}` } });
     })().catch((err: unknown) => send(res, 500, { error: { message: String(err) } }));
@@ -287,11 +340,19 @@ export async function startFakePresets(): Promise<FakePresets> {
 
   async function chat(body: any, behaviour: Behaviour, preset: PresetName, reply: (s: number, p: unknown) => void, res: ServerResponse, call: FakeCall) {
     if (!behaviour.models.includes(body.model)) return reply(...behaviour.errors.model);
+    const asked = JSON.stringify(body.messages);
+    // DeepSeek's (and OpenAI's) wording when the prompt exceeds the context window.
+    if (asked.includes('超长上下文')) {
+      return reply(400, { error: { message: "This model's maximum context length is 131072 tokens. However, you requested 180000 tokens (179000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", type: 'invalid_request_error', param: null, code: 'invalid_request_error' } });
+    }
     if (behaviour.refusesMaxTokens && body.max_tokens !== undefined) {
       return reply(400, { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } });
     }
     if (behaviour.refusesTemperature && body.temperature !== undefined && body.temperature !== 1) {
       return reply(400, { error: { message: "Unsupported value: 'temperature' does not support 0.2 with this model.", type: 'invalid_request_error', param: 'temperature', code: 'unsupported_value' } });
+    }
+    if (behaviour.reasoningEfforts && body.reasoning_effort !== undefined && !behaviour.reasoningEfforts.includes(body.reasoning_effort)) {
+      return reply(400, { error: { message: `Unsupported value: 'reasoning_effort' does not support '${body.reasoning_effort}' with this model. Supported values are: ${behaviour.reasoningEfforts.map((v) => `'${v}'`).join(', ')}.`, type: 'invalid_request_error', param: 'reasoning_effort', code: 'unsupported_value' } });
     }
     const format = body.response_format?.type;
     if (format && format !== 'text' && !behaviour.formats.includes(format)) {
@@ -299,23 +360,38 @@ export async function startFakePresets(): Promise<FakePresets> {
     }
     const messages = body.messages as Array<{ role: string; content: unknown }>;
     const promptText = messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
-    let schema = body.response_format?.json_schema?.schema;
-    let name = body.response_format?.json_schema?.name;
+    let schema = behaviour.ignoresJsonSchema ? undefined : body.response_format?.json_schema?.schema;
+    let name = behaviour.ignoresJsonSchema ? undefined : body.response_format?.json_schema?.name;
     if (!schema) {
       const inPrompt = /valid against this JSON Schema named "([^"]+)":\n(\{[\s\S]*\})\s*$/.exec(String(messages.at(-1)?.content ?? ''));
       if (inPrompt) [name, schema] = [inPrompt[1], JSON.parse(inPrompt[2]!)];
     }
-    const content = schema
-      ? JSON.stringify((await writer.generateText({ system: '', prompt: promptText, intent: { kind: 'free', input: {} }, schema: { name, schema } })).json)
-      : 'ok';
-    const asked = body[behaviour.tokenParam] ?? behaviour.defaultCap;
-    const budget = Math.min(asked, maxOutput[preset] ?? behaviour.maxOutput);
+    let content = 'ok';
+    if (schema) {
+      const value = (await writer.generateText({ system: '', prompt: promptText, intent: { kind: 'free', input: {} }, schema: { name, schema } })).json as { notes?: unknown[] };
+      content = JSON.stringify(value);
+      // A verbose model spends its tokens on layout: valid JSON, padded out per note.
+      const perNote = verbose[preset];
+      if (perNote && Array.isArray(value.notes)) content = JSON.stringify(value, null, 2).padEnd(perNote * value.notes.length, ' ');
+    } else if (behaviour.ignoresJsonSchema && body.response_format?.type === 'json_schema') {
+      // The schema never reached the model: it answers the prompt in prose.
+      content = '好的，下面是为您准备的小红书笔记：\n标题：秋冬换季护肤小心得\n正文：最近天气变冷，皮肤特别干……';
+    }
+    const filtered = asked.includes('过滤词');
+    const budget = Math.min(body[behaviour.tokenParam] ?? behaviour.defaultCap, maxOutput[preset] ?? behaviour.maxOutput);
+    const reasoning = behaviour.thinks && !behaviour.thinks.off(body) ? Math.min(behaviour.thinks.reasoningTokens, budget) : 0;
+    call.reasoningTokens = reasoning;
     call.replyTokens = tokensOf(content);
-    const cut = call.replyTokens > budget;
-    const text = cut ? [...content].slice(0, budget).join('') : content;
-    call.finishReason = cut ? 'length' : 'stop';
+    const room = budget - reasoning;
+    const cut = call.replyTokens > room;
+    // content_filter: the provider's moderation stops the answer part-way.
+    const text = filtered ? [...content].slice(0, 10).join('') : cut ? [...content].slice(0, room).join('') : content;
+    call.finishReason = filtered ? 'content_filter' : cut ? 'length' : 'stop';
+    const reasoningContent = reasoning > 0 ? '嗯，用户想要'.padEnd(reasoning, '。') : undefined;
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // The reasoning streams first, as `reasoning_content` beside an empty `content`.
+      if (reasoningContent) res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: null, reasoning_content: reasoningContent }, finish_reason: null }] })}\n\n`);
       for (let i = 0; i < text.length; i += 40) {
         res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: body.model, choices: [{ index: 0, delta: { content: text.slice(i, i + 40) }, finish_reason: null }] })}\n\n`);
       }
@@ -323,7 +399,14 @@ export async function startFakePresets(): Promise<FakePresets> {
       res.end('data: [DONE]\n\n');
       return;
     }
-    reply(200, { id: 'c', object: 'chat.completion', created: 1, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: call.finishReason }], usage: { completion_tokens: tokensOf(text) } });
+    reply(200, {
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text, ...(reasoningContent ? { reasoning_content: reasoningContent } : {}) }, finish_reason: call.finishReason }],
+      usage: { completion_tokens: tokensOf(text) + reasoning, completion_tokens_details: { reasoning_tokens: reasoning } },
+    });
   }
 
   async function image(body: any, form: Record<string, string> | undefined, behaviour: Behaviour, preset: PresetName, reply: (s: number, p: unknown) => void) {
@@ -343,6 +426,11 @@ export async function startFakePresets(): Promise<FakePresets> {
       if (w % 16 || h % 16 || Math.max(w, h) > 3840 || w * h < 655_360 || w * h > 8_294_400) return refuse(`Invalid size '${sizeText}'`);
       if (fields.response_format !== undefined) return reply(400, { error: { message: "Unknown parameter: 'response_format'.", type: 'invalid_request_error', param: 'response_format', code: 'unknown_parameter' } });
     }
+    // Seedream: `image` is one URL or data URL, or an array of up to 14.
+    if (preset === 'doubao' && fields.image !== undefined) {
+      const refs = Array.isArray(fields.image) ? fields.image : [fields.image];
+      if (refs.length > 14 || !refs.every((r: unknown) => typeof r === 'string' && /^(https?:|data:image\/)/.test(r))) return refuse('The parameter image specified in the request is not valid');
+    }
     if (preset === 'doubao' && (w * h < 2560 * 1440 || w * h > 4096 * 4096)) return refuse(`The parameter size specified in the request is not valid: total pixels must be within [3686400, 16777216]`);
     if (preset === 'zhipu' && (w % 16 || h % 16 || w < 512 || h < 512 || w > 2048 || h > 2048 || w * h > 2 ** 21)) return refuse(`size ${sizeText} not supported`);
     if (preset === 'siliconflow' && !['1024x1024', '960x1280', '768x1024', '720x1440', '720x1280'].includes(sizeText)) return refuse(`image_size ${sizeText} not supported`);
@@ -358,6 +446,7 @@ export async function startFakePresets(): Promise<FakePresets> {
     origin,
     calls,
     maxOutput,
+    verbose,
     baseUrl: (preset) => (preset === 'qwen' ? `${origin}/qwen/compatible-mode/v1` : `${origin}/${preset}/v1`),
     close: () =>
       new Promise<void>((resolve) => {

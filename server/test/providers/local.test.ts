@@ -303,7 +303,7 @@ describe('local provider: images', () => {
 
   it('composites the product reference image into the card', async () => {
     const reference = await sharp({ create: { width: 600, height: 600, channels: 3, background: '#00c800' } }).jpeg().toBuffer();
-    const image = await local.generateImage({ prompt: 'p', intent: { kind: 'free', input: frame('hook', 's3') }, referenceImage: { data: reference, mime: 'image/jpeg' } });
+    const image = await local.generateImage({ prompt: 'p', intent: { kind: 'free', input: frame('hook', 's3') }, referenceImages: [{ data: reference, mime: 'image/jpeg' }] });
     // The middle of the product frame shows the reference photo's green.
     const { data } = await sharp(image.data).extract({ left: 520, top: 700, width: 40, height: 40 }).raw().toBuffer({ resolveWithObject: true });
     const [r, g, b] = [data[0]!, data[1]!, data[2]!];

@@ -91,7 +91,7 @@ describe('text', () => {
     expect(result.json).toEqual({ greeting: '嗨', count: 2 });
     const body = fake.requests[0]!.body;
     expect(body.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'greeting', schema: schema.schema, strict: true } });
-    expect(body.model).toBe('gpt-5-mini');
+    expect(body.model).toBe('gpt-5.4-mini');
     expect(body.messages[1].content).toBe('say hi');
   });
 
@@ -116,7 +116,8 @@ describe('text', () => {
 
   it('gives up with bad_output after two bad replies, so the caller falls back', async () => {
     fake.handle((_req, res) => json(res, 200, chatReply('sorry, I cannot do JSON')));
-    const error = await failure(provider('openai').generateText({ ...text(), schema }));
+    // JSON mode: a bad reply is the model's (under strict json_schema it would mean the field was dropped).
+    const error = await failure(provider('deepseek').generateText({ ...text(), schema }));
     expect(error.kind).toBe('bad_output');
     expect(error.message).toContain('greeting');
     expect(fake.requests).toHaveLength(2);
@@ -222,11 +223,11 @@ describe('images', () => {
   it('doubao: WxH size, b64_json requested, watermark off, reference image sent', async () => {
     fake.handle((_req, res) => json(res, 200, { data: [{ b64_json: portrait.toString('base64') }] }));
     const reference = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).jpeg().toBuffer();
-    await provider('doubao').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' }, referenceImage: { data: reference, mime: 'image/jpeg' } });
+    await provider('doubao').generateImage({ prompt: 'p', negativePrompt: NO, intent: { kind: 'free' }, referenceImages: [{ data: reference, mime: 'image/jpeg' }] });
     // Seedream documents no negative prompt.
     expect(fake.requests[0]!.body.negative_prompt).toBeUndefined();
     // Seedream 4.5 needs at least 2560×1440 pixels in total: 3:4 scaled up to 1664×2224.
-    expect(fake.requests[0]!.body).toMatchObject({ model: 'doubao-seedream-4-5-251128', size: '1664x2224', response_format: 'b64_json', watermark: false, image: `data:image/jpeg;base64,${reference.toString('base64')}` });
+    expect(fake.requests[0]!.body).toMatchObject({ model: 'doubao-seedream-5-0-260128', size: '1664x2224', response_format: 'b64_json', watermark: false, image: `data:image/jpeg;base64,${reference.toString('base64')}` });
     const [w, h] = String(fake.requests[0]!.body.size).split('x').map(Number);
     expect(w! * h!).toBeGreaterThanOrEqual(2560 * 1440);
   });

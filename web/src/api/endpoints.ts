@@ -59,6 +59,7 @@ export const api = {
     create: (body: Body<'/api/v1/api-keys', 'post'>) => dataOf(http.POST('/api/v1/api-keys', { body })),
     update: (id: number, body: Body<'/api/v1/api-keys/{id}', 'patch'>) => dataOf(http.PATCH('/api/v1/api-keys/{id}', { ...path({ id }), body })),
     test: (id: number, image: boolean) => dataOf(http.POST('/api/v1/api-keys/{id}/test', { ...path({ id }), body: { image } })),
+    models: (id: number) => dataOf(http.GET('/api/v1/api-keys/{id}/models', path({ id }))),
     remove: (id: number) => dataOf(http.DELETE('/api/v1/api-keys/{id}', path({ id }))),
     routing: () => dataOf(http.GET('/api/v1/workspaces/current/generation')),
     setRouting: (body: Body<'/api/v1/workspaces/current/generation', 'put'>) => dataOf(http.PUT('/api/v1/workspaces/current/generation', { body })),

@@ -17,7 +17,10 @@ describe('server errors in the interface language', () => {
     expect(zh(429, 42900, 'too many failed logins for this username; try again in 15 min')).toBe('登录失败次数过多，请 15 分钟后再试');
     // A sentence this client does not know still reads in Chinese, by its code.
     expect(zh(400, 40000, 'body/title must NOT have more than 20 characters')).toBe('提交的内容不符合要求，请检查后重试');
-    expect(zh(502, 50200, 'provider deepseek failed after 3 attempts: timeout')).toBe('AI 服务调用失败，请稍后重试');
+    // A provider failure says what to fix, from the advice in the server's message.
+    expect(zh(502, 50200, 'deepseek text generation failed after 1 attempt (HTTP 402): the account has no balance left. Provider said: Insufficient Balance')).toBe(
+      'AI 服务调用失败：AI 服务账户余额不足，请到服务商控制台充值后重试',
+    );
     expect(zh(418, 41800, 'I am a teapot')).toBe('服务器返回错误（HTTP 418）');
     // The webhook rules, with the server's own messages.
     expect(zh(400, 40000, 'body.url: hooks.internal resolves to a non-public address; only public http(s) addresses are allowed')).toBe(
@@ -44,11 +47,23 @@ describe('failures recorded by the server, worded', () => {
       '图片 A2 生成失败：AI 服务响应超时，请重试',
     );
     expect(wordFailure(t, 'partly done: 1 of 3 text sets failed, 2 of 9 images failed; the rest is ready')).toBe('部分完成（1/3 组文案失败，2/9 张图片失败），其余内容已就绪');
-    expect(wordFailure(t, 'main image failed: whatever the provider said', 'rate_limited')).toBe('图片生成失败：AI 服务限流，请稍后再试，或在连接中调低并发');
+    expect(wordFailure(t, 'main image failed: whatever the provider said', 'rate_limited')).toBe('图片生成失败：AI 服务限流：在“AI 服务连接”中调低该连接的并发，或到服务商提高额度后重试');
     // Zhipu's empty balance arrives as a 429; the server's kind, not the status, decides the words.
     expect(wordFailure(t, 'texts of set A failed: zhipu text generation failed after 1 attempt (HTTP 429): the account has no balance left. Provider said: 余额不足')).toBe(
       'A 组文案生成失败：AI 服务账户余额不足，请到服务商控制台充值后重试',
     );
     expect(wordFailure(t, 'something no client knows')).toBe('生成失败：出现意外错误，请重试');
+  });
+
+  it('tells apart the situations one kind covers where the fix differs', () => {
+    // The server's own wordings (server/src/providers/errors.ts and openai-compatible.ts).
+    const region = "openai text generation failed after 1 attempt (HTTP 403): the provider refuses requests from this server's country or region: use a relay or another provider. Provider said: Country, region, or territory not supported";
+    expect(wordFailure(t, `texts of set A failed: ${region}`, 'unsupported')).toBe('A 组文案生成失败：服务商不接受来自本服务器所在国家或地区的请求：请改用中转地址（兼容接口）或其他服务商');
+    const context = "deepseek text generation failed after 1 attempt (HTTP 400): the request is longer than the model's context window: choose a model with a larger context or shorten the product's texts. Provider said: This model's maximum context length is 131072 tokens.";
+    expect(wordFailure(t, `texts of set B failed: ${context}`, 'unsupported')).toMatch(/^B 组文案生成失败：请求超出模型的上下文长度/);
+    const thinking = "deepseek text generation: the model's thinking used the whole budget before it answered (set the connection's thinking to off) at its output budget of 16 tokens";
+    expect(wordFailure(t, thinking, 'truncated')).toBe('生成失败：模型的思考用完了输出额度，没有给出回答：请在“AI 服务连接”中把该连接的“思考”设为关闭');
+    // Without such a wording, the kind decides as before.
+    expect(wordFailure(t, 'texts of set C failed: cut', 'truncated')).toMatch(/超出输出上限被截断/);
   });
 });

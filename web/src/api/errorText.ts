@@ -53,6 +53,8 @@ export function wordServerError(t: TFunction, status: number, code: number, mess
     if (values.field) values.field = t(`apiError.fields.${values.field}`, { defaultValue: values.field });
     return t(rule.key, values);
   }
+  // A provider failure says what to fix, from the advice the server put in its message.
+  if (code === 50200) return t('apiError.provider', { cause: cause(t, message) });
   if (CODES.includes(code)) return t(`apiError.code.${code}`);
   return t('error.http', { status });
 }
@@ -72,9 +74,20 @@ const PROVIDER_ADVICE: Array<[RegExp, string]> = [
   [/no connection (that writes text|draws images)/, 'no_connection'],
 ];
 
+/**
+ * Situations one kind covers where the fix differs, told apart by the server's stable advice
+ * (server/src/providers/errors.ts, openai-compatible.ts): a region refusal is `unsupported` but
+ * needs a relay, not a model change; a budget spent on thinking is `truncated` but needs thinking off.
+ */
+const PROVIDER_SITUATIONS: Array<[RegExp, string]> = [
+  [/refuses requests from this server's country or region/, 'region'],
+  [/longer than the model's context window/, 'context'],
+  [/thinking used the whole budget/, 'thinking'],
+];
+
 /** Why a provider call failed, in words: by its kind when known (fission images carry it), else by the server's advice. */
-function cause(t: TFunction, detail: string, kind?: string | null): string {
-  const found = kind ?? PROVIDER_ADVICE.find(([test]) => test.test(detail))?.[1];
+export function cause(t: TFunction, detail: string, kind?: string | null): string {
+  const found = PROVIDER_SITUATIONS.find(([test]) => test.test(detail))?.[1] ?? kind ?? PROVIDER_ADVICE.find(([test]) => test.test(detail))?.[1];
   return t(`failure.kind.${found ?? 'other'}`, { defaultValue: t('failure.kind.other') });
 }
 

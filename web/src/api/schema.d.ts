@@ -381,6 +381,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys/{id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Models the provider offers this connection
+         * @description The provider’s own model list (`GET {base_url}/models`) where its preset documents one, else the dated catalogue’s models; each marked by capability where its id tells and by its announced shutdown day. Provider failures are answers with error_kind, never HTTP errors.
+         */
+        get: operations["listConnectionModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces/current/generation": {
         parameters: {
             query?: never;
@@ -390,7 +410,7 @@ export interface paths {
         };
         /**
          * Which connection writes, sees and draws
-         * @description Each capability’s connection id, or null for automatic (the caller’s newest connection with that capability, else the workspace’s newest).
+         * @description Each capability’s connection id, or null for automatic (the caller’s newest connection with that capability whose latest test did not fail for it, else the workspace’s newest such; when all failed, the newest), with warnings for hand-chosen connections whose latest test failed.
          */
         get: operations["getGenerationRouting"];
         /**
@@ -1704,6 +1724,8 @@ export interface components {
             progress: {
                 stage: string;
                 done: number;
+                /** @description images only: failed ones, not counted in done */
+                failed?: number;
                 total: number;
             } | null;
             /** @description number of generation runs started (regenerate adds one) */
@@ -3831,6 +3853,24 @@ export interface operations {
                                     vision: boolean;
                                     image: boolean;
                                 };
+                                /** @description thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent */
+                                options: {
+                                    /** @enum {unknown} */
+                                    thinking: "off" | "on" | "provider_default";
+                                    /** @enum {unknown} */
+                                    token_param: "auto" | "max_tokens" | "max_completion_tokens";
+                                    /** @enum {unknown} */
+                                    temperature: "auto" | "omit";
+                                };
+                                retiring: {
+                                    capability: "text" | "vision" | "image";
+                                    model: string;
+                                    /**
+                                     * Format: date
+                                     * @description the provider’s announced shutdown day (past: already shut down)
+                                     */
+                                    retires_on: string;
+                                }[];
                                 last_test: {
                                     ok: boolean;
                                     /** Format: date-time */
@@ -3842,6 +3882,16 @@ export interface operations {
                                         latency_ms: number;
                                         error_kind: string | null;
                                         message: string | null;
+                                    }[];
+                                    /** @description models of the connection that shut down within 30 days, as at the test */
+                                    retiring?: {
+                                        capability: "text" | "vision" | "image";
+                                        model: string;
+                                        /**
+                                         * Format: date
+                                         * @description the provider’s announced shutdown day (past: already shut down)
+                                         */
+                                        retires_on: string;
                                     }[];
                                 } | null;
                                 /** Format: date-time */
@@ -3947,6 +3997,15 @@ export interface operations {
                     /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
                     image_size?: string;
                     concurrency?: number | null;
+                    /** @description only the options named change; the others keep their values */
+                    options?: {
+                        /** @enum {unknown} */
+                        thinking?: "off" | "on" | "provider_default";
+                        /** @enum {unknown} */
+                        token_param?: "auto" | "max_tokens" | "max_completion_tokens";
+                        /** @enum {unknown} */
+                        temperature?: "auto" | "omit";
+                    };
                 };
             };
         };
@@ -3981,6 +4040,24 @@ export interface operations {
                                 vision: boolean;
                                 image: boolean;
                             };
+                            /** @description thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent */
+                            options: {
+                                /** @enum {unknown} */
+                                thinking: "off" | "on" | "provider_default";
+                                /** @enum {unknown} */
+                                token_param: "auto" | "max_tokens" | "max_completion_tokens";
+                                /** @enum {unknown} */
+                                temperature: "auto" | "omit";
+                            };
+                            retiring: {
+                                capability: "text" | "vision" | "image";
+                                model: string;
+                                /**
+                                 * Format: date
+                                 * @description the provider’s announced shutdown day (past: already shut down)
+                                 */
+                                retires_on: string;
+                            }[];
                             last_test: {
                                 ok: boolean;
                                 /** Format: date-time */
@@ -3992,6 +4069,16 @@ export interface operations {
                                     latency_ms: number;
                                     error_kind: string | null;
                                     message: string | null;
+                                }[];
+                                /** @description models of the connection that shut down within 30 days, as at the test */
+                                retiring?: {
+                                    capability: "text" | "vision" | "image";
+                                    model: string;
+                                    /**
+                                     * Format: date
+                                     * @description the provider’s announced shutdown day (past: already shut down)
+                                     */
+                                    retires_on: string;
                                 }[];
                             } | null;
                             /** Format: date-time */
@@ -4300,6 +4387,15 @@ export interface operations {
                     /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
                     image_size?: string;
                     concurrency?: number | null;
+                    /** @description only the options named change; the others keep their values */
+                    options?: {
+                        /** @enum {unknown} */
+                        thinking?: "off" | "on" | "provider_default";
+                        /** @enum {unknown} */
+                        token_param?: "auto" | "max_tokens" | "max_completion_tokens";
+                        /** @enum {unknown} */
+                        temperature?: "auto" | "omit";
+                    };
                 };
             };
         };
@@ -4334,6 +4430,24 @@ export interface operations {
                                 vision: boolean;
                                 image: boolean;
                             };
+                            /** @description thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent */
+                            options: {
+                                /** @enum {unknown} */
+                                thinking: "off" | "on" | "provider_default";
+                                /** @enum {unknown} */
+                                token_param: "auto" | "max_tokens" | "max_completion_tokens";
+                                /** @enum {unknown} */
+                                temperature: "auto" | "omit";
+                            };
+                            retiring: {
+                                capability: "text" | "vision" | "image";
+                                model: string;
+                                /**
+                                 * Format: date
+                                 * @description the provider’s announced shutdown day (past: already shut down)
+                                 */
+                                retires_on: string;
+                            }[];
                             last_test: {
                                 ok: boolean;
                                 /** Format: date-time */
@@ -4345,6 +4459,16 @@ export interface operations {
                                     latency_ms: number;
                                     error_kind: string | null;
                                     message: string | null;
+                                }[];
+                                /** @description models of the connection that shut down within 30 days, as at the test */
+                                retiring?: {
+                                    capability: "text" | "vision" | "image";
+                                    model: string;
+                                    /**
+                                     * Format: date
+                                     * @description the provider’s announced shutdown day (past: already shut down)
+                                     */
+                                    retires_on: string;
                                 }[];
                             } | null;
                             /** Format: date-time */
@@ -4477,6 +4601,16 @@ export interface operations {
                                 error_kind: string | null;
                                 message: string | null;
                             }[];
+                            /** @description models of the connection that shut down within 30 days, as at the test */
+                            retiring?: {
+                                capability: "text" | "vision" | "image";
+                                model: string;
+                                /**
+                                 * Format: date
+                                 * @description the provider’s announced shutdown day (past: already shut down)
+                                 */
+                                retires_on: string;
+                            }[];
                         };
                     };
                 };
@@ -4564,6 +4698,107 @@ export interface operations {
             };
         };
     };
+    listConnectionModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            ok: boolean;
+                            /** @description provider: its own list; catalogue: the preset documents none */
+                            source: "provider" | "catalogue";
+                            models: {
+                                id: string;
+                                /** @description as far as the id tells: empty for embeddings, speech and the like */
+                                capabilities: ("text" | "vision" | "image")[];
+                                retires_on: string | null;
+                            }[];
+                            error_kind: string | null;
+                            message: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getGenerationRouting: {
         parameters: {
             query?: never;
@@ -4586,6 +4821,12 @@ export interface operations {
                             text_key_id: number | null;
                             vision_key_id: number | null;
                             image_key_id: number | null;
+                            /** @description connections chosen by hand whose latest test failed for the capability they are routed for: kept, but tasks will likely fail until fixed */
+                            warnings: {
+                                capability: "text" | "vision" | "image";
+                                key_id: number;
+                                error_kind: string | null;
+                            }[];
                         };
                     };
                 };
@@ -4685,6 +4926,12 @@ export interface operations {
                             text_key_id: number | null;
                             vision_key_id: number | null;
                             image_key_id: number | null;
+                            /** @description connections chosen by hand whose latest test failed for the capability they are routed for: kept, but tasks will likely fail until fixed */
+                            warnings: {
+                                capability: "text" | "vision" | "image";
+                                key_id: number;
+                                error_kind: string | null;
+                            }[];
                         };
                     };
                 };

@@ -269,6 +269,19 @@ describe('rendering while events stream in', () => {
     expect(screen.queryByTestId('stage-text')).toBeNull();
   });
 
+  it('counts failed images as failed, not as done: the bar is not all green', () => {
+    const store = new LiveStore();
+    render(<LivePanel store={store} fallback={null} status="generating" />);
+    act(() => {
+      store.apply(1, 'progress', { stage: 'image', done: 4, failed: 8, total: 12 });
+    });
+    expect(screen.getByLabelText('图片 4 张成功 · 8 张失败 / 共 12')).toBeTruthy();
+    const bar = screen.getByTestId('stage-image');
+    // Ant Design's exception state (red), with only the 4 successes in the success segment.
+    expect(bar.querySelector('.ant-progress-status-exception')).not.toBeNull();
+    expect(bar.querySelector('.ant-progress-status-success')).toBeNull();
+  });
+
   it('says the task is queued until its first stage reports, then that it is generating', () => {
     const store = new LiveStore();
     render(<LivePanel store={store} fallback={null} status="pending" />);

@@ -21,6 +21,7 @@ import * as recoveredImageOriginals from './20261126_0200_recovered_image_origin
 import * as connections from './20261125_1000_connections.js';
 import * as presetWordLevels from './20261125_1100_preset_word_levels.js';
 import * as linkTables from './20261128_0100_link_tables.js';
+import * as connectionOptions from './20261128_0300_connection_options.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0200_recovered_image_originals': recoveredImageOriginals,
   '20261125_1000_connections': connections,
   '20261128_0100_link_tables': linkTables,
+  '20261128_0300_connection_options': connectionOptions,
 };

@@ -16,6 +16,7 @@ const publicColumns = [
   'image_size',
   'concurrency',
   'last_test',
+  'options',
 ] as const;
 export type PublicKeyRow = Pick<Row<'api_keys'>, (typeof publicColumns)[number]>;
 

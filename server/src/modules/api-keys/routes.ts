@@ -3,7 +3,7 @@ import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
 import { PROVIDER_LABELS } from '../../providers/labels.js';
-import { PROVIDER_ERROR_KINDS } from '../../providers/types.js';
+import { PROVIDER_ERROR_KINDS, TEMPERATURE_OPTIONS, THINKING_OPTIONS, TOKEN_PARAM_OPTIONS } from '../../providers/types.js';
 import * as service from './service.js';
 
 const tags = ['connections'];
@@ -17,7 +17,28 @@ const TestResult = Type.Object({
   error_kind: Nullable(Type.String({ description: `one of ${PROVIDER_ERROR_KINDS.join(', ')}` })),
   message: Nullable(Type.String({ description: "the provider's reason (English, never the key); the console words error_kind instead" })),
 });
-const ConnectionTest = Type.Object({ ok: Type.Boolean(), at: DateTime, results: Type.Array(TestResult) });
+const Retiring = Type.Object(
+  {
+    capability: Type.Union([Type.Literal('text'), Type.Literal('vision'), Type.Literal('image')]),
+    model: Type.String(),
+    retires_on: Type.String({ format: 'date', description: 'the provider’s announced shutdown day (past: already shut down)' }),
+  },
+  { description: 'a model of this connection the dated catalogue knows shuts down within 30 days' },
+);
+const ConnectionTest = Type.Object({
+  ok: Type.Boolean(),
+  at: DateTime,
+  results: Type.Array(TestResult),
+  retiring: Type.Optional(Type.Array(Retiring, { description: 'models of the connection that shut down within 30 days, as at the test' })),
+});
+const ConnectionOptions = Type.Object(
+  {
+    thinking: Type.Enum(THINKING_OPTIONS),
+    token_param: Type.Enum(TOKEN_PARAM_OPTIONS),
+    temperature: Type.Enum(TEMPERATURE_OPTIONS),
+  },
+  { description: 'thinking: off (default: writing and judging without reasoning), on, provider_default (send no switch); token_param: auto = the preset’s; temperature: auto = sent where the preset takes it, omit = never sent' },
+);
 
 const ApiKeyView = Type.Object({
   id: Type.Integer(),
@@ -31,6 +52,8 @@ const ApiKeyView = Type.Object({
   image_size: Nullable(Type.String({ description: 'sent verbatim when set; null = sized per request by the preset’s rules' })),
   concurrency: Type.Integer({ description: 'calls of this connection in flight at once (per process)' }),
   capabilities: Capabilities,
+  options: ConnectionOptions,
+  retiring: Type.Array(Retiring),
   last_test: Nullable(ConnectionTest),
   created_at: DateTime,
   created_by: Type.Integer(),
@@ -46,12 +69,36 @@ const ConnectionFields = {
   image_model: Type.Optional(model('image')),
   image_size: Type.Optional(Type.String({ maxLength: 32, pattern: '^[0-9A-Za-z*x]*$', description: 'e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules' })),
   concurrency: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 64, description: 'null = the preset’s' }))),
+  options: Type.Optional(Type.Partial(ConnectionOptions, { description: 'only the options named change; the others keep their values' })),
 };
 
 const Routing = Type.Object({
   text_key_id: Nullable(Type.Integer({ minimum: 1 })),
   vision_key_id: Nullable(Type.Integer({ minimum: 1 })),
   image_key_id: Nullable(Type.Integer({ minimum: 1 })),
+});
+
+const CapabilityName = Type.Union([Type.Literal('text'), Type.Literal('vision'), Type.Literal('image')]);
+const ModelList = Type.Object({
+  ok: Type.Boolean(),
+  source: Type.Union([Type.Literal('provider'), Type.Literal('catalogue')], { description: 'provider: its own list; catalogue: the preset documents none' }),
+  models: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      capabilities: Type.Array(CapabilityName, { description: 'as far as the id tells: empty for embeddings, speech and the like' }),
+      retires_on: Nullable(Type.String({ format: 'date' })),
+    }),
+  ),
+  error_kind: Nullable(Type.String({ description: `one of ${PROVIDER_ERROR_KINDS.join(', ')}` })),
+  message: Nullable(Type.String({ description: "the provider's reason (English, never the key)" })),
+});
+
+const RoutingView = Type.Object({
+  ...Routing.properties,
+  warnings: Type.Array(
+    Type.Object({ capability: Type.Union([Type.Literal('text'), Type.Literal('vision'), Type.Literal('image')]), key_id: Type.Integer(), error_kind: Nullable(Type.String()) }),
+    { description: 'connections chosen by hand whose latest test failed for the capability they are routed for: kept, but tasks will likely fail until fixed' },
+  ),
 });
 
 const Preset = Type.Object({
@@ -148,6 +195,22 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
     async (request) => ok(await service.testApiKey(ctx, currentUser(request), request.params.id, { image: request.body?.image === true })),
   );
 
+  app.get(
+    '/api-keys/:id/models',
+    {
+      schema: {
+        tags,
+        operationId: 'listConnectionModels',
+        summary: 'Models the provider offers this connection',
+        description:
+          'The provider’s own model list (`GET {base_url}/models`) where its preset documents one, else the dated catalogue’s models; each marked by capability where its id tells and by its announced shutdown day. Provider failures are answers with error_kind, never HTTP errors.',
+        params: IdParams,
+        response: { 200: Ok(ModelList), ...commonErrors },
+      },
+    },
+    async (request) => ok(await service.listConnectionModels(ctx, currentUser(request), request.params.id)),
+  );
+
   app.delete(
     '/api-keys/:id',
     {
@@ -173,8 +236,8 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
         tags,
         operationId: 'getGenerationRouting',
         summary: 'Which connection writes, sees and draws',
-        description: 'Each capability’s connection id, or null for automatic (the caller’s newest connection with that capability, else the workspace’s newest).',
-        response: { 200: Ok(Routing), ...commonErrors },
+        description: 'Each capability’s connection id, or null for automatic (the caller’s newest connection with that capability whose latest test did not fail for it, else the workspace’s newest such; when all failed, the newest), with warnings for hand-chosen connections whose latest test failed.',
+        response: { 200: Ok(RoutingView), ...commonErrors },
       },
     },
     async (request) => ok(await service.getRouting(ctx, currentUser(request))),
@@ -190,7 +253,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
         summary: 'Route text, vision and images to connections',
         description: 'Admins and supervisors; a connection lacking the capability it is routed for is refused (400), another workspace’s is a 404.',
         body: Routing,
-        response: { 200: Ok(Routing), ...commonErrors },
+        response: { 200: Ok(RoutingView), ...commonErrors },
       },
     },
     async (request) => ok(await service.putRouting(ctx, currentUser(request), request.body)),

@@ -9,9 +9,9 @@ import { canOn, recordActions, type Actor } from '../../policy/policy.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import type { EffectiveConnection } from '../../providers/factory.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
-import { PRESETS } from '../../providers/presets.js';
+import { capabilitiesOfModel, catalogueModels, PRESETS, retiringModels, type Retiring } from '../../providers/presets.js';
 import { isPublicAddress } from '../../security/ssrf.js';
-import { ProviderError, STRUCTURED_MODES, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
+import { ProviderError, STRUCTURED_MODES, type ConnectionOptions, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
 import * as repo from './repository.js';
 
 export type { ProviderCredentials };
@@ -28,9 +28,12 @@ export interface ConnectionInput {
   image_model?: string;
   image_size?: string;
   concurrency?: number | null;
+  options?: Partial<ConnectionOptions>;
 }
 
-function effectiveOf(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency'>): EffectiveConnection {
+type ConnectionRow = Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency' | 'options'>;
+
+function effectiveOf(ctx: AppContext, row: ConnectionRow): EffectiveConnection {
   return ctx.providers.effective({
     provider: row.provider as ProviderLabel,
     baseUrl: row.base_url,
@@ -39,6 +42,7 @@ function effectiveOf(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'b
     imageModel: row.image_model,
     imageSize: row.image_size,
     concurrency: row.concurrency,
+    options: row.options,
   });
 }
 
@@ -48,6 +52,13 @@ function capabilitiesOf(effective: EffectiveConnection) {
 
 function displayName(provider: string): string {
   return provider === 'local' ? '本地离线' : (PRESETS[provider as keyof typeof PRESETS]?.displayName ?? provider);
+}
+
+/** The connection's models the catalogue knows shut down within 30 days (or already did). */
+function retiringOf(ctx: AppContext, provider: string, effective: EffectiveConnection): Retiring[] {
+  const preset = PRESETS[provider as keyof typeof PRESETS];
+  if (!preset) return [];
+  return retiringModels(preset, { text: effective.textModel, vision: effective.visionModel, image: effective.imageModel }, ctx.clock.now());
 }
 
 /** A connection as the API shows it to `actor`: effective values, never the key, and what the actor may do with it. */
@@ -65,6 +76,8 @@ export function connectionView(ctx: AppContext, row: repo.PublicKeyRow, actor: A
     image_size: effective.imageSize,
     concurrency: effective.concurrency,
     capabilities: capabilitiesOf(effective),
+    options: effective.options,
+    retiring: retiringOf(ctx, row.provider, effective),
     last_test: row.last_test ?? null,
     created_at: row.created_at,
     created_by: row.created_by,
@@ -130,8 +143,8 @@ async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
 const MODEL_FIELDS = ['text_model', 'vision_model', 'image_model'] as const;
 
 /** The columns a create or PATCH writes; `undefined` leaves a column as it is. */
-async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input: ConnectionInput) {
-  const columns: Partial<Record<'name' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size', string | null>> & { concurrency?: number | null } = {};
+async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input: ConnectionInput, stored: Row<'api_keys'>['options'] = null) {
+  const columns: Partial<Record<'name' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size', string | null>> & { concurrency?: number | null; options?: string } = {};
   if (input.name !== undefined) columns.name = input.name.trim() || null;
   if (input.base_url !== undefined) columns.base_url = input.base_url.trim() === '' ? null : await checkBaseUrl(ctx, input.base_url);
   for (const field of MODEL_FIELDS) {
@@ -139,11 +152,13 @@ async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input
   }
   if (input.image_size !== undefined) columns.image_size = input.image_size.trim() || null;
   if (input.concurrency !== undefined) columns.concurrency = input.concurrency;
+  // A PATCH names only the options it changes; the others keep their stored values.
+  if (input.options !== undefined) columns.options = json({ ...(stored ?? {}), ...input.options });
   if (provider === 'local' && Object.keys(columns).some((c) => c !== 'name')) throw badRequest('the local provider has no endpoint or models to set');
   return columns;
 }
 
-function checkConnection(ctx: AppContext, row: Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency'>) {
+function checkConnection(ctx: AppContext, row: ConnectionRow) {
   const effective = effectiveOf(ctx, row);
   if (row.provider === 'openai-compatible' && !effective.baseUrl) throw badRequest('base_url is required for an openai-compatible connection');
   if (row.image_model && !PRESETS[row.provider as keyof typeof PRESETS]?.image) throw badRequest(`${displayName(row.provider)} has no image endpoint: image_model must be empty`);
@@ -157,7 +172,7 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
   const secret = body.api_key.trim();
   if (secret.length < 4) throw badRequest('api_key is too short');
   const columns = await connectionColumns(ctx, label, body);
-  checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns });
+  checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns, options: body.options ?? null });
   const sealed = ctx.secrets.seal(secret);
   const row = await repo.insertKey(ctx.db, {
     workspace_id: auth.workspaceId,
@@ -184,14 +199,14 @@ async function keyFor(ctx: AppContext, auth: AuthUser, id: number, action: 'upda
 
 export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, input: ConnectionInput) {
   const key = await keyFor(ctx, auth, id, 'update');
-  const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input);
+  const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input, key.options);
   if (input.api_key !== undefined) {
     const secret = input.api_key.trim();
     if (secret.length < 4) throw badRequest('api_key is too short');
     const sealed = ctx.secrets.seal(secret);
     Object.assign(columns, { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion, key_last4: secret.slice(-4) });
   }
-  const next = { ...key, ...columns };
+  const next = { ...key, ...columns, options: input.options ? { ...(key.options ?? {}), ...input.options } : key.options };
   checkConnection(ctx, next);
   // What the connection can do decides whether it may stay routed.
   const routing = await repo.routingOf(ctx.db, auth.workspaceId);
@@ -225,6 +240,7 @@ function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
     imageModel: key.image_model,
     imageSize: key.image_size,
     concurrency: key.concurrency,
+    options: key.options,
     structuredMode: (STRUCTURED_MODES as readonly string[]).includes(key.structured_mode ?? '') ? (key.structured_mode as StructuredMode) : null,
   };
 }
@@ -238,12 +254,34 @@ export async function rememberStructuredMode(ctx: Pick<AppContext, 'db'>, keyId:
 
 export type Routing = Record<`${Capability}_key_id`, number | null>;
 
-export async function getRouting(ctx: AppContext, auth: AuthUser): Promise<Routing> {
-  const row = await repo.routingOf(ctx.db, auth.workspaceId);
-  return { text_key_id: row?.text_key_id ?? null, vision_key_id: row?.vision_key_id ?? null, image_key_id: row?.image_key_id ?? null };
+/** The failed result of the connection's latest test for this capability, if it failed (an untested one has not). */
+function failedTest(key: Pick<Row<'api_keys'>, 'last_test'>, capability: Capability): ConnectionTest['results'][number] | undefined {
+  return key.last_test?.results.find((r) => r.capability === capability && !r.ok);
 }
 
-export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routing): Promise<Routing> {
+export interface RoutingWarning {
+  capability: Capability;
+  key_id: number;
+  error_kind: string | null;
+}
+
+/** A routing chosen by hand is kept as chosen, with a warning for each connection whose latest test failed for its capability. */
+async function routingWarnings(ctx: AppContext, workspaceId: number, routing: Routing): Promise<RoutingWarning[]> {
+  const keys = await repo.allKeys(ctx.db, workspaceId);
+  return CAPABILITIES.flatMap((capability) => {
+    const id = routing[`${capability}_key_id`];
+    const failed = id === null ? undefined : failedTest(keys.find((k) => k.id === id) ?? { last_test: null }, capability);
+    return failed && id !== null ? [{ capability, key_id: id, error_kind: failed.error_kind }] : [];
+  });
+}
+
+export async function getRouting(ctx: AppContext, auth: AuthUser): Promise<Routing & { warnings: RoutingWarning[] }> {
+  const row = await repo.routingOf(ctx.db, auth.workspaceId);
+  const routing = { text_key_id: row?.text_key_id ?? null, vision_key_id: row?.vision_key_id ?? null, image_key_id: row?.image_key_id ?? null };
+  return { ...routing, warnings: await routingWarnings(ctx, auth.workspaceId, routing) };
+}
+
+export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routing): Promise<Routing & { warnings: RoutingWarning[] }> {
   for (const capability of CAPABILITIES) {
     const id = routing[`${capability}_key_id`];
     if (id === null) continue;
@@ -252,7 +290,7 @@ export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routi
     if (!capabilitiesOf(effectiveOf(ctx, key))[capability]) throw badRequest(`connection ${id} has no ${capability} model`);
   }
   await repo.saveRouting(ctx.db, auth.workspaceId, routing);
-  return routing;
+  return { ...routing, warnings: await routingWarnings(ctx, auth.workspaceId, routing) };
 }
 
 export interface RoutedConnection {
@@ -280,11 +318,14 @@ export async function resolveConnections(
   for (const capability of CAPABILITIES) {
     const able = withCaps.filter((k) => k.caps[capability]);
     const byId = (id: number | null | undefined) => (id ? able.find((k) => k.key.id === id) : undefined);
+    const newest = (among: typeof able) => among.find((k) => k.key.created_by === opts.operatorId) ?? among[0];
+    // The automatic choice passes over a connection the user just saw fail its test; when every
+    // one failed, the newest is still tried (the cause may be fixed by now, e.g. a topped-up balance).
     const chosen =
       byId(opts.recorded?.[capability]) ??
       byId(routing?.[`${capability}_key_id`]) ??
-      able.find((k) => k.key.created_by === opts.operatorId) ??
-      able[0];
+      newest(able.filter((k) => !failedTest(k.key, capability))) ??
+      newest(able);
     if (!chosen) continue;
     let creds = unsealed.get(chosen.key.id);
     if (!creds) unsealed.set(chosen.key.id, (creds = unseal(ctx, chosen.key)));
@@ -301,6 +342,43 @@ export async function workspaceCapabilities(ctx: AppContext, workspaceId: number
 
 export async function workspaceHasApiKey(ctx: AppContext, workspaceId: number): Promise<boolean> {
   return (await workspaceCapabilities(ctx, workspaceId)).text;
+}
+
+// ---- model list --------------------------------------------------------------------------------
+
+export interface ModelList {
+  ok: boolean;
+  /** `provider`: its own `/models`; `catalogue`: the preset documents no list, the catalogue's models instead. */
+  source: 'provider' | 'catalogue';
+  models: Array<{ id: string; capabilities: Capability[]; retires_on: string | null }>;
+  error_kind: string | null;
+  message: string | null;
+}
+
+/**
+ * What the provider's own model list offers this connection, each model marked by capability
+ * where its id tells and by its shutdown day where the catalogue knows one. A provider failure
+ * is an answer with its error kind (like a test), never an HTTP error.
+ */
+export async function listConnectionModels(ctx: AppContext, auth: AuthUser, id: number): Promise<ModelList> {
+  // Models are listed to choose them: whoever may change the connection (it spends its key).
+  const key = await keyFor(ctx, auth, id, 'update');
+  const preset = PRESETS[key.provider as keyof typeof PRESETS];
+  const mark = (ids: string[]) =>
+    [...new Set(ids)].sort().map((model) => ({
+      id: model,
+      capabilities: key.provider === 'local' ? [...CAPABILITIES] : capabilitiesOfModel(preset, model),
+      retires_on: preset?.retirements[model] ?? null,
+    }));
+  try {
+    const ids = await ctx.providers.forCredentials(unseal(ctx, key), { maxRetries: 0 }).listModels(AbortSignal.timeout(30_000));
+    if (ids === null) return { ok: true, source: 'catalogue', models: mark(catalogueModels(preset)), error_kind: null, message: null };
+    return { ok: true, source: 'provider', models: mark(ids), error_kind: null, message: null };
+  } catch (err) {
+    if (!(err instanceof ProviderError)) ctx.log.warn({ err, keyId: id }, 'model list failed outside the provider');
+    const failure = err instanceof ProviderError ? err : undefined;
+    return { ok: false, source: 'provider', models: [], error_kind: failure?.kind ?? 'unavailable', message: failure?.message.slice(0, 500) ?? 'the model list could not be read' };
+  }
 }
 
 // ---- test --------------------------------------------------------------------------------------
@@ -355,7 +433,7 @@ export async function testApiKey(ctx: AppContext, auth: AuthUser, id: number, op
       }
     }),
   );
-  const test: ConnectionTest = { ok: results.every((r) => r.ok), at: nowIso(ctx.clock.now()), results };
+  const test: ConnectionTest = { ok: results.every((r) => r.ok), at: nowIso(ctx.clock.now()), results, retiring: retiringOf(ctx, key.provider, effective) };
   await repo.updateKey(ctx.db, auth.workspaceId, id, { last_test: json(test) });
   return test;
 }

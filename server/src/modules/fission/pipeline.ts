@@ -18,7 +18,7 @@ import { warmImageThreads } from '../../images/threads.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, type Provider } from '../../providers/types.js';
 import { resolveConnections } from '../api-keys/service.js';
-import { pickProductImage } from '../../content/pick-image.js';
+import { pickProductImages } from '../../content/pick-image.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import {
   DEFAULT_IMAGES_PER_SET,
@@ -363,7 +363,7 @@ async function illustrate(
   const outcomes = await Promise.allSettled(
     images.map(async (image) => {
       // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
-      const reference = provider?.referenceImages ? pickProductImage(scene.productImages, image.role) : null;
+      const references = pickProductImages(scene.productImages, image.role, provider?.referenceImages ?? 0);
       const note = await repo.findNoteById(ctx.db, image.note_id);
       const noteSeq = note?.seq ?? image.note_id;
       // A cover carries its note's cover title as it is now: the operator may have edited it before a retry.
@@ -373,7 +373,7 @@ async function illustrate(
         workspaceId: fission.workspace_id,
         callKey: `fission:${fission.id}:image:${noteSeq}:${image.seq}`,
         frame,
-        prompt: imagePrompt(frame, scene.productName, reference !== null),
+        prompt: imagePrompt(frame, scene.productName, references.length > 0),
         input: {
           purpose: 'storyboard-image',
           strategy: image.strategy,
@@ -384,7 +384,7 @@ async function illustrate(
           theme: scene.theme,
           brief: image.brief,
         },
-        reference,
+        references,
         overlay: scene.overlay,
         signal,
       };

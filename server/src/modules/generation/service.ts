@@ -251,8 +251,8 @@ export interface FrameImageRequest {
   prompt: string;
   /** What the provider's intent says about the frame (`local` draws from it). */
   input: Omit<StoryboardImageInput, 'overlay' | 'has_reference_image'>;
-  /** The product image to keep the product faithful to, if any. */
-  reference: { file_key: string; mime: string } | null;
+  /** The product images to keep the product faithful to, the role's best first (as many as the model takes; none where it takes none). */
+  references: Array<{ file_key: string; mime: string }>;
   /** Draw the frame's cover title or caption on the image (the service letters, not the model). */
   overlay: boolean;
   signal?: AbortSignal;
@@ -267,14 +267,14 @@ export function generateFrameImage(ctx: AppContext, provider: Provider, req: Fra
     const input: StoryboardImageInput = {
       ...req.input,
       overlay: req.overlay ? (req.frame.overlay?.text ?? null) : null,
-      has_reference_image: req.reference !== null,
+      has_reference_image: req.references.length > 0,
     };
     const result = await provider.generateImage({
       prompt: req.prompt,
       negativePrompt: NEGATIVE_PROMPT,
       width: IMAGE_WIDTH,
       height: IMAGE_HEIGHT,
-      ...(req.reference ? { referenceImage: { data: await storage.read(req.reference.file_key), mime: req.reference.mime } } : {}),
+      referenceImages: await Promise.all(req.references.map(async (r) => ({ data: await storage.read(r.file_key), mime: r.mime }))),
       intent: { kind: 'free', input },
       signal: req.signal,
       slot: req.slot,

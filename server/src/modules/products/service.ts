@@ -155,7 +155,7 @@ export function productForGeneration(ctx: AppContext, workspaceId: number, produ
   return repo.findProduct(ctx.db, workspaceId, productId);
 }
 
-/** The product images as rows, for the generation pipeline (see pickProductImage). */
+/** The product images as rows, for the generation pipeline (see pickProductImages). */
 export function productImagesForGeneration(ctx: AppContext, workspaceId: number, productId: number): Promise<ImageRow[]> {
   return repo.listImages(ctx.db, workspaceId, productId);
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { taskCoverTemplate } from '../../content/cover.js';
 import { withInstruction } from '../../content/instruction.js';
-import { pickProductImage } from '../../content/pick-image.js';
+import { pickProductImages } from '../../content/pick-image.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
 import { clip } from '../../content/text.js';
@@ -302,7 +302,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
       const line = lineFor(image, titles);
       const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
       // A photo goes along only where the model takes one.
-      const reference = provider.referenceImages ? pickProductImage(productImages, image.role) : null;
+      const references = pickProductImages(productImages, image.role, provider.referenceImages);
       const key = `task:${task.id}:image-row:${image.id}`;
       let change: Parameters<typeof repo.updateImageCandidate>[3];
       try {
@@ -312,7 +312,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
           frame,
           prompt: withInstruction(image.prompt, image.instruction),
           input: { purpose: 'storyboard-image', strategy: image.strategy, role: image.role, seq: image.seq, seed: key, product_name: product.name, theme: task.theme, brief: image.brief },
-          reference,
+          references,
           overlay: task.overlay_text,
           signal,
           slot: (work) => pool.run(work, signal),

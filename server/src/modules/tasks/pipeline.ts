@@ -3,7 +3,7 @@ import { taskCoverTemplate } from '../../content/cover.js';
 import { NotesDeltaExtractor } from '../../content/deltas.js';
 import type { CheckedNote } from '../../content/evaluate.js';
 import { normaliseNote } from '../../content/limits.js';
-import { pickProductImage } from '../../content/pick-image.js';
+import { pickProductImages } from '../../content/pick-image.js';
 import { imagePrompt, notesInput, notesPrompt } from '../../content/prompts.js';
 import { notesReplySchema, type Note, type NotesIntentInput, type NotesReply, type StrategyCode } from '../../content/schemas.js';
 import type { ScoredText } from '../../content/scoring.js';
@@ -287,8 +287,9 @@ class GenerationRun {
   /**
    * `count` notes of a set, at most NOTES_PER_CALL per call, each call through the ledger (the
    * first under the set's own key, so a run resumed across this change reuses its paid reply).
-   * A reply cut by its output budget is split into two smaller calls; one note cut on its own
-   * stays `truncated`.
+   * A reply cut by its output budget is split into two smaller calls; one note cut on its own is
+   * asked again once with twice the budget (the provider caps it at the model's output limit)
+   * before it stays `truncated`: a verbose model writes every note it can.
    */
   private async writeNotes(strategy: StrategyCode, count: number, callKey: string, offset: number): Promise<Note[]> {
     if (count > NOTES_PER_CALL) {
@@ -301,24 +302,29 @@ class GenerationRun {
     }
     // The set's first note plans its images: only the call that writes it is given the roles.
     const input = notesInput(this.loaded.inputs, strategy, count, offset === 0 ? storyboardRoles(strategy, this.task.image_count) : []);
+    const budget = CALL_TOKENS + NOTE_TOKENS * count;
     try {
-      return (await this.ledger(callKey, () => this.callNotes(input, notesPrompt(input), { strategy, offset }))).notes.slice(0, count);
+      return (await this.ledger(callKey, () => this.callNotes(input, notesPrompt(input), budget, { strategy, offset }))).notes.slice(0, count);
     } catch (err) {
-      if (!(err instanceof ProviderError && err.kind === 'truncated' && count > 1)) throw err;
+      if (!(err instanceof ProviderError && err.kind === 'truncated')) throw err;
+      if (count === 1) {
+        this.ctx.log.warn({ taskId: this.task.id, strategy }, 'one note cut by the output budget: asking once more with twice the budget');
+        return (await this.ledger(`${callKey}:roomy`, () => this.callNotes(input, notesPrompt(input), budget * 2, { strategy, offset }))).notes.slice(0, count);
+      }
       this.ctx.log.warn({ taskId: this.task.id, strategy, count }, 'notes cut by the output budget: asking in two smaller calls');
       const half = Math.ceil(count / 2);
       return [...(await this.writeNotes(strategy, half, `${callKey}:a`, offset)), ...(await this.writeNotes(strategy, count - half, `${callKey}:b`, offset + half))];
     }
   }
 
-  private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, stream?: { strategy: StrategyCode; offset: number }): Promise<NotesReply> {
+  private async callNotes(input: NotesIntentInput, prompt: { system: string; prompt: string }, maxTokens: number, stream?: { strategy: StrategyCode; offset: number }): Promise<NotesReply> {
     const sink = stream ? new DeltaSink(this.ctx, this.task.id, stream.strategy, stream.offset) : undefined;
     try {
       const result = await this.providers.text!.generateText({
         ...prompt,
         intent: { kind: 'notes', input },
         schema: notesReplySchema(input.count),
-        maxTokens: CALL_TOKENS + NOTE_TOKENS * input.count,
+        maxTokens,
         ...(sink ? { onDelta: (delta: string) => sink.push(delta) } : {}),
         signal: this.signal,
       });
@@ -385,8 +391,8 @@ class GenerationRun {
   private async image(strategy: StrategyCode, frame: StoryboardFrame): Promise<void> {
     const imageProvider = this.providers.image!;
     // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
-    const reference = imageProvider.referenceImages ? pickProductImage(this.loaded.productImages, frame.role) : null;
-    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, reference !== null);
+    const references = pickProductImages(this.loaded.productImages, frame.role, imageProvider.referenceImages);
+    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, references.length > 0);
     const request: FrameImageRequest = {
       workspaceId: this.ws,
       callKey: `${this.prefix}:image:${strategy}:${frame.seq}`,
@@ -402,7 +408,7 @@ class GenerationRun {
         theme: this.loaded.inputs.theme,
         brief: frame.brief,
       },
-      reference,
+      references,
       overlay: this.task.overlay_text,
       signal: this.signal,
     };
@@ -490,12 +496,13 @@ class GenerationRun {
 
   /** Image progress counts settled images (made or failed), so it always reaches its total. */
   private imageProgress(trx: Transaction<DB>): Promise<NewTaskEvent> {
-    return this.setProgress(trx, 'image', this.counters.imagesDone + this.counters.imagesFailed, this.counters.imagesTotal);
+    return this.setProgress(trx, 'image', this.counters.imagesDone, this.counters.imagesTotal, this.counters.imagesFailed);
   }
 
   /** The task's progress column and its event, written together. */
-  private async setProgress(trx: Transaction<DB>, stage: 'text' | 'score' | 'image', done: number, total: number): Promise<NewTaskEvent> {
-    const data = { stage, done, total };
+  /** Images count `done` and `failed` apart (like a fission's), so a bar never shows failures as finished. */
+  private async setProgress(trx: Transaction<DB>, stage: 'text' | 'score' | 'image', done: number, total: number, failed?: number): Promise<NewTaskEvent> {
+    const data = failed === undefined ? { stage, done, total } : { stage, done, failed, total };
     await transition(trx, this.task, 'report_progress', { progress: json(data) }, { generation: this.task.generation });
     return { name: 'progress', data };
   }
@@ -528,7 +535,7 @@ class GenerationRun {
       before.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready`, error_kind: null } });
     }
     const progress = task.image_count > 0 && counters.imagesTotal > 0
-      ? { stage: 'image', done: counters.imagesDone + counters.imagesFailed, total: counters.imagesTotal }
+      ? { stage: 'image', done: counters.imagesDone, failed: counters.imagesFailed, total: counters.imagesTotal }
       : { stage: 'score', done: this.textsThisGeneration, total: counters.textsTotal };
     await moveTask(
       this.ctx,

@@ -143,7 +143,7 @@ export const providersView = (providers: Static<typeof TaskProvidersSchema> | nu
 export const TaskDetail = Type.Object({
   ...TaskListItem.properties,
   benchmark_ids: Type.Array(Type.Integer()),
-  progress: Type.Union([Type.Object({ stage: Type.String(), done: Type.Integer(), total: Type.Integer() }), Type.Null()], {
+  progress: Type.Union([Type.Object({ stage: Type.String(), done: Type.Integer(), failed: Type.Optional(Type.Integer({ description: 'images only: failed ones, not counted in done' })), total: Type.Integer() }), Type.Null()], {
     description: 'of the running or last generation; null before the first progress report',
   }),
   generation: Type.Integer({ description: 'number of generation runs started (regenerate adds one)' }),

@@ -86,8 +86,12 @@ function writtenReply(intent: ProviderIntent, seed: string): unknown {
 export class LocalProvider implements Provider {
   readonly label = 'local' as const;
   readonly models = { text: MODEL, vision: MODEL, image: MODEL };
+
+  async listModels(): Promise<string[]> {
+    return [MODEL];
+  }
   /** The cards it draws show the product photo when one is given. */
-  readonly referenceImages = true;
+  readonly referenceImages = 1;
   private imageFailuresLeft: number;
 
   constructor(private readonly options: { imageFailures?: LocalImageFailures } = {}) {
@@ -133,7 +137,7 @@ export class LocalProvider implements Provider {
           seq: typeof input.seq === 'number' ? input.seq : 1,
           productName: typeof input.product_name === 'string' ? input.product_name : '',
           theme: typeof input.theme === 'string' ? input.theme : '',
-          reference: request.referenceImage,
+          reference: request.referenceImages?.[0],
         },
         new Random(`${seed}/image`),
         { width: request.width ?? DEFAULT_WIDTH, height: request.height ?? DEFAULT_HEIGHT },

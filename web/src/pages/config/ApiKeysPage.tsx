@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Col, Descriptions, Form, Input, InputNumber, Modal, Popconfirm, Row, Select, Space, Tag, Typography } from 'antd';
+import { Alert, AutoComplete, Button, Card, Col, Descriptions, Form, Input, InputNumber, Modal, Popconfirm, Row, Select, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
+import { cause } from '../../api/errorText';
 import { api } from '../../api/endpoints';
 import type { ApiKey } from '../../api/types';
 import { useCan } from '../../app/abilities';
@@ -25,7 +26,17 @@ interface Values {
   image_model?: string;
   image_size?: string;
   concurrency?: number | null;
+  thinking?: Options['thinking'];
+  token_param?: Options['token_param'];
+  temperature?: Options['temperature'];
 }
+
+type Options = ApiKey['options'];
+const OPTION_VALUES = {
+  thinking: ['off', 'on', 'provider_default'],
+  token_param: ['auto', 'max_tokens', 'max_completion_tokens'],
+  temperature: ['auto', 'omit'],
+} as const;
 
 /**
  * AI service connections (contract-decisions §7): add a provider by its Chinese name with its
@@ -67,12 +78,29 @@ export default function ApiKeysPage() {
                   { value: 0, label: t('connections.automatic') },
                   ...connections.filter((c) => c.capabilities[capability]).map((c) => ({ value: c.id, label: `${c.name} · ${modelOf(c, capability)}` })),
                 ]}
-                onChange={(value: number) => routing.data && route.mutate({ ...routing.data, [`${capability}_key_id`]: value || null })}
+                onChange={(value: number) => {
+                  if (!routing.data) return;
+                  const { text_key_id, vision_key_id, image_key_id } = routing.data;
+                  route.mutate({ text_key_id, vision_key_id, image_key_id, [`${capability}_key_id`]: value || null });
+                }}
               />
+              {routing.data?.warnings
+                .filter((w) => w.capability === capability)
+                .map((w) => (
+                  <Alert
+                    key={w.key_id}
+                    type="warning"
+                    showIcon
+                    style={{ marginTop: 4 }}
+                    data-testid="route-warning"
+                    title={t('connections.routeWarning', { name: connections.find((c) => c.id === w.key_id)?.name ?? `#${w.key_id}`, cause: cause(t, '', w.error_kind) })}
+                  />
+                ))}
             </Col>
           ))}
         </Row>
-        {!canRoute && <Typography.Text type="secondary">{t('connections.routingRole')}</Typography.Text>}
+        <Typography.Text type="secondary">{t('connections.automaticSkips')}</Typography.Text>
+        {!canRoute && <Typography.Text type="secondary"> {t('connections.routingRole')}</Typography.Text>}
       </Card>
 
       <Space style={{ marginBottom: 16 }}>
@@ -143,6 +171,16 @@ export default function ApiKeysPage() {
                 { key: 'image', label: t('connections.imageModel'), children: c.image_model || '—' },
                 { key: 'base', label: t('connections.baseUrl'), children: <span style={{ wordBreak: 'break-all' }}>{c.base_url}</span> },
               ]} />
+              {c.retiring.map((r) => (
+                <Alert
+                  key={`${r.capability}:${r.model}`}
+                  type={r.retires_on <= today() ? 'error' : 'warning'}
+                  showIcon
+                  style={{ marginTop: 4 }}
+                  data-testid="retiring"
+                  title={t(r.retires_on <= today() ? 'connections.retired' : 'connections.retiring', { model: r.model, capability: t(`connections.can.${r.capability}`), date: r.retires_on })}
+                />
+              ))}
               {c.last_test && (
                 <div data-testid="last-test" style={{ marginTop: 8 }}>
                   {c.last_test.results.map((r) => (
@@ -152,7 +190,7 @@ export default function ApiKeysPage() {
                       showIcon
                       style={{ marginTop: 4 }}
                       title={`${t(`connections.can.${r.capability}`)} · ${r.model} · ${r.latency_ms} ms`}
-                      description={r.ok ? t('connections.testOk') : t(`failure.kind.${r.error_kind ?? 'other'}`, { defaultValue: t('failure.kind.other') })}
+                      description={r.ok ? t('connections.testOk') : cause(t, r.message ?? '', r.error_kind)}
                     />
                   ))}
                 </div>
@@ -175,6 +213,8 @@ export default function ApiKeysPage() {
     </>
   );
 }
+
+const today = () => new Date().toISOString().slice(0, 10);
 
 function modelOf(c: ApiKey, capability: Capability): string {
   return capability === 'text' ? c.text_model : capability === 'vision' ? c.vision_model : c.image_model;
@@ -211,6 +251,7 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
         image_model: v.image_model?.trim() ?? '',
         image_size: v.image_size?.trim() ?? '',
         concurrency: v.concurrency ?? null,
+        options: { thinking: v.thinking ?? 'off', token_param: v.token_param ?? 'auto', temperature: v.temperature ?? 'auto' },
         ...(v.api_key?.trim() ? { api_key: v.api_key.trim() } : {}),
       };
       const local = v.provider === 'local';
@@ -221,6 +262,12 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
   });
   const provider = Form.useWatch('provider', form);
   const preset = presets.find((p) => p.provider === provider);
+  // The provider's own list costs a call with the stored key: read when asked, for a saved connection.
+  const models = useQuery({ queryKey: ['api-keys', 'models', editing?.id], queryFn: () => api.apiKeys.models(editing!.id), enabled: false, staleTime: 5 * 60_000 });
+  const modelOptions = (capability: Capability) =>
+    (models.data?.models ?? [])
+      .filter((m) => m.capabilities.includes(capability))
+      .map((m) => ({ value: m.id, label: m.retires_on ? `${m.id} · ${t('connections.retiresOn', { date: m.retires_on })}` : m.id }));
   return (
     <Modal open title={editing ? t('connections.edit') : t('connections.add')} onCancel={props.onClose} onOk={() => form.submit()} okText={t('form.save')} cancelText={t('form.cancel')} confirmLoading={save.isPending} width={640}>
       {save.error && <Alert type="error" showIcon role="alert" title={errorMessage(save.error)} style={{ marginBottom: 12 }} />}
@@ -230,8 +277,8 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
         onFinish={(v) => save.mutate(v)}
         initialValues={
           editing
-            ? { provider: editing.provider, name: editing.name, base_url: editing.base_url, text_model: editing.text_model, vision_model: editing.vision_model, image_model: editing.image_model, image_size: editing.image_size ?? '', concurrency: editing.concurrency }
-            : { provider: 'qwen', ...presetValues(presets, 'qwen') }
+            ? { provider: editing.provider, name: editing.name, base_url: editing.base_url, text_model: editing.text_model, vision_model: editing.vision_model, image_model: editing.image_model, image_size: editing.image_size ?? '', concurrency: editing.concurrency, ...editing.options }
+            : { provider: 'qwen', ...presetValues(presets, 'qwen'), thinking: 'off', token_param: 'auto', temperature: 'auto' }
         }
       >
         <Form.Item label={t('apiKeys.provider')} name="provider" rules={[{ required: true }]}>
@@ -259,20 +306,29 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
             <Row gutter={12}>
               <Col xs={24} md={8}>
                 <Form.Item label={t('connections.textModel')} name="text_model" extra={t('connections.emptyModel')}>
-                  <Input />
+                  <AutoComplete options={modelOptions('text')} />
                 </Form.Item>
               </Col>
               <Col xs={24} md={8}>
                 <Form.Item label={t('connections.visionModel')} name="vision_model">
-                  <Input />
+                  <AutoComplete options={modelOptions('vision')} />
                 </Form.Item>
               </Col>
               <Col xs={24} md={8}>
                 <Form.Item label={t('connections.imageModel')} name="image_model">
-                  <Input disabled={Boolean(preset && !preset.draws_images)} />
+                  <AutoComplete options={modelOptions('image')} disabled={Boolean(preset && !preset.draws_images)} />
                 </Form.Item>
               </Col>
             </Row>
+            {editing && (
+              <div style={{ marginBottom: 12 }}>
+                <Button size="small" loading={models.isFetching} onClick={() => void models.refetch()}>
+                  {t('connections.loadModels')}
+                </Button>
+                {models.data && !models.data.ok && <Alert type="error" showIcon style={{ marginTop: 8 }} title={t('connections.modelsFailed', { cause: cause(t, models.data.message ?? '', models.data.error_kind) })} />}
+                {models.data?.source === 'catalogue' && <Typography.Text type="secondary"> {t('connections.modelsFromCatalogue')}</Typography.Text>}
+              </div>
+            )}
             <Row gutter={12}>
               <Col xs={24} md={12}>
                 <Form.Item label={t('connections.imageSize')} name="image_size" extra={t('connections.imageSizeHint')}>
@@ -284,6 +340,16 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
                   <InputNumber min={1} max={64} style={{ width: '100%' }} />
                 </Form.Item>
               </Col>
+            </Row>
+            <Typography.Text strong>{t('connections.options')}</Typography.Text>
+            <Row gutter={12} style={{ marginTop: 8 }}>
+              {(['thinking', 'token_param', 'temperature'] as const).map((option) => (
+                <Col xs={24} md={8} key={option}>
+                  <Form.Item label={t(`connections.${option === 'token_param' ? 'tokenParam' : option}`)} name={option} extra={option === 'thinking' ? t('connections.thinkingHint') : undefined}>
+                    <Select options={OPTION_VALUES[option].map((value) => ({ value, label: t(`connections.${option === 'token_param' ? 'tokenParam' : option}Values.${value}`) }))} />
+                  </Form.Item>
+                </Col>
+              ))}
             </Row>
           </>
         )}

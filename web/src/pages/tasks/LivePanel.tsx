@@ -12,11 +12,20 @@ function StageBar({ store, stage, fallback }: { store: LiveStore; stage: Stage; 
   const live = useLive(store, (s) => s.progress[stage]);
   const progress = live ?? (fallback?.stage === stage ? fallback : undefined);
   if (!progress) return null;
-  const percent = progress.total > 0 ? Math.round((progress.done / progress.total) * 100) : 0;
+  // Failed images settle the bar without counting as done: the green part is what succeeded.
+  const failed = progress.failed ?? 0;
+  const share = (n: number) => (progress.total > 0 ? Math.round((n / progress.total) * 100) : 0);
+  const label = failed > 0 ? t('live.progressFailed', { done: progress.done, failed, total: progress.total }) : `${progress.done}/${progress.total}`;
   return (
     <div data-testid={`stage-${stage}`} style={{ display: 'grid', gridTemplateColumns: '6em 1fr', alignItems: 'center', gap: 8 }}>
       <Typography.Text>{t(`stage.${stage}`)}</Typography.Text>
-      <Progress percent={percent} format={() => `${progress.done}/${progress.total}`} aria-label={`${t(`stage.${stage}`)} ${progress.done}/${progress.total}`} />
+      <Progress
+        percent={share(progress.done + failed)}
+        success={{ percent: share(progress.done) }}
+        status={failed > 0 ? 'exception' : undefined}
+        format={() => label}
+        aria-label={`${t(`stage.${stage}`)} ${label}`}
+      />
     </div>
   );
 }
