@@ -14,4 +14,13 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  {
+    // One typed configuration (server/src/config.ts) owns every setting: the server reads the
+    // environment there and nowhere else, so a setting is parsed, checked and documented once.
+    files: ['server/src/**/*.ts'],
+    ignores: ['server/src/config.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read settings from the typed configuration (server/src/config.ts), not the environment' }],
+    },
+  },
 );

@@ -22,7 +22,7 @@ import sharp from 'sharp';
 import { runTaskGeneration } from '../../server/src/modules/tasks/pipeline.js';
 import { normalizeImage } from '../../server/src/images/normalize.js';
 import { overlayText } from '../../server/src/images/overlay.js';
-import { generationOptions } from '../../server/src/modules/generation/service.js';
+import { DEFAULT_IMAGE_CONCURRENCY } from '../../server/src/config.js';
 import { PRESETS, requestSize } from '../../server/src/providers/presets.js';
 import { startTestServer } from '../../server/test/helpers/server.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../server/test/generation/fake-openai.js';
@@ -35,7 +35,7 @@ const TEXT_COUNT = 6;
 const IMAGE_COUNT = 6;
 // The shipped defaults: nothing in the environment changes them.
 const providerConcurrency = PRESETS.openai.concurrency;
-const imageConcurrency = generationOptions({}).imageConcurrency;
+const imageConcurrency = DEFAULT_IMAGE_CONCURRENCY;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 /** A FIFO counting semaphore on simulated time. */

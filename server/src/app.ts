@@ -34,7 +34,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     },
     bodyLimit: ctx.config.bodyLimitBytes,
-    trustProxy: ctx.config.env.TRUST_PROXY === '1',
+    trustProxy: ctx.config.trustProxy,
     // Our own 503 below, in the envelope, instead of Fastify's fixed body.
     return503OnClosing: false,
     clientErrorHandler,

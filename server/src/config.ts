@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
+import type { S3StorageOptions } from './storage/s3.js';
 
 export type ProcessRole = 'all' | 'api' | 'worker';
 
@@ -43,7 +44,51 @@ export interface Config {
   webhooks: WebhookSettings;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
+  /** TRUST_PROXY=1: behind a reverse proxy, the client address comes from X-Forwarded-For. */
+  trustProxy: boolean;
+  /** METRICS_TOKEN: when set, GET /metrics needs it as a bearer token. */
+  metricsToken: string | undefined;
+  /** STORAGE: files on local disk under DATA_DIR, or in an S3-compatible bucket (S3_*). */
+  storage: { kind: 'local' } | { kind: 's3'; s3: S3StorageOptions };
+  jobs: JobOptions;
+  fileSweep: FileSweepOptions;
+  generation: GenerationOptions;
   env: NodeJS.ProcessEnv;
+}
+
+export interface JobOptions {
+  /** Jobs one worker process runs at the same time (JOB_CONCURRENCY). */
+  concurrency: number;
+  /** Jobs of the `notify` lane (webhook deliveries) one worker process runs at the same time (JOB_NOTIFY_CONCURRENCY). */
+  notifyConcurrency: number;
+  /** Attempts per job before it fails for good (JOB_MAX_ATTEMPTS). */
+  maxAttempts: number;
+  /** Delay before the first retry; doubles with each further attempt (JOB_BACKOFF_MS). */
+  backoffMs: number;
+  /** How long a running job is held without a heartbeat before another worker may take it (JOB_LEASE_MS). */
+  leaseMs: number;
+  /** How often an idle in-process worker looks for jobs other processes enqueued (JOB_POLL_MS). */
+  pollMs: number;
+  /** How often worker processes look for stale work (JOB_SWEEP_MS). */
+  sweepMs: number;
+  /** Times stale work is resumed before it is failed (JOB_MAX_RESUMES). */
+  maxResumes: number;
+  /** How long shutdown waits for running jobs before releasing them (JOB_SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
+  /** Redis key prefix of the BullMQ queue, so deployments can share a Redis (JOB_QUEUE_PREFIX). */
+  prefix: string;
+}
+
+export interface FileSweepOptions {
+  /** How often the deployment sweeps unused files (FILE_SWEEP_MS). */
+  intervalMs: number;
+  /** How long an unused file is kept after it was last written (FILE_SWEEP_GRACE_MS). */
+  graceMs: number;
+}
+
+export interface GenerationOptions {
+  /** Images of one task or fission generated at the same time (GENERATION_IMAGE_CONCURRENCY); the provider's own limit also applies. */
+  imageConcurrency: number;
 }
 
 /** Delivery of team notifications (docs/webhooks.md). */
@@ -130,6 +175,59 @@ function webhookSettingsFrom(env: NodeJS.ProcessEnv): WebhookSettings {
   };
 }
 
+export function jobOptionsFrom(env: NodeJS.ProcessEnv): JobOptions {
+  const prefix = env.JOB_QUEUE_PREFIX || 'cps';
+  if (!/^[\w.-]{1,64}$/.test(prefix)) throw new ConfigError('JOB_QUEUE_PREFIX may hold only letters, digits, "_", "." and "-"');
+  return {
+    concurrency: intFrom(env, 'JOB_CONCURRENCY', 2, 1),
+    notifyConcurrency: intFrom(env, 'JOB_NOTIFY_CONCURRENCY', 8, 1),
+    maxAttempts: intFrom(env, 'JOB_MAX_ATTEMPTS', 3, 1),
+    backoffMs: intFrom(env, 'JOB_BACKOFF_MS', 2_000, 0),
+    leaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 200),
+    pollMs: intFrom(env, 'JOB_POLL_MS', 1_000, 10),
+    sweepMs: intFrom(env, 'JOB_SWEEP_MS', 30_000, 50),
+    maxResumes: intFrom(env, 'JOB_MAX_RESUMES', 3, 0),
+    shutdownGraceMs: intFrom(env, 'JOB_SHUTDOWN_GRACE_MS', 10_000, 0),
+    prefix,
+  };
+}
+
+const HOUR = 3_600_000;
+
+/** Images of one task or fission made at a time unless GENERATION_IMAGE_CONCURRENCY says otherwise. */
+export const DEFAULT_IMAGE_CONCURRENCY = 6;
+
+export function fileSweepOptionsFrom(env: NodeJS.ProcessEnv): FileSweepOptions {
+  return { intervalMs: intFrom(env, 'FILE_SWEEP_MS', HOUR, 50), graceMs: intFrom(env, 'FILE_SWEEP_GRACE_MS', HOUR, 0) };
+}
+
+/** STORAGE=s3 with S3_BUCKET, S3_REGION, S3_ENDPOINT, S3_FORCE_PATH_STYLE, S3_PREFIX, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY. */
+export function s3OptionsFromEnv(env: NodeJS.ProcessEnv, dataDir: string): S3StorageOptions {
+  const bucket = env.S3_BUCKET;
+  if (!bucket) throw new ConfigError('STORAGE=s3 needs S3_BUCKET');
+  const prefix = env.S3_PREFIX ?? '';
+  if (!/^[\w./-]{0,200}$/.test(prefix)) throw new ConfigError('S3_PREFIX may hold only letters, digits, "_", ".", "/" and "-"');
+  const accessKeyId = env.S3_ACCESS_KEY_ID;
+  const secretAccessKey = env.S3_SECRET_ACCESS_KEY;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (AWS default credentials)');
+  return {
+    bucket,
+    prefix,
+    region: env.S3_REGION || 'us-east-1',
+    ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
+    forcePathStyle: env.S3_FORCE_PATH_STYLE === '1' || Boolean(env.S3_ENDPOINT && env.S3_FORCE_PATH_STYLE !== '0'),
+    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    spoolDir: path.join(dataDir, 'tmp', 's3-spool'),
+  };
+}
+
+function storageFrom(env: NodeJS.ProcessEnv, dataDir: string): Config['storage'] {
+  const kind = env.STORAGE || 'local';
+  if (kind === 's3') return { kind, s3: s3OptionsFromEnv(env, dataDir) };
+  if (kind !== 'local') throw new ConfigError(`STORAGE must be "local" or "s3", got "${kind}"`);
+  return { kind };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -165,6 +263,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS === '1',
     webhooks: webhookSettingsFrom(env),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
+    trustProxy: env.TRUST_PROXY === '1',
+    metricsToken: env.METRICS_TOKEN || undefined,
+    storage: storageFrom(env, dataDir),
+    jobs: jobOptionsFrom(env),
+    fileSweep: fileSweepOptionsFrom(env),
+    generation: { imageConcurrency: intFrom(env, 'GENERATION_IMAGE_CONCURRENCY', DEFAULT_IMAGE_CONCURRENCY, 1) },
     env,
   };
 }

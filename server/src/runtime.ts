@@ -5,11 +5,10 @@ import type { AppContext } from './context.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { DbTaskEventBus } from './events/bus.js';
-import { fileSweepOptionsFrom, UnusedFileSweeper } from './modules/files/sweeper.js';
+import { UnusedFileSweeper } from './modules/files/sweeper.js';
 import { jobHandlers } from './modules/jobs.js';
 import { WebhookDispatcher, webhookDeliverJob } from './modules/webhooks/delivery.js';
 import { createJobBackend, startJobWorker } from './jobs/index.js';
-import { jobOptionsFrom } from './jobs/options.js';
 import { kindLanes, type JobHandlers } from './jobs/types.js';
 import { ThreadEventTransport } from './events/thread-transport.js';
 import { createLogger } from './logging.js';
@@ -66,7 +65,7 @@ export async function createRuntime(
   // Redis carries events between processes and threads alike; without it, a channel between
   // threads. Its client is loaded only when it is used (as are BullMQ and the S3 SDK).
   const transport = config.redisUrl
-    ? new (await import('./events/redis-transport.js')).RedisEventTransport(config.redisUrl, jobOptionsFrom(config.env).prefix, log)
+    ? new (await import('./events/redis-transport.js')).RedisEventTransport(config.redisUrl, config.jobs.prefix, log)
     : opts.threadChannel
       ? new ThreadEventTransport(opts.threadChannel)
       : undefined;
@@ -96,7 +95,7 @@ export async function createRuntime(
   const closers: Array<() => Promise<void> | void> = [() => jobs.close()];
   if (opts.worker) {
     const worker = startJobWorker(ctx, jobs, handlers, [
-      new UnusedFileSweeper(ctx, fileSweepOptionsFrom(config.env)),
+      new UnusedFileSweeper(ctx, config.fileSweep),
       // The outbox relay only where deliveries can run (tests may bring their own handlers).
       ...(handlers[webhookDeliverJob.kind] ? [new WebhookDispatcher(ctx)] : []),
     ]);

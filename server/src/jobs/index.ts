@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { InProcessJobBackend } from './in-process.js';
-import { jobOptionsFrom, type JobOptions } from './options.js';
+import type { JobOptions } from './options.js';
 import { StaleWorkSweeper } from './sweeper.js';
 import type { JobBackend, JobHandlers, JobWorker, KindLanes } from './types.js';
 
@@ -14,7 +14,7 @@ import type { JobBackend, JobHandlers, JobWorker, KindLanes } from './types.js';
 export async function createJobBackend(
   config: Config,
   database: Pick<Database, 'db' | 'dialect'>,
-  options: JobOptions = jobOptionsFrom(config.env),
+  options: JobOptions = config.jobs,
   lanes: KindLanes = {},
   threadChannel?: string,
 ): Promise<JobBackend> {

@@ -45,7 +45,7 @@ export async function opsRoutes(app: FastifyInstance, ctx: AppContext) {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks });
   });
 
-  const metricsToken = ctx.config.env.METRICS_TOKEN || undefined;
+  const { metricsToken } = ctx.config;
   app.get('/metrics', { config: ops, schema: hidden }, async (request, reply) => {
     if (metricsToken) {
       const token = bearerToken(request);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { LocalFileStorage } from './local.js';
 import type { FileStorage } from './types.js';
 
@@ -10,11 +10,9 @@ import type { FileStorage } from './types.js';
  * when it is used: 23 MB of memory per thread that reads it (npm start has two).
  */
 export async function createFileStorage(config: Config): Promise<FileStorage> {
-  const kind = config.env.STORAGE || 'local';
-  if (kind === 's3') {
-    const { S3FileStorage, s3OptionsFromEnv } = await import('./s3.js');
-    return new S3FileStorage(s3OptionsFromEnv(config.env, config.dataDir));
+  if (config.storage.kind === 's3') {
+    const { S3FileStorage } = await import('./s3.js');
+    return new S3FileStorage(config.storage.s3);
   }
-  if (kind !== 'local') throw new ConfigError(`STORAGE must be "local" or "s3", got "${kind}"`);
   return new LocalFileStorage(path.join(config.dataDir, 'files'));
 }

@@ -13,7 +13,6 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { ConfigError } from '../config.js';
 import { assertFileKey, contentTypeOfKey, fileKeyFor, isFileKey, type FileStorage, type ListedFile, type StoredFile } from './types.js';
 
 export interface S3StorageOptions {
@@ -29,25 +28,6 @@ export interface S3StorageOptions {
   spoolDir: string;
 }
 
-/** STORAGE=s3 with S3_BUCKET, S3_REGION, S3_ENDPOINT, S3_FORCE_PATH_STYLE, S3_PREFIX, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY. */
-export function s3OptionsFromEnv(env: NodeJS.ProcessEnv, dataDir: string): S3StorageOptions {
-  const bucket = env.S3_BUCKET;
-  if (!bucket) throw new ConfigError('STORAGE=s3 needs S3_BUCKET');
-  const prefix = env.S3_PREFIX ?? '';
-  if (!/^[\w./-]{0,200}$/.test(prefix)) throw new ConfigError('S3_PREFIX may hold only letters, digits, "_", ".", "/" and "-"');
-  const accessKeyId = env.S3_ACCESS_KEY_ID;
-  const secretAccessKey = env.S3_SECRET_ACCESS_KEY;
-  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (AWS default credentials)');
-  return {
-    bucket,
-    prefix,
-    region: env.S3_REGION || 'us-east-1',
-    ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
-    forcePathStyle: env.S3_FORCE_PATH_STYLE === '1' || Boolean(env.S3_ENDPOINT && env.S3_FORCE_PATH_STYLE !== '0'),
-    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
-    spoolDir: path.join(dataDir, 'tmp', 's3-spool'),
-  };
-}
 
 function isMissing(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };

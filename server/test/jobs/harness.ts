@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
 import { BullJobBackend } from '../../src/jobs/bullmq.js';
 import { InProcessJobBackend } from '../../src/jobs/in-process.js';
-import { jobOptionsFrom, type JobOptions } from '../../src/jobs/options.js';
+import { jobOptionsFrom, type JobOptions } from '../../src/config.js';
 import type { JobBackend } from '../../src/jobs/types.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { freshPostgresDatabase, usingPostgres } from '../helpers/server.js';

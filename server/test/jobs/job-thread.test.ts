@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreadEventTransport } from '../../src/events/thread-transport.js';
 import type { StoredTaskEvent } from '../../src/events/types.js';
 import { InProcessJobBackend } from '../../src/jobs/in-process.js';
-import { jobOptionsFrom } from '../../src/jobs/options.js';
+import { jobOptionsFrom } from '../../src/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { adminToken, call, Deployment, must, storedEvents, TaskFollower } from '../reliability/harness.js';
 

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createFileStorage } from '../../src/storage/index.js';
-import { S3FileStorage, s3OptionsFromEnv } from '../../src/storage/s3.js';
+import { s3OptionsFromEnv } from '../../src/config.js';
+import { S3FileStorage } from '../../src/storage/s3.js';
 import { settledDetail } from '../generation/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { createTask, ok, workspaceWithProduct } from '../tasks/fixtures.js';
@@ -90,8 +90,9 @@ describe('S3 file storage (against s3rver)', () => {
     await store.ping();
     const other = new S3FileStorage(s3OptionsFromEnv({ ...s3.env, S3_BUCKET: 'no-such-bucket' }, spool));
     await expect(other.ping()).rejects.toBeTruthy();
-    await expect(createFileStorage(loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 's3' }))).rejects.toThrow(/S3_BUCKET/);
-    await expect(createFileStorage(loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 'ftp' }))).rejects.toThrow(/STORAGE/);
+    // The configuration refuses them as it is read, before anything starts.
+    expect(() => loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 's3' })).toThrow(/S3_BUCKET/);
+    expect(() => loadConfig({ NODE_ENV: 'test', DATA_DIR: spool, STORAGE: 'ftp' })).toThrow(/STORAGE/);
     expect(() => s3OptionsFromEnv({ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'only-one' }, spool)).toThrow(/both/);
   });
 });

@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import { FILE_KEY_COLUMNS } from '../../src/db/schema.js';
 import { sweepUnusedFiles } from '../../src/modules/files/service.js';
-import { fileSweepOptionsFrom } from '../../src/modules/files/sweeper.js';
+import { fileSweepOptionsFrom } from '../../src/config.js';
 import type { FileStorage } from '../../src/storage/types.js';
 import { form } from '../config/setup.js';
 import { keyOfUrl, notesOf, settledFission } from '../fission/fixtures.js';

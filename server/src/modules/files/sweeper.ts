@@ -1,21 +1,7 @@
-import { intFrom } from '../../config.js';
+import type { FileSweepOptions } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { claimPeriodicRun } from '../../jobs/repository.js';
 import { sweepUnusedFiles } from './service.js';
-
-export interface FileSweepOptions {
-  /** How often the deployment sweeps unused files (FILE_SWEEP_MS). */
-  intervalMs: number;
-  /** How long an unused file is kept after it was last written (FILE_SWEEP_GRACE_MS). */
-  graceMs: number;
-}
-
-const HOUR = 3_600_000;
-
-
-export function fileSweepOptionsFrom(env: NodeJS.ProcessEnv): FileSweepOptions {
-  return { intervalMs: intFrom(env, 'FILE_SWEEP_MS', HOUR, 50), graceMs: intFrom(env, 'FILE_SWEEP_GRACE_MS', HOUR, 0) };
-}
 
 const CHORE = 'unused-file-sweep';
 

@@ -8,7 +8,7 @@ import { imagePrompt, preferencesInput } from '../../content/prompts.js';
 import type { ImageRole, NotesIntentInput } from '../../content/schemas.js';
 import { PASS_LINE } from '../../content/scoring.js';
 import { normaliseNote } from '../../content/limits.js';
-import { generateFrameImage, generationOptions, letterImage, loadGenerationInputs, publishableNote, reletterCover, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { generateFrameImage, letterImage, loadGenerationInputs, publishableNote, reletterCover, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
 import { coverTemplate } from '../../content/cover.js';
 import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
@@ -150,7 +150,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
   }
 
   const scene = await imageScene(ctx, source);
-  const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
+  const pool = new Semaphore(ctx.config.generation.imageConcurrency);
   // Contract rule 2: one set after another; inside a set, images in parallel.
   const images = await repo.imagesOf(ctx.db, ws, fissionId);
   for (const note of notes) {
@@ -512,7 +512,7 @@ export async function retryFissionImages(ctx: AppContext, noteId: number, signal
     return;
   }
   const provider = ctx.providers.forCredentials(routes.image.creds);
-  const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
+  const pool = new Semaphore(ctx.config.generation.imageConcurrency);
   await illustrate(ctx, provider, fission, queued, await imageScene(ctx, source), pool, signal);
 }
 

@@ -34,18 +34,6 @@ import * as repo from './repository.js';
  * fission set is written, scored and illustrated exactly like a task's set.
  */
 
-export interface GenerationOptions {
-  /** Images of one task or fission generated at the same time (GENERATION_IMAGE_CONCURRENCY); the provider's own limit also applies. */
-  imageConcurrency: number;
-}
-
-export function generationOptions(env: NodeJS.ProcessEnv): GenerationOptions {
-  const raw = env.GENERATION_IMAGE_CONCURRENCY;
-  const value = raw ? Number(raw) : 6;
-  if (!Number.isInteger(value) || value < 1) throw new Error(`GENERATION_IMAGE_CONCURRENCY must be a positive integer, got "${raw}"`);
-  return { imageConcurrency: value };
-}
-
 /** Words listed in a prompt at most: the matcher still checks every word of the library. */
 const MAX_AVOID_WORDS = 200;
 

@@ -18,7 +18,7 @@ import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError } from '../../providers/types.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
-import { generateFrameImage, generationOptions, IMAGE_EXTENSION, letterImage, reletterCover, type StoredImage } from '../generation/service.js';
+import { generateFrameImage, IMAGE_EXTENSION, letterImage, reletterCover, type StoredImage } from '../generation/service.js';
 import { recordSignal } from '../preferences/service.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import { runTaskAction, type TaskRow } from './lifecycle.js';
@@ -295,7 +295,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
   const provider = ctx.providers.forCredentials(routes.image.creds);
   const productImages = await productImagesForGeneration(ctx, task.workspace_id, product.id);
   const titles = await coverTitles(ctx.db, task.workspace_id, task.id);
-  const pool = new Semaphore(generationOptions(ctx.config.env).imageConcurrency);
+  const pool = new Semaphore(ctx.config.generation.imageConcurrency);
 
   const outcomes = await Promise.allSettled(
     queued.map(async (image) => {

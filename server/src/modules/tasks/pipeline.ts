@@ -11,6 +11,7 @@ import { buildStoryboard, storyboardRoles, type StoryboardFrame } from '../../co
 import { imageStrategies, slotsByStrategy } from '../../content/strategies.js';
 import { warmImageThreads } from '../../images/threads.js';
 import { clip } from '../../content/text.js';
+import type { GenerationOptions } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { DB, NewRow, Row } from '../../db/schema.js';
@@ -21,14 +22,12 @@ import { ProviderError, type Provider } from '../../providers/types.js';
 import { resolveConnections } from '../api-keys/service.js';
 import {
   generateFrameImage,
-  generationOptions,
   letterFrameImage,
   loadGenerationInputs,
   publishableNote,
   scoreNotes,
   viaLedger,
   type FrameImageRequest,
-  type GenerationOptions,
   type LoadedInputs,
   type StoredImage,
 } from '../generation/service.js';
@@ -124,7 +123,7 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
     text: routes.text ? ctx.providers.forCredentials(routes.text.creds) : null,
     image: imageRoute ? ctx.providers.forCredentials(imageRoute.creds) : null,
   };
-  const run = new GenerationRun(ctx, { ...task, generation, status: 'generating' }, providers, loaded, generationOptions(ctx.config.env), signal);
+  const run = new GenerationRun(ctx, { ...task, generation, status: 'generating' }, providers, loaded, ctx.config.generation, signal);
   await run.execute();
 }
 
