@@ -37,6 +37,8 @@ const RULES: Rule[] = [
   { test: /^(?:body\.)?(\w+) must not be blank/, key: 'apiError.blank', values: (m) => ({ field: m[1]! }) },
   { test: /must be an http or https URL/, key: 'apiError.badUrl' },
   { test: /^api_key is too short/, key: 'apiError.keyTooShort' },
+  { test: /^changing base_url needs api_key again/, key: 'apiError.keyForNewUrl' },
+  { test: /^the stored api_key cannot be used for this connection/, key: 'apiError.keyDoesNotOpen' },
   { test: /^body\.url: .*only public http\(s\) addresses/, key: 'apiError.webhookUrl' },
   { test: /WeCom group robot has no signing secret/, key: 'apiError.wecomSecret' },
 ];

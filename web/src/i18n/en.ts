@@ -35,6 +35,8 @@ export const en: Strings<typeof zhCN> = {
     blank: '"{{field}}" must not be blank',
     badUrl: 'The link must start with http:// or https://',
     keyTooShort: 'The key is too short',
+    keyForNewUrl: 'A new endpoint needs the key again: a saved key is only sent to the address it was entered for',
+    keyDoesNotOpen: 'The saved key cannot be used for this connection; enter the key again',
     webhookUrl: 'The webhook URL is invalid or points into a private network: use a public http(s) address',
     wecomSecret: 'WeCom group robots have no signing secret: leave it empty',
     code: {
@@ -542,6 +544,7 @@ export const en: Strings<typeof zhCN> = {
     imageSizeHint: "Empty: chosen by the provider's rules",
     concurrency: 'Concurrency',
     keepKey: 'Leave empty to keep the current key',
+    keyForNewUrl: 'Enter the key again for a new endpoint',
     presetHint: 'This service can: {{caps}}.',
     noReference: 'It takes no product reference image: images are drawn without the product photo.',
   },

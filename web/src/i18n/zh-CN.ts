@@ -30,6 +30,8 @@ export const zhCN = {
     blank: '“{{field}}”不能为空',
     badUrl: '链接必须以 http:// 或 https:// 开头',
     keyTooShort: '密钥太短',
+    keyForNewUrl: '更换接口地址时需要重新填写密钥：已保存的密钥只会发往录入时的地址',
+    keyDoesNotOpen: '已保存的密钥无法用于此连接，请重新填写密钥',
     webhookUrl: 'Webhook 地址无效或指向内网：只能使用可从公网访问的 http(s) 地址',
     wecomSecret: '企业微信群机器人没有签名密钥，请留空',
     code: {
@@ -537,6 +539,7 @@ export const zhCN = {
     imageSizeHint: '留空则按服务商规则自动选择',
     concurrency: '并发数',
     keepKey: '留空则保留原密钥',
+    keyForNewUrl: '更换接口地址时请重新填写密钥',
     presetHint: '此服务可以：{{caps}}。',
     noReference: '它不接受产品参考图，画图时不会附带产品照片。',
   },

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { ConnectionTest, Row, UsedConnection } from '../../db/schema.js';
-import { AppError, badRequest, notFound } from '../../http/errors.js';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { roleAtLeast, type AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import type { EffectiveConnection } from '../../providers/factory.js';
@@ -156,7 +156,7 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
   if (secret.length < 4) throw badRequest('api_key is too short');
   const columns = await connectionColumns(ctx, label, body);
   checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns });
-  const sealed = ctx.secrets.seal(secret);
+  const sealed = ctx.secrets.seal(secret, keyBinding(label, columns.base_url ?? null));
   const row = await repo.insertKey(ctx.db, {
     workspace_id: auth.workspaceId,
     provider: label,
@@ -182,13 +182,28 @@ async function ownKey(ctx: AppContext, auth: AuthUser, id: number, verb: string)
   return key;
 }
 
+/**
+ * What a stored key is sealed for: its provider and the endpoint it was entered for (the stored
+ * base_url; null is the preset's own, which only a release changes). See SecretBox.
+ */
+function keyBinding(provider: string, baseUrl: string | null): string {
+  return `api-key:${provider}:${baseUrl ?? ''}`;
+}
+
+export const KEY_DOES_NOT_OPEN = 'the stored api_key cannot be used for this connection: enter the key again';
+
+export const BASE_URL_NEEDS_KEY = 'changing base_url needs api_key again: a stored key is only sent to the address it was entered for';
+
 export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, input: ConnectionInput) {
   const key = await ownKey(ctx, auth, id, 'change');
   const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input);
+  // Whoever may edit a connection could otherwise point someone else's key at a host they run.
+  const endpointChanged = columns.base_url !== undefined && columns.base_url !== key.base_url;
+  if (endpointChanged && input.api_key === undefined) throw badRequest(BASE_URL_NEEDS_KEY);
   if (input.api_key !== undefined) {
     const secret = input.api_key.trim();
     if (secret.length < 4) throw badRequest('api_key is too short');
-    const sealed = ctx.secrets.seal(secret);
+    const sealed = ctx.secrets.seal(secret, keyBinding(key.provider, (columns.base_url as string | null | undefined) ?? key.base_url));
     Object.assign(columns, { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion, key_last4: secret.slice(-4) });
   }
   const next = { ...key, ...columns };
@@ -214,7 +229,13 @@ export async function deleteApiKey(ctx: AppContext, auth: AuthUser, id: number) 
 }
 
 function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
-  const apiKey = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version });
+  let apiKey: string;
+  try {
+    apiKey = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version }, keyBinding(key.provider, key.base_url));
+  } catch {
+    // Sealed under another SECRET_KEY (a restore without it) or for another endpoint.
+    throw conflict(KEY_DOES_NOT_OPEN);
+  }
   return {
     keyId: key.id,
     provider: key.provider as ProviderLabel,
