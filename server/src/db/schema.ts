@@ -61,8 +61,10 @@ export interface InvitationsTable {
   /** The username or (lower-cased) email address as the admin typed it. */
   invitee: string;
   invitee_kind: 'username' | 'email';
-  /** The account it named when it was made; null when it named none (the answer is the same). */
+  /** The account a username invitation named when it was made (null: none, the answer is the same); for a link, the account that redeemed it. */
   invitee_user_id: number | null;
+  /** SHA-256 (hex) of an email invitation's one-time link token; null for a username invitation. */
+  token_hash: string | null;
   role: Role;
   invited_by: number | null;
   status: InvitationStatus;
