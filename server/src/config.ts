@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { outboundFromEnv, type Outbound } from './security/ssrf.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 
@@ -40,6 +41,12 @@ export interface Config {
   publicUrl: string | undefined;
   /** ALLOW_PRIVATE_PROVIDER_URLS=1: user-given URLs (provider endpoints, webhooks) may point at private addresses. */
   allowPrivateUrls: boolean;
+  /**
+   * Outbound connections (security/ssrf.ts): the resolver (the system's; tests answer names
+   * themselves) and where URLs users type (provider endpoints, webhooks) may connect, from
+   * ALLOW_PRIVATE_PROVIDER_URLS and ALLOW_PRIVATE_PROVIDER_HOSTS.
+   */
+  outbound: Outbound;
   webhooks: WebhookSettings;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
@@ -163,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localImageFailures: localImageFailuresFrom(env),
     publicUrl: publicUrlFrom(env),
     allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS === '1',
+    outbound: outboundFromEnv(env),
     webhooks: webhookSettingsFrom(env),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     env,

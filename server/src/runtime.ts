@@ -56,6 +56,7 @@ export async function createRuntime(
   const log = opts.thread ? processLog.child({ thread: opts.thread }) : processLog;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const providers = createProviderFactory(config.env, log, {
+    outbound: config.outbound,
     imageFailures: config.localImageFailures,
     observeAttempt: observeProviderAttempt,
     rememberStructuredMode: (keyId, mode) => {

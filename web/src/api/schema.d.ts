@@ -4065,7 +4065,7 @@ export interface operations {
                     provider: string;
                     api_key: string;
                     name?: string;
-                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS. Changing it on PATCH needs api_key again (400 otherwise): a stored key is only sent to the address it was entered for */
                     base_url?: string;
                     /** @description text model; "" = this connection has no text capability; absent = the preset’s */
                     text_model?: string;
@@ -4416,7 +4416,7 @@ export interface operations {
                 "application/json": {
                     api_key?: string;
                     name?: string;
-                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS. Changing it on PATCH needs api_key again (400 otherwise): a stored key is only sent to the address it was entered for */
                     base_url?: string;
                     /** @description text model; "" = this connection has no text capability; absent = the preset’s */
                     text_model?: string;
@@ -12479,7 +12479,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS */
                     url: string;
                     kind: "generic" | "feishu" | "wecom" | "dingtalk";
                     events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
@@ -12688,7 +12688,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS */
                     url?: string;
                     kind?: "generic" | "feishu" | "wecom" | "dingtalk";
                     events?: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];

@@ -1,5 +1,3 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { ConnectionTest, Row, UsedConnection } from '../../db/schema.js';
@@ -9,7 +7,7 @@ import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import type { EffectiveConnection } from '../../providers/factory.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
 import { PRESETS } from '../../providers/presets.js';
-import { isPublicAddress } from '../../security/ssrf.js';
+import { checkPublicUrl, SsrfRefused } from '../../security/ssrf.js';
 import { ProviderError, STRUCTURED_MODES, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
 import * as repo from './repository.js';
 
@@ -95,12 +93,11 @@ export async function listApiKeys(ctx: AppContext, auth: AuthUser, query: PageQu
   );
 }
 
-const allowPrivate = (ctx: AppContext) => ctx.config.env.ALLOW_PRIVATE_PROVIDER_URLS === '1';
-
 /**
- * A base URL must be http(s) without credentials and, unless the deployment allows private
- * endpoints, resolve to public addresses only (like a benchmark's link). Calls check again in
- * the socket's lookup (providers/http.ts), so a name re-pointed later is refused then.
+ * A base URL must be http(s) without credentials or query and lead to addresses the deployment
+ * allows for typed endpoints (public ones, unless ALLOW_PRIVATE_PROVIDER_URLS or _HOSTS say
+ * otherwise). Every call checks again where it connects (security/ssrf.ts), so a name
+ * re-pointed later is refused then.
  */
 async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
   let url: URL;
@@ -112,15 +109,13 @@ async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('base_url must be an http or https URL');
   if (url.username || url.password) throw badRequest('base_url must not carry credentials');
   if (url.search || url.hash) throw badRequest('base_url must not carry a query or fragment');
-  if (!allowPrivate(ctx)) {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    let addresses: string[];
+  if (!ctx.config.allowPrivateUrls) {
     try {
-      addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      throw badRequest('base_url: the host name does not resolve');
+      await checkPublicUrl(url.toString(), { isAllowedAddress: ctx.config.outbound.userEndpoints, resolve: ctx.config.outbound.resolve, mustResolve: true });
+    } catch (err) {
+      if (err instanceof SsrfRefused) throw badRequest(err.reason === 'unresolvable' ? 'base_url: the host name does not resolve' : 'base_url must point to a public address');
+      throw err;
     }
-    if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw badRequest('base_url must point to a public address');
   }
   return url.toString().replace(/\/+$/, '');
 }
