@@ -348,6 +348,9 @@ export interface OneTimeTokensTable {
   user_id: number | null;
   /** Task id for SSE tickets, package id for download tokens. */
   subject_id: number;
+  /** The session it was issued in (the user's token_version, the membership's session_version); null before they were kept. */
+  token_version: number | null;
+  session_version: number | null;
   expires_at: Timestamp;
   used_at: Timestamp | null;
   created_at: Timestamp;

@@ -12,6 +12,7 @@ import * as taskDayCounts from './20261124_0200_task_day_counts.js';
 import * as taskCountsLockOrder from './20261124_0210_task_counts_lock_order.js';
 import * as invitations from './20261124_0100_invitations.js';
 import * as invitationLinks from './20261128_0100_invitation_links.js';
+import * as tokenSessions from './20261128_0200_token_sessions.js';
 import * as analysisWarningCodes from './20261124_0110_analysis_warning_codes.js';
 import * as idempotencyBodyHash from './20261124_0120_idempotency_body_hash.js';
 import * as webhooks from './20261125_1200_webhooks.js';
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '20261126_0200_recovered_image_originals': recoveredImageOriginals,
   '20261125_1000_connections': connections,
   '20261128_0100_invitation_links': invitationLinks,
+  '20261128_0200_token_sessions': tokenSessions,
 };
