@@ -33,6 +33,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Interval of the comment lines that keep an idle event stream open through proxies. */
   sseHeartbeatMs: number;
+  /** Password hashing of logins: running at once, waiting, and held by one client address (security/work-gate.ts). */
+  loginHashing: { slots: number; waiting: number; perClient: number };
   /** Memory for serialized task list pages per process (0 turns the cache off). */
   taskListCacheBytes: number;
   logLevel: string;
@@ -165,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     sseHeartbeatMs: intFrom(env, 'SSE_HEARTBEAT_MS', 15_000, 10),
+    loginHashing: { slots: intFrom(env, 'LOGIN_HASH_SLOTS', 2, 1), waiting: intFrom(env, 'LOGIN_HASH_QUEUE', 8, 0), perClient: intFrom(env, 'LOGIN_HASH_PER_CLIENT', 2, 1) },
     taskListCacheBytes: intFrom(env, 'TASK_LIST_CACHE_BYTES', 8 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     localImageFailures: localImageFailuresFrom(env),

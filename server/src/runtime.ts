@@ -1,4 +1,5 @@
 import type { DestinationStream } from 'pino';
+import { WorkGate } from './security/work-gate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -90,6 +91,7 @@ export async function createRuntime(
     events,
     queue: jobs,
     providers,
+    logins: new WorkGate(config.loginHashing),
   };
   // Closed in reverse: the worker stops taking jobs (and lets running ones finish) before the
   // queue's connections close. The image threads belong to the process, not to one runtime

@@ -17,6 +17,7 @@ const RULES: Rule[] = [
   { test: /^new_password must differ/, key: 'apiError.samePassword' },
   { test: /too many failed logins.* in (\d+) min/, key: 'apiError.loginLocked', values: (m) => ({ minutes: m[1]! }) },
   { test: /rate limit .* retry in (\d+) s/, key: 'apiError.rateLimited', values: (m) => ({ seconds: m[1]! }) },
+  { test: /^too many logins in progress/, key: 'apiError.loginBusy' },
   { test: /(?:hard_block\) found|hard-blocked words): (.+)$/, key: 'apiError.hardBlock', values: (m) => ({ words: m[1]!.split(', ').join('、') }) },
   { test: /contains hard-blocked words and cannot be selected/, key: 'apiError.blockedSelect' },
   { test: /^username "(.+)" is taken/, key: 'apiError.usernameTaken', values: (m) => ({ name: m[1]! }) },

@@ -35,6 +35,7 @@ export const en: Strings<typeof zhCN> = {
     blank: '"{{field}}" must not be blank',
     badUrl: 'The link must start with http:// or https://',
     keyTooShort: 'The key is too short',
+    loginBusy: 'Too many logins at once; try again in a second',
     keyForNewUrl: 'A new endpoint needs the key again: a saved key is only sent to the address it was entered for',
     keyDoesNotOpen: 'The saved key cannot be used for this connection; enter the key again',
     webhookUrl: 'The webhook URL is invalid or points into a private network: use a public http(s) address',

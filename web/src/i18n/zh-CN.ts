@@ -30,6 +30,7 @@ export const zhCN = {
     blank: '“{{field}}”不能为空',
     badUrl: '链接必须以 http:// 或 https:// 开头',
     keyTooShort: '密钥太短',
+    loginBusy: '登录的人太多，请稍等一秒再试',
     keyForNewUrl: '更换接口地址时需要重新填写密钥：已保存的密钥只会发往录入时的地址',
     keyDoesNotOpen: '已保存的密钥无法用于此连接，请重新填写密钥',
     webhookUrl: 'Webhook 地址无效或指向内网：只能使用可从公网访问的 http(s) 地址',
