@@ -20,7 +20,7 @@ const RULES: Rule[] = [
   { test: /^too many logins in progress/, key: 'apiError.loginBusy' },
   { test: /(?:hard_block\) found|hard-blocked words): (.+)$/, key: 'apiError.hardBlock', values: (m) => ({ words: m[1]!.split(', ').join('、') }) },
   { test: /contains hard-blocked words and cannot be selected/, key: 'apiError.blockedSelect' },
-  { test: /^username "(.+)" is taken/, key: 'apiError.usernameTaken', values: (m) => ({ name: m[1]! }) },
+  { test: /^this username is not available/, key: 'apiError.usernameTaken' },
   { test: /^a workspace with slug "(.+)" already exists/, key: 'apiError.slugTaken', values: (m) => ({ slug: m[1]! }) },
   { test: /^banned word "(.+)" already exists/, key: 'apiError.wordExists', values: (m) => ({ word: m[1]! }) },
   { test: /must keep at least one (active )?admin/, key: 'apiError.lastAdmin' },

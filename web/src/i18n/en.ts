@@ -17,7 +17,7 @@ export const en: Strings<typeof zhCN> = {
     rateLimited: 'Too many requests; try again in {{seconds}} s',
     hardBlock: 'Contains banned words that are never allowed: {{words}}',
     blockedSelect: 'This text contains banned words; edit it before selecting it',
-    usernameTaken: 'The username "{{name}}" is taken',
+    usernameTaken: 'This username is not available; choose another',
     slugTaken: 'Another workspace already uses the slug "{{slug}}"',
     wordExists: 'The banned word "{{word}}" is already in the list',
     lastAdmin: 'A workspace must keep at least one admin',

@@ -12,7 +12,7 @@ export const zhCN = {
     rateLimited: '操作过于频繁，请 {{seconds}} 秒后再试',
     hardBlock: '含有禁止使用的违禁词：{{words}}',
     blockedSelect: '这条文案含有禁止使用的违禁词，请先编辑再选用',
-    usernameTaken: '用户名“{{name}}”已被使用',
+    usernameTaken: '该用户名不可用，请换一个',
     slugTaken: '标识“{{slug}}”已被其他工作空间使用',
     wordExists: '违禁词“{{word}}”已在词库中',
     lastAdmin: '工作空间至少要保留一名管理员',
