@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { AccessTokens } from '../../src/security/tokens.js';
-import { adminToken, API, call, Deployment, must, sleep, userWithRole, type ScenarioResult } from './harness.js';
+import { adminToken, API, call, Deployment, login, must, sleep, userWithRole, type ScenarioResult } from './harness.js';
 
 /**
  * Scenario 6. The matrix: every route of the OpenAPI document (the route table) × role
@@ -207,7 +207,7 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
     const old = await userWithRole(base, root, 'm_oldver', 'admin');
     await must(base, 'POST', '/auth/change-password', old.token, { current_password: 'second-password-2', new_password: 'third-password-3' });
     await must(base, 'POST', '/users', root, { username: 'm_fresh', email: 'fresh@example.com', password: 'first-password-1', role: 'admin' });
-    const fresh = (await must(base, 'POST', '/auth/login', undefined, { username: 'm_fresh', password: 'first-password-1' })).token as string;
+    const fresh = (await login(base, 'm_fresh', 'first-password-1')).token;
     const claims = JSON.parse(Buffer.from(users.admin.token.split('.')[1]!, 'base64url').toString());
     const expired = await new AccessTokens(d.jwtSecret, () => new Date(Date.now() - 13 * 3600_000)).sign({ sub: Number(claims.sub), ws: claims.ws, role: 'admin', ver: claims.ver });
 
