@@ -14,7 +14,7 @@ import { jobOptionsFrom } from './jobs/options.js';
 import { kindLanes, type JobHandlers } from './jobs/types.js';
 import { ThreadEventTransport } from './events/thread-transport.js';
 import { createLogger } from './logging.js';
-import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
+import { instrumentJobHandlers, loginChecksWaiting, observeProviderAttempt } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
 import { rememberStructuredMode } from './modules/api-keys/service.js';
 import { SecretBox } from './security/secret-box.js';
@@ -91,7 +91,7 @@ export async function createRuntime(
     events,
     queue: jobs,
     providers,
-    logins: new WorkGate(config.loginHashing),
+    logins: new WorkGate(config.loginHashing, (waiting) => loginChecksWaiting.set(waiting)),
   };
   // Closed in reverse: the worker stops taking jobs (and lets running ones finish) before the
   // queue's connections close. The image threads belong to the process, not to one runtime

@@ -64,6 +64,12 @@ export const passwordHashes = new Counter({
   registers: [metricsRegistry],
 });
 
+export const loginChecksWaiting = new Gauge({
+  name: 'cps_login_checks_waiting',
+  help: 'Login password checks waiting for a hashing slot in this process',
+  registers: [metricsRegistry],
+});
+
 export const sseConnections = new Gauge({
   name: 'cps_sse_connections',
   help: 'Task event streams open in this process',

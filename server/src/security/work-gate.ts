@@ -22,7 +22,11 @@ export class WorkGate {
   private readonly line: Waiter[] = [];
   private readonly held = new Map<string, number>();
 
-  constructor(private readonly limits: { slots: number; waiting: number; perClient: number }) {}
+  constructor(
+    private readonly limits: { slots: number; waiting: number; perClient: number },
+    /** Told the length of the line whenever it changes (a gauge of /metrics). */
+    private readonly onLine: (waiting: number) => void = () => {},
+  ) {}
 
   async run<T>(client: string, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
     signal?.throwIfAborted();
@@ -53,18 +57,22 @@ export class WorkGate {
       };
       const onAbort = () => {
         this.line.splice(this.line.indexOf(waiter), 1);
+        this.onLine(this.line.length);
         reject(signal!.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.line.push(waiter);
+      this.onLine(this.line.length);
     });
   }
 
   /** The slot passes straight to the first in line, if any. */
   private release(): void {
     const next = this.line.shift();
-    if (next) next.start();
-    else this.running--;
+    if (next) {
+      this.onLine(this.line.length);
+      next.start();
+    } else this.running--;
   }
 
   private hold(client: string, delta: number): void {

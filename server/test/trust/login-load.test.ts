@@ -94,12 +94,12 @@ describe('logins through the HTTP API', () => {
     const leaving = http.request(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' } });
     leaving.on('error', () => undefined);
     leaving.end(JSON.stringify({ username: 'flood-b', password: 'wrong-password-1' }));
-    // Queued behind the first (which hashes for a while): then the client gives up.
-    await new Promise((r) => setTimeout(r, 50));
+    // Once it waits behind the first (the service's own gauge says so), its client gives up.
+    while (!/^cps_login_checks_waiting 1$/m.test((await server.request('GET', '/metrics')).text)) await new Promise((r) => setImmediate(r));
     leaving.destroy();
     expect((await first).status).toBe(401);
-    const after = await hashes();
-    expect(after - before).toBe(1);
+    expect(await hashes()).toBe(before + 1);
+    expect((await server.request('GET', '/metrics')).text).toMatch(/^cps_login_checks_waiting 0$/m);
   });
 
   it('a hash made with other parameters is replaced at login', async () => {
