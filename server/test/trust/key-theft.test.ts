@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap } from '../../src/bootstrap.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 import { startFakeHost, type FakeHost } from './fake-host.js';
 
@@ -68,6 +69,36 @@ describe('a stored key goes only to the address it was entered for', () => {
     const tested = await server.request('POST', `/api/v1/api-keys/${id}/test`, { token: admin, body: {} });
     expect(tested.status).toBe(409);
     expect(tested.body).toEqual({ code: 40900, message: expect.stringMatching(/^the stored api_key cannot be used for this connection/) });
+    expect(thief.seen).toEqual([]);
+  });
+});
+
+describe('keys stored before keys were bound', () => {
+  it('are bound at start to the endpoint they have, and then open for no other', async () => {
+    // A row as the release before stored it: SecretBox version 1, no binding.
+    const { createCipheriv, hkdfSync, randomBytes } = await import('node:crypto');
+    const dataKey = Buffer.from(hkdfSync('sha256', server.config.secretKey, 'cps-api-keys', 'api-key-encryption:v1', 32));
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', dataKey, iv);
+    const ciphertext = Buffer.concat([cipher.update(KEY, 'utf8'), cipher.final()]);
+    const me = (await server.request('GET', '/api/v1/auth/me', { token: admin })).body.data;
+    const now = new Date().toISOString();
+    const { id } = await server.ctx.db
+      .insertInto('api_keys')
+      .values({ workspace_id: me.current_workspace_id, provider: 'openai-compatible', base_url: owner.url, text_model: 'm', ciphertext: ciphertext.toString('base64'), iv: iv.toString('base64'), auth_tag: cipher.getAuthTag().toString('base64'), key_version: 1, key_last4: KEY.slice(-4), created_by: me.id, created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+
+    await bootstrap(server.ctx);
+    const row = await server.ctx.db.selectFrom('api_keys').select(['key_version', 'ciphertext']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.key_version).toBe(2);
+    owner.seen.length = 0;
+    expect((await server.request('POST', `/api/v1/api-keys/${id}/test`, { token: admin, body: {} })).body.data.ok).toBe(true);
+    expect(owner.seen.map((r) => r.authorization)).toEqual([`Bearer ${KEY}`]);
+
+    await server.ctx.db.updateTable('api_keys').set({ base_url: thief.url }).where('id', '=', id).execute();
+    thief.seen.length = 0;
+    expect((await server.request('POST', `/api/v1/api-keys/${id}/test`, { token: admin, body: {} })).status).toBe(409);
     expect(thief.seen).toEqual([]);
   });
 });

@@ -151,14 +151,10 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
   if (secret.length < 4) throw badRequest('api_key is too short');
   const columns = await connectionColumns(ctx, label, body);
   checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns });
-  const sealed = ctx.secrets.seal(secret, keyBinding(label, columns.base_url ?? null));
   const row = await repo.insertKey(ctx.db, {
     workspace_id: auth.workspaceId,
     provider: label,
-    ciphertext: sealed.ciphertext,
-    iv: sealed.iv,
-    auth_tag: sealed.authTag,
-    key_version: sealed.keyVersion,
+    ...sealedKeyColumns(ctx, label, columns.base_url ?? null, secret),
     key_last4: secret.slice(-4),
     created_by: auth.userId,
     created_at: nowIso(ctx.clock.now()),
@@ -185,6 +181,12 @@ function keyBinding(provider: string, baseUrl: string | null): string {
   return `api-key:${provider}:${baseUrl ?? ''}`;
 }
 
+/** The columns of a key sealed for the endpoint it is entered for (also the bootstrap's demo key). */
+export function sealedKeyColumns(ctx: Pick<AppContext, 'secrets'>, provider: string, baseUrl: string | null, secret: string) {
+  const sealed = ctx.secrets.seal(secret, keyBinding(provider, baseUrl));
+  return { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion };
+}
+
 export const KEY_DOES_NOT_OPEN = 'the stored api_key cannot be used for this connection: enter the key again';
 
 export const BASE_URL_NEEDS_KEY = 'changing base_url needs api_key again: a stored key is only sent to the address it was entered for';
@@ -198,8 +200,7 @@ export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, 
   if (input.api_key !== undefined) {
     const secret = input.api_key.trim();
     if (secret.length < 4) throw badRequest('api_key is too short');
-    const sealed = ctx.secrets.seal(secret, keyBinding(key.provider, (columns.base_url as string | null | undefined) ?? key.base_url));
-    Object.assign(columns, { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion, key_last4: secret.slice(-4) });
+    Object.assign(columns, { ...sealedKeyColumns(ctx, key.provider, (columns.base_url as string | null | undefined) ?? key.base_url, secret), key_last4: secret.slice(-4) });
   }
   const next = { ...key, ...columns };
   checkConnection(ctx, next);
@@ -243,6 +244,32 @@ function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
     concurrency: key.concurrency,
     structuredMode: (STRUCTURED_MODES as readonly string[]).includes(key.structured_mode ?? '') ? (key.structured_mode as StructuredMode) : null,
   };
+}
+
+/**
+ * Keys sealed before they were bound to their endpoint (SecretBox version 1) are bound, once,
+ * to the endpoint they have at start: from then on no row's key opens for another one. A key
+ * that does not open (another SECRET_KEY) is left as it is, and says so when used.
+ */
+export async function bindUnboundKeys(ctx: AppContext): Promise<void> {
+  const rows = await ctx.db.selectFrom('api_keys').selectAll().where('key_version', '<', 2).execute();
+  for (const key of rows) {
+    let secret: string;
+    try {
+      secret = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version });
+    } catch {
+      ctx.log.warn({ keyId: key.id }, 'a provider key sealed under another SECRET_KEY was left unbound');
+      continue;
+    }
+    // Only if the row is still what was read: a concurrent start or edit wins.
+    await ctx.db
+      .updateTable('api_keys')
+      .set(sealedKeyColumns(ctx, key.provider, key.base_url, secret))
+      .where('id', '=', key.id)
+      .where('ciphertext', '=', key.ciphertext)
+      .where('base_url', key.base_url === null ? 'is' : '=', key.base_url)
+      .execute();
+  }
 }
 
 /** Remembers a connection's structured-output downgrade (the provider factory's callback). */
