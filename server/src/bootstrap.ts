@@ -1,16 +1,19 @@
 import type { AppContext } from './context.js';
 import { json, nowIso } from './db/codec.js';
 import { hashPassword, generatePassword } from './security/passwords.js';
+import { bindUnboundKeys, sealedKeyColumns } from './modules/api-keys/service.js';
 import { countUsers, insertUser } from './modules/users/repository.js';
 import { upsertMembership } from './modules/memberships/repository.js';
 import { findWorkspaceBySlug, insertWorkspace } from './modules/workspaces/repository.js';
 
 /**
- * First start on an empty database: one admin in workspace `Default`, forced to change the
+ * Every start binds provider keys sealed before keys were bound to their endpoint
+ * (bindUnboundKeys). First start on an empty database: one admin in workspace `Default`, forced to change the
  * password; with DEMO_DATA=1 also a `Demo` workspace with a `local` provider key and two sample
  * products. Returns the generated password (to be printed once) when none was configured.
  */
 export async function bootstrap(ctx: AppContext): Promise<{ generatedPassword?: string; created: boolean }> {
+  await bindUnboundKeys(ctx);
   if ((await countUsers(ctx.db)) > 0) return { created: false };
   const { username, email } = ctx.config.admin;
   const password = ctx.config.admin.password ?? generatePassword();
@@ -24,14 +27,10 @@ export async function bootstrap(ctx: AppContext): Promise<{ generatedPassword?: 
       if (ctx.config.demoData) {
         const demoId = await insertWorkspace(trx, { name: 'Demo', slug: 'demo', now });
         await upsertMembership(trx, { workspaceId: demoId, userId, role: 'admin', now });
-        const sealed = ctx.secrets.seal('local-demo-key');
         await trx.insertInto('api_keys').values({
           workspace_id: demoId,
           provider: 'local',
-          ciphertext: sealed.ciphertext,
-          iv: sealed.iv,
-          auth_tag: sealed.authTag,
-          key_version: sealed.keyVersion,
+          ...sealedKeyColumns(ctx, 'local', null, 'local-demo-key'),
           key_last4: '-key',
           created_by: userId,
           created_at: now,

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from './config.js';
 import type { Role } from './db/schema.js';
 import { createRuntime } from './runtime.js';
-import { backupDatabase } from './ops/backup.js';
+import { backup as makeBackup, restore as restoreBackup } from './ops/backup.js';
 import { createUser, resetPasswordByUsername } from './modules/users/service.js';
 import { findWorkspaceBySlug } from './modules/workspaces/repository.js';
 import { USERNAME_PATTERN } from './modules/users/routes.js';
@@ -11,9 +11,12 @@ import { generatePassword } from './security/passwords.js';
 const USAGE = `usage:
   npm run cli -- create-user --username NAME --email EMAIL [--role admin|supervisor|operator] [--workspace SLUG] [--password PW]
   npm run cli -- reset-password --username NAME [--password PW]
-  npm run cli -- backup --out FILE
+  npm run cli -- backup --out DIR
+  npm run cli -- restore --from DIR
 A password that is not given is generated and printed; the user must change it at next login.
-backup: SQLite is copied online into FILE; for PostgreSQL the pg_dump command is printed.`;
+backup: a new directory with the database (SQLite online; for PostgreSQL the pg_dump command is
+printed), the stored files, the generated secrets and a manifest (docs/deploy.md).
+restore: into an empty DATA_DIR, refused unless SECRET_KEY is the backup's.`;
 
 function parseOptions(args: string[]) {
   return parseArgs({
@@ -25,6 +28,7 @@ function parseOptions(args: string[]) {
       workspace: { type: 'string', default: 'default' },
       password: { type: 'string' },
       out: { type: 'string' },
+      from: { type: 'string' },
     },
     strict: true,
   }).values;
@@ -49,6 +53,7 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
     return 2;
   }
   if (command === 'backup') return backup(config, values.out);
+  if (command === 'restore') return restore(config, values.from);
   if (command !== 'create-user' && command !== 'reset-password') {
     process.stderr.write(`${USAGE}\n`);
     return 2;
@@ -93,16 +98,36 @@ export async function runCli(config: Config, argv: string[]): Promise<number> {
 
 async function backup(config: Config, out: string | undefined): Promise<number> {
   if (!out) {
-    process.stderr.write(`--out FILE is required\n${USAGE}\n`);
+    process.stderr.write(`--out DIR is required\n${USAGE}\n`);
     return 2;
   }
   try {
-    const result = await backupDatabase(config, out);
-    if (result.kind === 'postgres') {
-      process.stderr.write('PostgreSQL is backed up with its own tool (docs/deploy.md); run, with DATABASE_URL set:\n');
+    const result = await makeBackup(config, out);
+    if (result.database === 'postgres') {
+      process.stderr.write(`files, secrets and manifest written to ${result.dir}; PostgreSQL is dumped with its own tool (docs/deploy.md); run, with DATABASE_URL set:\n`);
       process.stdout.write(`${result.command}\n`);
     } else {
-      process.stdout.write(`backed up ${result.bytes} bytes of the SQLite database to ${result.file}\n`);
+      process.stdout.write(`backed up ${result.bytes} bytes of the SQLite database, the stored files and the secrets to ${result.dir}\n`);
+    }
+    return 0;
+  } catch (err) {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+async function restore(config: Config, from: string | undefined): Promise<number> {
+  if (!from) {
+    process.stderr.write(`--from DIR is required\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const result = await restoreBackup(config, from);
+    if (result.database === 'postgres') {
+      process.stderr.write(`files and secrets restored into ${config.dataDir}; restore the database into an empty one with DATABASE_URL set:\n`);
+      process.stdout.write(`${result.command}\n`);
+    } else {
+      process.stdout.write(`restored ${result.dir} into ${config.dataDir}; start the service (it migrates forward)\n`);
     }
     return 0;
   } catch (err) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { outboundFromEnv, type Outbound } from './security/ssrf.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import type { S3StorageOptions } from './storage/s3.js';
@@ -33,6 +34,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Interval of the comment lines that keep an idle event stream open through proxies. */
   sseHeartbeatMs: number;
+  /** Password hashing of logins: running at once, waiting, and held by one client address (security/work-gate.ts). */
+  loginHashing: { slots: number; waiting: number; perClient: number };
   /** Memory for serialized task list pages per process (0 turns the cache off). */
   taskListCacheBytes: number;
   logLevel: string;
@@ -41,6 +44,12 @@ export interface Config {
   publicUrl: string | undefined;
   /** ALLOW_PRIVATE_PROVIDER_URLS=1: user-given URLs (provider endpoints, webhooks) may point at private addresses. */
   allowPrivateUrls: boolean;
+  /**
+   * Outbound connections (security/ssrf.ts): the resolver (the system's; tests answer names
+   * themselves) and where URLs users type (provider endpoints, webhooks) may connect, from
+   * ALLOW_PRIVATE_PROVIDER_URLS and ALLOW_PRIVATE_PROVIDER_HOSTS.
+   */
+  outbound: Outbound;
   webhooks: WebhookSettings;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
@@ -256,11 +265,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: intFrom(env, 'BODY_LIMIT_BYTES', 1024 * 1024),
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     sseHeartbeatMs: intFrom(env, 'SSE_HEARTBEAT_MS', 15_000, 10),
+    loginHashing: { slots: intFrom(env, 'LOGIN_HASH_SLOTS', 2, 1), waiting: intFrom(env, 'LOGIN_HASH_QUEUE', 8, 0), perClient: intFrom(env, 'LOGIN_HASH_PER_CLIENT', 2, 1) },
     taskListCacheBytes: intFrom(env, 'TASK_LIST_CACHE_BYTES', 8 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     localImageFailures: localImageFailuresFrom(env),
     publicUrl: publicUrlFrom(env),
     allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS === '1',
+    outbound: outboundFromEnv(env),
     webhooks: webhookSettingsFrom(env),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     trustProxy: env.TRUST_PROXY === '1',

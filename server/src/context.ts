@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { WorkGate } from './security/work-gate.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Db, Dialect } from './db/database.js';
@@ -28,4 +29,6 @@ export interface AppContext {
   queue: JobQueue;
   /** Provider for a key's credentials: OpenAI-compatible presets or the offline `local` (providers/). */
   providers: ProviderFactory;
+  /** Admission of login password checks (security/work-gate.ts). */
+  logins: WorkGate;
 }

@@ -47,8 +47,32 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   );
 }
 
+/** Query parameters that carry a secret: SSE tickets, download tokens, file link signatures. */
+const SECRET_PARAMS = new Set(['ticket', 'token', 'sig']);
+
+/**
+ * The URL with the value of every secret parameter replaced, the parameter named as the
+ * server reads it: decoded (`?%74oken=` is `token` to the query parser, issue 28 finding 8).
+ * A name that does not decode is masked too: what the parser makes of it is not ours to guess.
+ */
 export function maskQuerySecrets(url: string): string {
-  return url.replace(/([?&](?:ticket|token|sig)=)[^&]*/gi, '$1[redacted]');
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const pairs = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name: string;
+      try {
+        name = decodeURIComponent(pair.slice(0, eq).replaceAll('+', ' ')).trim().toLowerCase();
+      } catch {
+        name = 'ticket';
+      }
+      return SECRET_PARAMS.has(name) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+    });
+  return `${url.slice(0, q)}?${pairs.join('&')}`;
 }
 
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;

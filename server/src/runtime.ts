@@ -1,4 +1,5 @@
 import type { DestinationStream } from 'pino';
+import { WorkGate } from './security/work-gate.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -12,7 +13,7 @@ import { createJobBackend, startJobWorker } from './jobs/index.js';
 import { kindLanes, type JobHandlers } from './jobs/types.js';
 import { ThreadEventTransport } from './events/thread-transport.js';
 import { createLogger } from './logging.js';
-import { instrumentJobHandlers, observeProviderAttempt } from './ops/metrics.js';
+import { instrumentJobHandlers, loginChecksWaiting, observeProviderAttempt } from './ops/metrics.js';
 import { createProviderFactory } from './providers/factory.js';
 import { rememberStructuredMode } from './modules/api-keys/service.js';
 import { SecretBox } from './security/secret-box.js';
@@ -55,6 +56,7 @@ export async function createRuntime(
   const log = opts.thread ? processLog.child({ thread: opts.thread }) : processLog;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const providers = createProviderFactory(config.env, log, {
+    outbound: config.outbound,
     imageFailures: config.localImageFailures,
     observeAttempt: observeProviderAttempt,
     rememberStructuredMode: (keyId, mode) => {
@@ -88,6 +90,7 @@ export async function createRuntime(
     events,
     queue: jobs,
     providers,
+    logins: new WorkGate(config.loginHashing, (waiting) => loginChecksWaiting.set(waiting)),
   };
   // Closed in reverse: the worker stops taking jobs (and lets running ones finish) before the
   // queue's connections close. The image threads belong to the process, not to one runtime

@@ -11,6 +11,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { COLUMN_CODECS, type ColumnCodec, type DB } from './schema.js';
 
@@ -62,7 +63,12 @@ export function openDatabase(opts: { databaseUrl?: string | undefined; dataDir: 
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
-  const sqlite = new SqliteDatabase(sqliteFile(opts.dataDir));
+  // Private like the secrets beside it (issue 28, finding 10): created 0600, and an older 0644
+  // file is tightened on start. SQLite gives its -wal and -shm files the database file's mode.
+  const file = sqliteFile(opts.dataDir);
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
+  const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');

@@ -67,8 +67,10 @@ export interface InvitationsTable {
   /** The username or (lower-cased) email address as the admin typed it. */
   invitee: string;
   invitee_kind: 'username' | 'email';
-  /** The account it named when it was made; null when it named none (the answer is the same). */
+  /** The account a username invitation named when it was made (null: none, the answer is the same); for a link, the account that redeemed it. */
   invitee_user_id: number | null;
+  /** SHA-256 (hex) of an email invitation's one-time link token; null for a username invitation. */
+  token_hash: string | null;
   role: Role;
   invited_by: number | null;
   status: InvitationStatus;
@@ -354,6 +356,9 @@ export interface OneTimeTokensTable {
   user_id: number | null;
   /** Task id for SSE tickets, package id for download tokens. */
   subject_id: number;
+  /** The session it was issued in (the user's token_version, the membership's session_version); null before they were kept. */
+  token_version: number | null;
+  session_version: number | null;
   expires_at: Timestamp;
   used_at: Timestamp | null;
   created_at: Timestamp;

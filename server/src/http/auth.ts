@@ -66,6 +66,39 @@ const sessionUser = preparedQuery((db, userId: number, workspaceId: number) =>
     .where('memberships.workspace_id', '=', workspaceId),
 );
 
+/** What a session is: an access token's `sub`, `ws`, `ver` and `mv`, or a one-time token's record of them. */
+export interface Session {
+  userId: number;
+  workspaceId: number;
+  tokenVersion: number | null;
+  membershipVersion: number | null;
+}
+
+export const sessionOf = (auth: AuthUser): Session => ({ userId: auth.userId, workspaceId: auth.workspaceId, tokenVersion: auth.tokenVersion, membershipVersion: auth.membershipVersion });
+
+/** Checks in flight, per database (tests run several services in one process). */
+const sessionChecks = new WeakMap<object, Map<string, Promise<boolean>>>();
+
+/**
+ * Whether a session still stands: the user active, still a member, neither their password nor
+ * that membership changed since. What one-time tokens and open streams ask (issue 28, finding
+ * 5); streams of one session share the query in flight.
+ */
+export function sessionIsCurrent(ctx: AppContext, session: Session): Promise<boolean> {
+  let inFlight = sessionChecks.get(ctx.db);
+  if (!inFlight) sessionChecks.set(ctx.db, (inFlight = new Map()));
+  const key = `${session.userId}:${session.workspaceId}:${session.tokenVersion}:${session.membershipVersion}`;
+  let check = inFlight.get(key);
+  if (!check) {
+    const checks = inFlight;
+    check = sessionUser(ctx.db, session.userId, session.workspaceId)
+      .then(([row]) => Boolean(row?.is_active) && row!.token_version === session.tokenVersion && row!.session_version === session.membershipVersion)
+      .finally(() => checks.delete(key));
+    checks.set(key, check);
+  }
+  return check;
+}
+
 /**
  * Resolves a bearer token to the current user: signature and expiry, then the database on every
  * request (no cache), so a password change or deactivation (the user's token version) and a

@@ -58,6 +58,18 @@ export const webhookAttempts = new Counter({
   registers: [metricsRegistry],
 });
 
+export const passwordHashes = new Counter({
+  name: 'cps_password_hashes_total',
+  help: 'Password hashes computed (scrypt runs: logins, password changes, new users)',
+  registers: [metricsRegistry],
+});
+
+export const loginChecksWaiting = new Gauge({
+  name: 'cps_login_checks_waiting',
+  help: 'Login password checks waiting for a hashing slot in this process',
+  registers: [metricsRegistry],
+});
+
 export const sseConnections = new Gauge({
   name: 'cps_sse_connections',
   help: 'Task event streams open in this process',

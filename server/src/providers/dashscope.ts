@@ -94,7 +94,7 @@ export async function submitAndPollDashscopeImage(
       const result = polled.output?.results?.[0];
       const link = result?.url;
       if (!link) throw result?.code ? failedTask(endpoint, `image task ${taskId}`, result.code, result.message) : new ProviderError('bad_output', `${endpoint.label} image task ${taskId} succeeded without an image link`, endpoint.label);
-      return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, signal, timeoutMs: deps.options.timeoutMs }));
+      return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, reach: deps.reach, signal, timeoutMs: deps.options.timeoutMs }));
     }
     if (status === 'FAILED' || status === 'CANCELED' || status === 'UNKNOWN') {
       throw failedTask(endpoint, `image task ${taskId} (${status.toLowerCase()})`, polled.output?.code, polled.output?.message);
@@ -145,5 +145,5 @@ export async function dashscopeSyncImage(
     if (reply.code) throw failedTask(endpoint, what, reply.code, reply.message);
     throw new ProviderError('bad_output', `${endpoint.label} ${what} answered without an image`, endpoint.label);
   }
-  return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, signal, timeoutMs: deps.options.timeoutMs }));
+  return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, reach: deps.reach, signal, timeoutMs: deps.options.timeoutMs }));
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
+import { anyAddress, outboundFetch, outboundFromEnv, type Outbound } from '../security/ssrf.js';
 import type { LocalImageFailures } from '../config.js';
 import { LocalProvider } from './local/index.js';
-import { providerFetch } from './http.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
 import { chatShape, envPrefix, resolvePreset, type ChatShape, type PresetLabel, type ResolvedPreset } from './presets.js';
@@ -45,6 +45,8 @@ export function createProviderFactory(
   env: NodeJS.ProcessEnv,
   log?: Logger,
   opts: {
+    /** The deployment's resolver and address policy (config.ts); without it, the system's and the environment's. */
+    outbound?: Outbound;
     imageFailures?: LocalImageFailures;
     observeAttempt?: AttemptObserver;
     rememberStructuredMode?: (keyId: number, mode: StructuredMode) => void;
@@ -62,9 +64,11 @@ export function createProviderFactory(
   );
   // The deployment's own endpoints (presets, PROVIDER_<LABEL>_BASE_URL) are trusted; a base URL a
   // user typed into a connection must lead to public addresses unless the deployment allows private ones.
-  const trustedFetch = providerFetch(true);
+  // Both go through security/ssrf.ts: connections checked where they connect, redirects refused.
   const allowPrivate = env.ALLOW_PRIVATE_PROVIDER_URLS === '1';
-  const userFetch = providerFetch(allowPrivate);
+  const { resolve, userEndpoints: userPolicy } = opts.outbound ?? outboundFromEnv(env);
+  const trustedFetch = outboundFetch(anyAddress, { resolve });
+  const userFetch = outboundFetch(userPolicy, { resolve });
   const offline = new LocalProvider({ imageFailures: opts.imageFailures });
   // One semaphore per connection and limit; a changed limit gets a fresh one.
   const semaphores = new Map<string, Semaphore>();
@@ -114,6 +118,7 @@ export function createProviderFactory(
           options,
           semaphore,
           fetch: trusted ? trustedFetch : userFetch,
+          reach: { policy: trusted ? anyAddress : userPolicy, resolve },
           trustedEndpoint: trusted,
           pollIntervalMs,
           log,

@@ -1,29 +1,6 @@
-import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
-import { guardedLookup, isPublicAddress, SsrfRefused } from '../security/ssrf.js';
+import type { FetchLike } from '../security/ssrf.js';
 
-export type FetchLike = typeof globalThis.fetch;
-
-let publicAgent: Agent | undefined;
-
-/**
- * The fetch every provider request goes through. Unless the deployment allows private
- * endpoints (ALLOW_PRIVATE_PROVIDER_URLS=1: intranet relays, tests), a connection's base URL
- * must lead to public addresses, checked in the socket's own lookup (no second resolution a
- * rebinding DNS server could answer differently), like a benchmark's link.
- */
-export function providerFetch(allowPrivate: boolean): FetchLike {
-  if (allowPrivate) return globalThis.fetch;
-  publicAgent ??= new Agent({ connect: { lookup: guardedLookup() } });
-  const dispatcher = publicAgent;
-  return (async (input: Parameters<FetchLike>[0], init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    // Sockets skip the lookup for address literals.
-    if (isIP(host) && !isPublicAddress(host)) throw new SsrfRefused(`address ${host} is not public`);
-    return undiciFetch(input as never, { ...(init as object), dispatcher } as never) as unknown as Response;
-  }) as FetchLike;
-}
+export type { FetchLike };
 
 /**
  * Providers that answer errors as `{code, message}` (SiliconFlow, DashScope's native API) get

@@ -12,7 +12,7 @@ import type { ThreadImage } from '../images/threads.js';
 /** How much of an error body travels back: enough for the provider's code and message. */
 const ERROR_BODY_LIMIT = 4096;
 
-export type ThreadReply = ThreadImage | { url: string } | { noImage: string } | { status: number; headers: Record<string, string>; text: string };
+export type ThreadReply = ThreadImage | { url: string } | { noImage: string } | { redirect: number } | { status: number; headers: Record<string, string>; text: string };
 
 /**
  * POSTs an image request and reads its reply. `port` receives a message when the caller gives up
@@ -23,7 +23,13 @@ export async function fetchImage({ url, headers, body, port, size }: { url: stri
   const controller = new AbortController();
   port.once('message', () => controller.abort());
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, signal: controller.signal });
+    // Only the deployment's own endpoints come here (any address is theirs to use), but a
+    // redirect would still carry the key to wherever it points: never followed.
+    const response = await fetch(url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      return { redirect: response.status };
+    }
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (!response.ok) {
       return { status: response.status, headers: Object.fromEntries(response.headers), text: new TextDecoder().decode(bytes.subarray(0, ERROR_BODY_LIMIT)) };

@@ -2,6 +2,7 @@ import { APIError } from 'openai';
 import { MessageChannel } from 'node:worker_threads';
 import type { NormalizedImage, NormalizeOptions } from '../images/normalize.js';
 import { imageOf, runInImageThread, type ThreadImage } from '../images/threads.js';
+import { redirectRefused } from '../security/ssrf.js';
 import type { ThreadReply } from './image-reply-thread.js';
 
 /**
@@ -54,6 +55,7 @@ export async function fetchImageReply(request: { url: string; apiKey: string; bo
     const body = json && !('error' in json && typeof (json as { error: unknown }).error === 'object') ? { error: json } : json;
     throw APIError.generate(first.status, body, json ? undefined : first.text, new Headers(first.headers));
   }
+  if ('redirect' in first) throw redirectRefused(first.redirect);
   if ('noImage' in first) return { invalid: first.noImage };
   return first;
 }

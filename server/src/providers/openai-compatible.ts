@@ -1,4 +1,5 @@
 import OpenAI, { toFile } from 'openai';
+import type { Reach } from './download.js';
 import type { Logger } from 'pino';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH, InvalidImageError, type NormalizedImage, type NormalizeOptions } from '../images/normalize.js';
@@ -29,6 +30,8 @@ export interface AdapterDeps {
   /** The connection's own slots: its account's limits are not shared with other tenants' keys. */
   semaphore: Semaphore;
   fetch: FetchLike;
+  /** Where the endpoint (and an image link on its origin) may connect, and the resolver: security/ssrf.ts. */
+  reach: Reach;
   /** The endpoint is the deployment's own (or private ones are allowed): image replies may be read off the main thread without the address check. */
   trustedEndpoint: boolean;
   log?: Logger;
@@ -198,7 +201,7 @@ export class OpenAICompatibleProvider implements Provider {
     if (first?.url) {
       const link = first.url;
       return this.call('image download', signal, (s) =>
-        downloadImage(link, { provider: this.label, providerBaseUrl: this.connection.baseUrl, signal: s, timeoutMs: this.deps.options.timeoutMs }),
+        downloadImage(link, { provider: this.label, providerBaseUrl: this.connection.baseUrl, reach: this.deps.reach, signal: s, timeoutMs: this.deps.options.timeoutMs }),
       );
     }
     throw new ProviderError('bad_output', `${this.label} image generation answered without an image (no b64_json or url)`, this.label);

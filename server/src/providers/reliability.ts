@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { SsrfRefused } from '../security/ssrf.js';
 import type { Logger } from 'pino';
 import { readFailure, type RefusedParam } from './errors.js';
 import { ProviderError, type ProviderErrorKind } from './types.js';
@@ -139,6 +140,10 @@ function providerDetail(error: unknown): string {
 }
 
 function classify(error: unknown): Classified {
+  // Refused by the outbound rule (a redirect, a private address): asking again changes nothing.
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (e instanceof SsrfRefused) return { kind: 'unavailable', retryable: false, detail: e.message };
+  }
   if (error instanceof AttemptTimeout || error instanceof APIConnectionTimeoutError) {
     return { kind: 'timeout', retryable: false, detail: 'no complete answer within the time limit' };
   }

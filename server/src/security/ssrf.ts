@@ -1,21 +1,27 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, fetch as undiciFetch, request } from 'undici';
 
 /**
- * Fetching a URL a user typed (a benchmark's link) without letting it reach inside the network.
+ * Every outbound connection of the service (provider API calls, image downloads, link analysis,
+ * webhooks) goes through this module, so one rule holds for all of them (contract-decisions §7,
+ * issue 28 findings 3 and 4):
  *
  * - Only http and https, no credentials in the URL.
- * - Every address a host name resolves to must be public unicast: loopback, private (10/8,
- *   172.16/12, 192.168/16), link-local (169.254/16 with the cloud metadata endpoints), CGNAT
- *   (100.64/10, Alibaba's metadata), unique-local fc00::/7, multicast and reserved ranges are
- *   refused, and so is every IPv6 form that embeds a refused IPv4 address (isPublicAddress).
- * - The check runs inside the socket's own DNS lookup, so the address validated is the address
- *   connected to (no second resolution a rebinding DNS server could answer differently).
- * - Redirects are followed by hand (at most `maxRedirects`), each hop checked the same way.
- * - Total time and body size are capped; the body is returned as bytes for the caller to treat
- *   as untrusted data.
+ * - The address is checked when the socket connects, against the address connected to: the
+ *   connector resolves the name itself, checks every address under the connection's
+ *   AddressPolicy, and connects to the first one (pinned: no second resolution a rebinding DNS
+ *   server could answer differently). Address literals, IPv4-mapped IPv6 included, pass the
+ *   same check, so a redirect to `http://[::ffff:7f00:1]/` meets it too.
+ * - The public rule (isPublicAddress) refuses loopback, private (10/8, 172.16/12, 192.168/16),
+ *   link-local (169.254/16 with the cloud metadata endpoints), CGNAT (100.64/10, Alibaba's
+ *   metadata), unique-local fc00::/7, multicast, reserved ranges and every IPv6 form that embeds
+ *   a refused IPv4 address.
+ * - Provider calls never follow a redirect (outboundFetch): a 3xx is a refusal, so a stored key
+ *   or a prompt never travels to where an answer points. Downloads follow redirects by hand
+ *   (fetchPublic), each hop connecting under the same policy. Webhooks do not follow them.
+ * - Total time and body size are capped; bodies are bytes for the caller to treat as untrusted.
  */
 
 /** `blocked`: the URL or an address it leads to is not allowed; the others: it leads nowhere. */
@@ -49,10 +55,69 @@ export interface SafeFetchOptions {
   timeoutMs?: number;
   maxRedirects?: number;
   accept?: string;
-  /** Name resolution; the system resolver by default. Tests map names to chosen addresses. */
-  resolve?: (hostname: string) => Promise<string[]>;
-  /** Address policy; isPublicAddress by default. */
-  isAllowedAddress?: (address: string) => boolean;
+  /** The caller's own deadline or cancel, besides `timeoutMs`. */
+  signal?: AbortSignal;
+  /** Name resolution; the system resolver by default. Tests answer names with chosen addresses. */
+  resolve?: Resolver;
+  /** Address policy; public addresses only by default. */
+  isAllowedAddress?: AddressPolicy;
+}
+
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+/** Where a connection goes: the URL's host name (or literal) and port. */
+export interface Target {
+  host: string;
+  port: number;
+}
+
+/** Whether a connection to `target` may use `address`. */
+export type AddressPolicy = (address: string, target: Target) => boolean;
+
+export const publicOnly: AddressPolicy = (address) => isPublicAddress(address);
+export const anyAddress: AddressPolicy = () => true;
+
+/**
+ * The policy of endpoints users type (provider base URLs, webhooks): public addresses only;
+ * every address with ALLOW_PRIVATE_PROVIDER_URLS=1; and, with ALLOW_PRIVATE_PROVIDER_HOSTS
+ * (`host:port,…`), private addresses for those exact host names and ports only, so one intranet
+ * relay or Ollama does not open every private address to whoever can type a URL.
+ */
+/** Where outbound connections look names up and which addresses typed endpoints may reach. */
+export interface Outbound {
+  resolve: Resolver;
+  userEndpoints: AddressPolicy;
+}
+
+/** The system's resolver, and the address policy of ALLOW_PRIVATE_PROVIDER_URLS and _HOSTS. */
+export function outboundFromEnv(env: NodeJS.ProcessEnv): Outbound {
+  return { resolve: systemResolve, userEndpoints: userEndpointPolicy({ allowPrivate: env.ALLOW_PRIVATE_PROVIDER_URLS === '1', privateHosts: parsePrivateHosts(env.ALLOW_PRIVATE_PROVIDER_HOSTS) }) };
+}
+
+export function userEndpointPolicy(opts: { allowPrivate: boolean; privateHosts: readonly string[] }): AddressPolicy {
+  if (opts.allowPrivate) return anyAddress;
+  if (opts.privateHosts.length === 0) return publicOnly;
+  const listed = new Set(opts.privateHosts.map((h) => h.toLowerCase()));
+  return (address, target) => isPublicAddress(address) || listed.has(`${target.host.toLowerCase()}:${target.port}`);
+}
+
+/**
+ * ALLOW_PRIVATE_PROVIDER_HOSTS as `host:port` entries (an IPv6 literal in brackets), the form
+ * the policy compares with; a malformed entry stops the process at start.
+ */
+export function parsePrivateHosts(raw: string | undefined): string[] {
+  if (!raw?.trim()) return [];
+  return raw.split(',').map((entry) => {
+    const text = entry.trim();
+    let url: URL;
+    try {
+      url = new URL(`http://${text}`);
+    } catch {
+      throw new Error(`ALLOW_PRIVATE_PROVIDER_HOSTS: "${text}" is not host:port`);
+    }
+    if (!/:\d+$/.test(text) || url.pathname !== '/' || url.username || url.search) throw new Error(`ALLOW_PRIVATE_PROVIDER_HOSTS: "${text}" is not host:port`);
+    return `${url.hostname}:${url.port || 80}`;
+  });
 }
 
 export interface SafeFetchResult {
@@ -127,39 +192,52 @@ function checkUrl(raw: string): URL {
   return url;
 }
 
+function targetOf(url: URL): Target {
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
+}
+
 /**
- * A socket lookup that refuses names resolving to a refused address: the address checked is the
- * address connected to. Also used for connections to provider endpoints (providers/http.ts).
+ * The addresses a connection to `target` may use, all of them checked: a name with one refused
+ * address among several is refused whole (which one the socket would pick is not ours to know).
  */
-export function guardedLookup(resolve: (hostname: string) => Promise<string[]> = systemResolve, allowed: (address: string) => boolean = isPublicAddress): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        const refused = addresses.find((a) => !allowed(a));
-        if (addresses.length === 0) return callback(new SsrfRefused(`${hostname} does not resolve`, 'unresolvable'), '', 4);
-        if (refused) return callback(new SsrfRefused(`${hostname} resolves to a non-public address (${refused})`), '', 4);
-        const entries = addresses.map((address) => ({ address, family: isIP(address) }));
-        if (options.all) return (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
-        return callback(null, entries[0]!.address, entries[0]!.family);
-      },
-      (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),
-    );
-  };
+async function checkedAddresses(target: Target, resolve: Resolver, allowed: AddressPolicy): Promise<string[]> {
+  const addresses = isIP(target.host) ? [target.host] : await resolve(target.host).catch(() => [] as string[]);
+  if (addresses.length === 0) throw new SsrfRefused(`${target.host} does not resolve`, 'unresolvable');
+  const refused = addresses.find((a) => !allowed(a, target));
+  if (refused) throw new SsrfRefused(isIP(target.host) ? `address ${target.host} is not public` : `${target.host} resolves to a non-public address (${refused})`);
+  return addresses;
+}
+
+/**
+ * An undici agent whose every socket connects to an address checked just before, under
+ * `allowed`, and to that address only (the name is not resolved again). TLS still verifies the
+ * certificate against the URL's host name (undici takes the server name from `host`).
+ */
+export function outboundAgent(allowed: AddressPolicy, opts: { resolve?: Resolver; timeoutMs?: number } = {}): Agent {
+  const resolve = opts.resolve ?? systemResolve;
+  const connectTimeout = opts.timeoutMs ?? 10_000;
+  const connect = buildConnector({ timeout: connectTimeout });
+  return new Agent({
+    connect: (options, callback) => {
+      const target = { host: options.hostname.replace(/^\[|\]$/g, ''), port: Number(options.port) || (options.protocol === 'https:' ? 443 : 80) };
+      checkedAddresses(target, resolve, allowed).then(
+        ([address]) => connect({ ...options, hostname: address! }, callback),
+        (err: Error) => callback(err, null),
+      );
+    },
+    ...(opts.timeoutMs ? { headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs } : {}),
+  });
 }
 
 export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): Promise<SafeFetchResult> {
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
   const timeoutMs = opts.timeoutMs ?? 5000;
   const maxRedirects = opts.maxRedirects ?? 3;
-  const resolve = opts.resolve ?? systemResolve;
-  const allowed = opts.isAllowedAddress ?? isPublicAddress;
-
-  const signal = AbortSignal.timeout(timeoutMs);
-  const agent = guardedAgent(resolve, allowed, timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), opts.signal]) : AbortSignal.timeout(timeoutMs);
+  const agent = outboundAgent(opts.isAllowedAddress ?? publicOnly, { resolve: opts.resolve, timeoutMs });
   try {
     let url = checkUrl(rawUrl);
     for (let hop = 0; ; hop++) {
-      checkLiteral(url, allowed);
       const response = await request(url, {
         dispatcher: agent,
         method: 'GET',
@@ -173,6 +251,7 @@ export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): 
         const location = response.headers.location;
         if (typeof location !== 'string') throw new SsrfRefused('redirect without a location', 'redirect');
         if (hop >= maxRedirects) throw new SsrfRefused(`more than ${maxRedirects} redirects`, 'redirect');
+        // Every hop is a new connection through the same agent: its address is checked there.
         url = checkUrl(new URL(location, url).toString());
         continue;
       }
@@ -185,18 +264,50 @@ export async function fetchPublic(rawUrl: string, opts: SafeFetchOptions = {}): 
   }
 }
 
+export type FetchLike = typeof globalThis.fetch;
+
 /**
- * An undici agent whose sockets resolve names through `resolve` and refuse to connect unless
- * every address is allowed: the address checked is the address connected to.
+ * The fetch of provider API calls: connections under `allowed`, redirects never followed. A 3xx
+ * answer is refused before anything reads it, so a key or a prompt never follows a Location to
+ * another host (or, after a 303, reaches an internal path as a GET).
  */
-function guardedAgent(resolve: (hostname: string) => Promise<string[]>, allowed: (address: string) => boolean, timeoutMs: number): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(resolve, allowed), timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+export function outboundFetch(allowed: AddressPolicy, opts: { resolve?: Resolver } = {}): FetchLike {
+  const dispatcher = outboundAgent(allowed, { resolve: opts.resolve });
+  const send = async (input: Parameters<FetchLike>[0], init?: RequestInit) => {
+    const response = await undiciFetch(input as never, { ...(await portableBody(init)), redirect: 'manual', dispatcher } as never).catch((err: unknown) => {
+      throw unwrapRefusal(err);
+    });
+    if (REDIRECTS.has(response.status)) {
+      await response.body?.cancel();
+      throw redirectRefused(response.status);
+    }
+    // Node's own Response class: the OpenAI SDK judges from a reply's class whether this fetch
+    // can send Node's FormData (portableBody makes sure it can).
+    return new Response(response.body as ReadableStream | null, { status: response.status, statusText: response.statusText, headers: response.headers as unknown as Headers });
+  };
+  return send as FetchLike;
 }
 
-/** Sockets skip the lookup for address literals, so those are checked here. */
-function checkLiteral(url: URL, allowed: (address: string) => boolean): void {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && !allowed(host)) throw new SsrfRefused(`address ${host} is not public`);
+export function redirectRefused(status: number): SsrfRefused {
+  return new SsrfRefused(`the endpoint answered a redirect (HTTP ${status}); provider calls do not follow redirects: set base_url to the final address`, 'redirect');
+}
+
+/**
+ * Node's own FormData (the OpenAI SDK's multipart uploads) is not the undici package's, whose
+ * fetch would send it as text: encoded here into bytes with its multipart content type.
+ */
+async function portableBody(init: RequestInit | undefined): Promise<RequestInit | undefined> {
+  if (!(init?.body instanceof FormData)) return init;
+  const encoded = new Response(init.body);
+  const headers = new Headers(init.headers);
+  headers.set('content-type', encoded.headers.get('content-type')!);
+  return { ...init, headers, body: Buffer.from(await encoded.arrayBuffer()) };
+}
+
+/** Literals are judged when a URL is saved as well (names are looked up then too: checkPublicUrl). */
+function checkLiteral(url: URL, allowed: AddressPolicy): void {
+  const target = targetOf(url);
+  if (isIP(target.host) && !allowed(target.host, target)) throw new SsrfRefused(`address ${target.host} is not public`);
 }
 
 async function readCapped(stream: AsyncIterable<unknown> & { destroy(): void }, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
@@ -223,15 +334,16 @@ async function readCapped(stream: AsyncIterable<unknown> & { destroy(): void }, 
  * here) is let through: every call is checked again where it connects (postPublic), since DNS
  * may answer differently by then anyway.
  */
-export async function checkPublicUrl(rawUrl: string, opts: Pick<SafeFetchOptions, 'resolve' | 'isAllowedAddress'> = {}): Promise<URL> {
+export async function checkPublicUrl(rawUrl: string, opts: Pick<SafeFetchOptions, 'resolve' | 'isAllowedAddress'> & { mustResolve?: boolean } = {}): Promise<URL> {
   const url = checkUrl(rawUrl);
-  const allowed = opts.isAllowedAddress ?? isPublicAddress;
+  const allowed = opts.isAllowedAddress ?? publicOnly;
   checkLiteral(url, allowed);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return url;
-  const addresses = await (opts.resolve ?? systemResolve)(host).catch(() => [] as string[]);
-  const refused = addresses.find((a) => !allowed(a));
-  if (refused) throw new SsrfRefused(`${host} resolves to a non-public address`);
+  const target = targetOf(url);
+  if (isIP(target.host)) return url;
+  const addresses = await (opts.resolve ?? systemResolve)(target.host).catch(() => [] as string[]);
+  if (opts.mustResolve && addresses.length === 0) throw new SsrfRefused(`${target.host} does not resolve`, 'unresolvable');
+  const refused = addresses.find((a) => !allowed(a, target));
+  if (refused) throw new SsrfRefused(`${target.host} resolves to a non-public address`);
   return url;
 }
 
@@ -241,8 +353,8 @@ export interface PostResult {
 }
 
 /**
- * One POST to a URL a user gave (a webhook receiver), under the same address rule as
- * fetchPublic, with one deadline for connecting, sending and reading (`timeoutMs`). Redirects
+ * One POST to a URL a user gave (a webhook receiver), under the address rule of the caller's
+ * policy, with one deadline for connecting, sending and reading (`timeoutMs`). Redirects
  * are not followed: a receiver that moved answers 3xx, which the caller treats as a failure.
  */
 export async function postPublic(
@@ -251,11 +363,9 @@ export async function postPublic(
   opts: Pick<SafeFetchOptions, 'maxBytes' | 'timeoutMs' | 'resolve' | 'isAllowedAddress'> = {},
 ): Promise<PostResult> {
   const timeoutMs = opts.timeoutMs ?? 10_000;
-  const allowed = opts.isAllowedAddress ?? isPublicAddress;
-  const agent = guardedAgent(opts.resolve ?? systemResolve, allowed, timeoutMs);
+  const agent = outboundAgent(opts.isAllowedAddress ?? publicOnly, { resolve: opts.resolve, timeoutMs });
   try {
     const url = checkUrl(rawUrl);
-    checkLiteral(url, allowed);
     const response = await request(url, {
       dispatcher: agent,
       method: 'POST',
@@ -273,7 +383,7 @@ export async function postPublic(
   }
 }
 
-/** undici wraps the lookup's error; callers should see the refusal itself. */
+/** undici wraps the connector's error; callers should see the refusal itself. */
 function unwrapRefusal(err: unknown): unknown {
   for (let e: any = err; e; e = e.cause) if (e instanceof SsrfRefused) return e;
   return err;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchFailureKind, fetchPublic, isPublicAddress, SsrfRefused } from '../../src/security/ssrf.js';
+import { fetchFailureKind, fetchPublic, isPublicAddress, parsePrivateHosts, SsrfRefused, userEndpointPolicy } from '../../src/security/ssrf.js';
 
 describe('isPublicAddress', () => {
   it('refuses loopback, private, link-local, metadata, CGNAT, unique-local and mapped forms', () => {
@@ -156,5 +156,22 @@ describe('fetchPublic', () => {
     expect(fetchFailureKind(await failure(`http://page.test:${port}/to-private`))).toBe('blocked_address');
     expect(fetchFailureKind(await failure(`http://cdn.example.com:${port}/ok`))).toBe('blocked_address');
     expect(fetchFailureKind(await failure('file:///etc/passwd'))).toBe('blocked_address');
+  });
+});
+
+describe('ALLOW_PRIVATE_PROVIDER_HOSTS', () => {
+  it('reads host:port entries and refuses anything else at start', () => {
+    expect(parsePrivateHosts(' ollama.lan:11434, [fd00::5]:8080 ,10.0.0.7:80')).toEqual(['ollama.lan:11434', '[fd00::5]:8080', '10.0.0.7:80']);
+    expect(parsePrivateHosts('')).toEqual([]);
+    for (const bad of ['ollama.lan', 'http://ollama.lan:11434', 'ollama.lan:11434/v1', 'a b:1', 'user@host:1']) expect(() => parsePrivateHosts(bad), bad).toThrow(/ALLOW_PRIVATE_PROVIDER_HOSTS/);
+  });
+
+  it('opens private addresses to the listed host and port only', () => {
+    const policy = userEndpointPolicy({ allowPrivate: false, privateHosts: parsePrivateHosts('ollama.lan:11434') });
+    expect(policy('10.0.0.7', { host: 'ollama.lan', port: 11434 })).toBe(true);
+    expect(policy('10.0.0.7', { host: 'OLLAMA.lan', port: 11434 })).toBe(true);
+    expect(policy('10.0.0.7', { host: 'ollama.lan', port: 80 })).toBe(false);
+    expect(policy('10.0.0.7', { host: 'other.lan', port: 11434 })).toBe(false);
+    expect(policy('93.184.215.14', { host: 'other.example', port: 443 })).toBe(true);
   });
 });

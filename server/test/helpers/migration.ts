@@ -7,7 +7,7 @@ import { migrations } from '../../src/db/migrations/index.js';
 import { freshPostgresDatabase, usingPostgres } from './server.js';
 
 /**
- * What a product and a task row had to hold before 20261128_0100_link_tables (NOT NULL columns
+ * What a product and a task row had to hold before 20261128_0400_link_tables (NOT NULL columns
  * that are rows now): a migration test writing rows under an older schema adds them.
  */
 export const LEGACY_PRODUCT: object = { banned_word_ids: '[]' };

@@ -41,7 +41,14 @@ export interface TestServer {
 
 export async function startTestServer(
   // `worker: false`: enqueued jobs stay queued (nothing runs them in this server).
-  opts: { env?: Record<string, string>; dataDir?: string; keepData?: boolean; worker?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    keepData?: boolean;
+    worker?: boolean;
+    /** Answers the service's name lookups for outbound connections (a resolver the test controls). */
+    resolve?: (hostname: string) => Promise<string[]>;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'cps-test-'));
   const pgDb = usingPostgres && !opts.env?.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
@@ -53,6 +60,7 @@ export async function startTestServer(
     ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
     ...opts.env,
   });
+  if (opts.resolve) config.outbound.resolve = opts.resolve;
   const logs: string[] = [];
   const logDestination = new Writable({
     write(chunk, _enc, cb) {

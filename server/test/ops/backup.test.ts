@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ describe('cli backup', () => {
   it('SQLite: an online backup taken while the server writes restores every row', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-backup-'));
     const restoredDir = mkdtempSync(path.join(tmpdir(), 'cps-restore-'));
-    const out = path.join(tmpdir(), `cps-backup-${process.pid}-${Date.now()}.sqlite`);
+    const out = path.join(tmpdir(), `cps-backup-${process.pid}-${Date.now()}`);
     try {
       const server = await startTestServer({ dataDir, env: { DATABASE_URL: '' } });
       const names: string[] = [];
@@ -48,7 +48,7 @@ describe('cli backup', () => {
         expect(result.stderr).toBe('');
         expect(result.code).toBe(0);
         expect(result.stdout).toMatch(/backed up \d+ bytes/);
-        // A second backup to the same file is refused rather than overwriting it.
+        // A second backup to the same directory is refused rather than overwriting it.
         const again = await runCli(['backup', '--out', out], cliEnv(dataDir));
         expect(again.code).toBe(1);
         expect(again.stderr).toMatch(/exists/);
@@ -56,9 +56,9 @@ describe('cli backup', () => {
         await server.close();
       }
 
-      // Restore: the backup file becomes app.sqlite of a new data directory (same secrets).
-      cpSync(path.join(dataDir, 'secrets'), path.join(restoredDir, 'secrets'), { recursive: true });
-      cpSync(out, path.join(restoredDir, 'app.sqlite'));
+      const restoredRun = await runCli(['restore', '--from', out], cliEnv(restoredDir));
+      expect(restoredRun.stderr).toBe('');
+      expect(restoredRun.code).toBe(0);
       const restored = await startTestServer({ dataDir: restoredDir, env: { DATABASE_URL: '' } });
       try {
         const login = await restored.request('POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_NEW_PASSWORD } });
@@ -76,9 +76,9 @@ describe('cli backup', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(restoredDir, { recursive: true, force: true });
-      rmSync(out, { force: true });
+      rmSync(out, { recursive: true, force: true });
     }
-    // Two CLI processes and a server start and stop in turn: on a loaded machine that alone can
+    // Three CLI processes and a server start and stop in turn: on a loaded machine that alone can
     // take most of the default 30 s.
   }, 90_000);
 
@@ -87,7 +87,7 @@ describe('cli backup', () => {
     try {
       const result = await runCli(['backup'], cliEnv(dataDir));
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/--out FILE is required/);
+      expect(result.stderr).toMatch(/--out DIR is required/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
@@ -95,9 +95,10 @@ describe('cli backup', () => {
 
   it('PostgreSQL: prints a pg_dump command without the credentials, and that command round-trips', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-backup-'));
-    const dump = path.join(tmpdir(), `cps-pgdump-${process.pid}-${Date.now()}.dump`);
+    const out = path.join(tmpdir(), `cps-pgdump-${process.pid}-${Date.now()}`);
+    const dump = path.join(out, 'database.pgdump');
     try {
-      const printed = await runCli(['backup', '--out', dump], cliEnv(dataDir, { DATABASE_URL: 'postgres://cps:do-not-print-me@127.0.0.1:1/cps' }));
+      const printed = await runCli(['backup', '--out', out], cliEnv(dataDir, { DATABASE_URL: 'postgres://cps:do-not-print-me@127.0.0.1:1/cps' }));
       expect(printed.code).toBe(0);
       expect(printed.stdout + printed.stderr).not.toContain('do-not-print-me');
       const command = printed.stdout.trim();
@@ -125,7 +126,7 @@ describe('cli backup', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
-      rmSync(dump, { force: true });
+      rmSync(out, { recursive: true, force: true });
     }
   });
 });

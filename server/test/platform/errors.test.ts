@@ -162,7 +162,7 @@ describe('error envelope of the platform endpoints', () => {
     it('for a taken username or workspace slug, and for removing the last admin', async () => {
       const user = { username: 'twice', email: 'twice@example.com', password: 'first-password-1', role: 'operator' };
       expect((await server.request('POST', '/api/v1/users', { token: admin, body: user })).status).toBe(200);
-      expectError(await server.request('POST', '/api/v1/users', { token: admin, body: user }), 409, 40900, /twice/);
+      expectError(await server.request('POST', '/api/v1/users', { token: admin, body: user }), 409, 40900, /not available/);
 
       const ws = { name: 'Second', slug: 'second' };
       const second = await server.request('POST', '/api/v1/workspaces', { token: admin, body: ws });

@@ -164,6 +164,8 @@ describe('real responses match the OpenAPI document', () => {
     expect((await call('POST', '/invitations/{id}/accept', { token: operatorToken, params: { id: invited.id } })).status).toBeGreaterThanOrEqual(400);
     const again = await data('POST', '/workspaces/{id}/invitations', { token: admin, params: { id: second.id }, json: { username: 'op-doc', role: 'operator' } });
     await data('POST', '/invitations/{id}/accept', { token: operatorToken, params: { id: again.id } });
+    const linked = await data('POST', '/workspaces/{id}/invitations', { token: admin, params: { id: second.id }, json: { email: 'linked@example.com', role: 'operator' } });
+    await data('POST', '/invitations/redeem', { token: operatorToken, json: { token: linked.token } });
     const third = await data('POST', '/workspaces/{id}/invitations', { token: admin, params: { id: second.id }, json: { email: 'nobody@example.com', role: 'operator' } });
     await data('DELETE', '/workspaces/{id}/invitations/{invitation_id}', { token: admin, params: { id: second.id, invitation_id: third.id } });
     expect((await call('GET', '/workspaces/{id}/invitations', { token: secondToken, params: { id: 2147483647 } })).status).toBe(404);

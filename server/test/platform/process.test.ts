@@ -116,7 +116,7 @@ describe('service process', { timeout: 120_000 }, () => {
 
     const duplicate = await runCli(['create-user', '--username', 'carol', '--email', 'c2@example.com'], env);
     expect(duplicate.code).toBe(1);
-    expect(duplicate.stderr).toMatch(/taken/);
+    expect(duplicate.stderr).toMatch(/not available/);
     // Bad arguments are refused before the database is touched.
     const short = await runCli(['reset-password', '--username', 'carol', '--password', 'short'], env);
     expect(short.code).toBe(2);

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { AccessTokens } from '../../src/security/tokens.js';
-import { adminToken, API, call, Deployment, must, sleep, userWithRole, type ScenarioResult } from './harness.js';
+import { adminToken, API, call, Deployment, login, must, sleep, userWithRole, type ScenarioResult } from './harness.js';
 
 /**
  * Scenario 6. The matrix: every route of the OpenAPI document (the route table) × role
@@ -166,6 +166,7 @@ function bodyFor(route: string, f: Fixtures): unknown {
     [/^POST \/workspaces\/\{id\}\/invitations$/, { username: 'someone-invited', role: 'operator' }],
     [/^POST \/products\/\{id\}\/benchmarks$/, { highlights: 'x', link_url: null, screenshot_url: null }],
     [/^PATCH \/users\/\{id\}$/, { email: 'x@example.com' }],
+    [/^POST \/invitations\/redeem$/, { token: 'no-such-invitation-token' }],
   ];
   return table.find(([re]) => re.test(route))?.[1] ?? {};
 }
@@ -206,7 +207,7 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
     const old = await userWithRole(base, root, 'm_oldver', 'admin');
     await must(base, 'POST', '/auth/change-password', old.token, { current_password: 'second-password-2', new_password: 'third-password-3' });
     await must(base, 'POST', '/users', root, { username: 'm_fresh', email: 'fresh@example.com', password: 'first-password-1', role: 'admin' });
-    const fresh = (await must(base, 'POST', '/auth/login', undefined, { username: 'm_fresh', password: 'first-password-1' })).token as string;
+    const fresh = (await login(base, 'm_fresh', 'first-password-1')).token;
     const claims = JSON.parse(Buffer.from(users.admin.token.split('.')[1]!, 'base64url').toString());
     const expired = await new AccessTokens(d.jwtSecret, () => new Date(Date.now() - 13 * 3600_000)).sign({ sub: Number(claims.sub), ws: claims.ws, role: 'admin', ver: claims.ver });
 
@@ -293,6 +294,23 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
     expect({ route: 'PUT /banned-words/{id} (updatable: false)', who: 'supervisor', expected: '403', got: supPut.status, code: supPut.body?.code }, supPut.status === 403);
     const admPut = await call(base, 'PUT', `${API}/banned-words/${locked.id}`, { token: users.admin.token, body: { word: '锁定词', level: 'soft_warn', updatable: false } });
     expect({ route: 'PUT /banned-words/{id} (updatable: false)', who: 'admin', expected: '200', got: admPut.status, code: admPut.body?.code }, admPut.status === 200);
+
+    // Issue 28: a supervisor may edit the admin's connection, but not re-point its key elsewhere.
+    const presetKey = await must(base, 'POST', '/api-keys', root, { provider: 'openai', api_key: 'sk-admins-openai-key' });
+    const repoint = await call(base, 'PATCH', `${API}/api-keys/${presetKey.id}`, { token: users.supervisor.token, body: { base_url: 'https://1.1.1.1/v1' } });
+    expect(
+      { route: 'PATCH /api-keys/{id} (base_url without api_key)', who: 'supervisor', expected: '400 changing base_url needs api_key', got: repoint.status, code: repoint.body?.code },
+      repoint.status === 400 && /^changing base_url needs api_key again/.test(repoint.body?.message ?? ''),
+    );
+    const withKey = await call(base, 'PATCH', `${API}/api-keys/${presetKey.id}`, { token: users.supervisor.token, body: { base_url: 'https://1.1.1.1/v1', api_key: 'sk-supervisors-own' } });
+    expect({ route: 'PATCH /api-keys/{id} (base_url with api_key)', who: 'supervisor', expected: '200', got: withKey.status, code: withKey.body?.code }, withKey.status === 200);
+    // An email invitation binds nobody by address: only its link joins, once.
+    const byMail = await must(base, 'POST', `/workspaces/${own.workspace}/invitations`, root, { email: 'm_operator@example.com', role: 'supervisor' });
+    const listed = await must(base, 'GET', '/invitations', users.operator.token);
+    expect({ route: 'GET /invitations (email invitation)', who: 'operator with that address', expected: 'not listed', got: listed.items.length, code: undefined }, !listed.items.some((i: { id: number }) => i.id === byMail.id));
+    const redeemed = await call(base, 'POST', `${API}/invitations/redeem`, { token: users.supervisor.token, body: { token: byMail.token } });
+    const again = await call(base, 'POST', `${API}/invitations/redeem`, { token: users.operator.token, body: { token: byMail.token } });
+    expect({ route: 'POST /invitations/redeem (twice)', who: 'supervisor, then operator', expected: '200 then 404', got: again.status, code: again.body?.code }, redeemed.status === 200 && again.status === 404);
 
     const matrix: ScenarioResult = {
       scenario: '6 authorization matrix',

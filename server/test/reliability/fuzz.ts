@@ -241,6 +241,10 @@ export async function fuzzScenario(long: boolean, database: 'sqlite' | 'postgres
     const operator = await userWithRole(base, admin, 'fuzz_operator', 'operator');
     const victim = await userWithRole(base, admin, 'fuzz_victim', 'operator');
     await must(base, 'POST', '/api-keys', admin, { provider: 'local', api_key: 'local-fuzz-key' });
+    // A connection with an endpoint (a public literal: nothing resolves or connects on save), so
+    // PATCH meets the base_url-needs-the-key rule; an email invitation, so its link route has one.
+    const endpoint = await must(base, 'POST', '/api-keys', admin, { provider: 'openai-compatible', api_key: 'sk-fuzz-endpoint', base_url: 'https://1.1.1.1/v1', text_model: 'm' });
+    await must(base, 'POST', '/workspaces/1/invitations', admin, { email: 'fuzz-invitee@example.com', role: 'operator' });
     const product = await must(base, 'POST', '/products', admin, { name: '模糊产品', category: 'c', source: 'custom' });
     const task = await must(base, 'POST', '/tasks', admin, { product_id: product.id, theme: '模糊', text_count: 1, image_count: 0, track: 'ai' });
     const bench = await must(base, 'POST', `/products/${product.id}/benchmarks`, admin, { highlights: 'h', link_url: null, screenshot_url: null });
@@ -249,7 +253,7 @@ export async function fuzzScenario(long: boolean, database: 'sqlite' | 'postgres
     const otherToken = (await must(base, 'POST', '/workspaces/switch', admin, { workspace_id: other.id })).token;
     const otherProduct = await must(base, 'POST', '/products', otherToken, { name: '别家', category: 'c', source: 'custom' });
     const ids: Ids = {
-      own: { products: product.id, tasks: task.id, task_id: task.id, benchmarks: bench.id, 'banned-words': word.id, users: victim.id, user_id: victim.id, workspaces: 1 },
+      own: { products: product.id, tasks: task.id, task_id: task.id, benchmarks: bench.id, 'banned-words': word.id, users: victim.id, user_id: victim.id, workspaces: 1, 'api-keys': endpoint.id },
       foreign: { products: otherProduct.id, tasks: task.id + 1000, task_id: task.id + 1000, workspaces: other.id, users: 1, user_id: 1 },
     };
     const tokens = { admin, operator: operator.token, none: undefined };

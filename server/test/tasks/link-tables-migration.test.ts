@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { databaseBefore } from '../helpers/migration.js';
 
-describe('migration 20261128_0100_link_tables', () => {
+describe('migration 20261128_0400_link_tables', () => {
   it('moves the JSON id arrays into link rows without loss, drops ids that name nothing, and goes back down', async () => {
     const { db, migrator, now, workspaceId, userId, productId, taskId, close } = await databaseBefore('20261126_0200_recovered_image_originals', { image_count: 0 });
     try {
@@ -53,7 +53,7 @@ describe('migration 20261128_0100_link_tables', () => {
           .then((r) => r.id as number);
       const [ordered, legacy] = [await pkg(JSON.stringify([t2, t1])), await pkg(null)];
 
-      expect((await migrator.migrateTo('20261128_0100_link_tables')).error).toBeUndefined();
+      expect((await migrator.migrateTo('20261128_0400_link_tables')).error).toBeUndefined();
       const rows = (table: string, order: string[]) => db.selectFrom(table).selectAll().orderBy(order).execute();
       expect(await rows('product_banned_words', ['product_id', 'banned_word_id'])).toEqual([
         { workspace_id: workspaceId, product_id: productId, banned_word_id: w1 },

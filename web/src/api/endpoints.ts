@@ -38,6 +38,7 @@ export const api = {
     mine: () => dataOf(http.GET('/api/v1/invitations', { params: { query: { page_size: 100 } } })),
     accept: (id: number) => dataOf(http.POST('/api/v1/invitations/{id}/accept', path({ id }))),
     decline: (id: number) => dataOf(http.POST('/api/v1/invitations/{id}/decline', path({ id }))),
+    redeem: (token: string) => dataOf(http.POST('/api/v1/invitations/redeem', { body: { token } })),
   },
   users: {
     list: (query: Paging) => dataOf(http.GET('/api/v1/users', { params: { query } })),

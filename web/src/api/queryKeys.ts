@@ -45,6 +45,8 @@ export const queryKeys = {
     list: () => ['api-keys', 'list'] as const,
     presets: () => ['api-keys', 'presets'] as const,
     routing: () => ['api-keys', 'routing'] as const,
+    /** The provider's own model list for one connection. */
+    models: (id: number) => ['api-keys', 'models', id] as const,
   },
   tasks: {
     all: () => ['tasks'] as const,

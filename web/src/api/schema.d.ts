@@ -160,7 +160,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a user
-         * @description Invite a username or an email address with a role; needs the admin role in that workspace. The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.
+         * @description Invite a username or an email address with a role; needs the admin role in that workspace. A username invitation reaches the account of that name (if any), which accepts or declines it; the answer is the same whether it exists. Email addresses are not verified, so an email invitation names no account: its answer carries a one-time link token (`token`) the admin hands over, and whoever redeems it (POST /invitations/redeem) joins. Inviting the same name or address again renews the pending invitation (and issues a new token).
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -223,6 +223,26 @@ export interface paths {
          * @description Accept an invitation: join the workspace with its role (switch to it with POST /workspaces/switch)
          */
         post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invitations/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem an invitation link
+         * @description Join the workspace of an email invitation with the link token its admin handed over, with the invitation's role; the token works once. An unknown or spent token answers 404, an expired or revoked invitation 409.
+         */
+        post: operations["redeemInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2915,6 +2935,8 @@ export interface operations {
                             /** Format: date-time */
                             expires_at: string;
                             responded_at: string | null;
+                        } & {
+                            token: string | null;
                         };
                     };
                 };
@@ -3300,6 +3322,131 @@ export interface operations {
             };
             /** @description The record is not in a state that allows this */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    redeemInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            name: string;
+                            slug: string;
+                            role: "admin" | "supervisor" | "operator";
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3986,7 +4133,7 @@ export interface operations {
                     provider: string;
                     api_key: string;
                     name?: string;
-                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS. Changing it on PATCH needs api_key again (400 otherwise): a stored key is only sent to the address it was entered for */
                     base_url?: string;
                     /** @description text model; "" = this connection has no text capability; absent = the preset’s */
                     text_model?: string;
@@ -4376,7 +4523,7 @@ export interface operations {
                 "application/json": {
                     api_key?: string;
                     name?: string;
-                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS. Changing it on PATCH needs api_key again (400 otherwise): a stored key is only sent to the address it was entered for */
                     base_url?: string;
                     /** @description text model; "" = this connection has no text capability; absent = the preset’s */
                     text_model?: string;
@@ -12679,7 +12826,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS */
                     url: string;
                     kind: "generic" | "feishu" | "wecom" | "dingtalk";
                     events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
@@ -12888,7 +13035,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 */
+                    /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS */
                     url?: string;
                     kind?: "generic" | "feishu" | "wecom" | "dingtalk";
                     events?: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];

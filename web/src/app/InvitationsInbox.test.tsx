@@ -6,13 +6,14 @@ import { AppConfig } from './AppConfig';
 import type { MyInvitation } from '../api/types';
 import { InvitationsInbox } from './InvitationsInbox';
 
-const state = vi.hoisted(() => ({ items: [] as MyInvitation[], accept: vi.fn(), decline: vi.fn() }));
+const state = vi.hoisted(() => ({ items: [] as MyInvitation[], accept: vi.fn(), decline: vi.fn(), redeem: vi.fn() }));
 vi.mock('../api/endpoints', () => ({
   api: {
     invitations: {
       mine: async () => ({ items: state.items, total: state.items.length, page: 1, page_size: 100 }),
       accept: (id: number) => state.accept(id),
       decline: (id: number) => state.decline(id),
+      redeem: (token: string) => state.redeem(token),
     },
   },
 }));
@@ -57,5 +58,23 @@ describe('invitations inbox', () => {
     fireEvent.click(within(inbox).getByRole('button', { name: '拒绝' }));
     await waitFor(() => expect(state.decline).toHaveBeenCalledWith(2));
     expect(await within(inbox).findByText('没有待处理的邀请')).toBeTruthy();
+  });
+
+  it('an opened invitation link asks to join, redeems its token once, and leaves the address bar', async () => {
+    state.items = [];
+    window.history.replaceState(null, '', '/tasks?invitation=tok-123&x=1');
+    state.redeem.mockResolvedValue({ id: 12, name: '华北团队', slug: 'ws-n', role: 'operator' });
+    render(
+      <AppConfig>
+        <QueryClientProvider client={new QueryClient()}>
+          <InvitationsInbox />
+        </QueryClientProvider>
+      </AppConfig>,
+    );
+    expect(window.location.search).toBe('?x=1');
+    expect(await screen.findByText('你收到了一个工作空间邀请链接。接受后将以邀请中的角色加入该工作空间。')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: /^接\s?受$/ }));
+    await waitFor(() => expect(state.redeem).toHaveBeenCalledWith('tok-123'));
+    expect(state.redeem).toHaveBeenCalledTimes(1);
   });
 });

@@ -11,6 +11,8 @@ import * as fissionImages from './20261124_0001_fission_images.js';
 import * as taskDayCounts from './20261124_0200_task_day_counts.js';
 import * as taskCountsLockOrder from './20261124_0210_task_counts_lock_order.js';
 import * as invitations from './20261124_0100_invitations.js';
+import * as invitationLinks from './20261128_0100_invitation_links.js';
+import * as tokenSessions from './20261128_0200_token_sessions.js';
 import * as analysisWarningCodes from './20261124_0110_analysis_warning_codes.js';
 import * as idempotencyBodyHash from './20261124_0120_idempotency_body_hash.js';
 import * as webhooks from './20261125_1200_webhooks.js';
@@ -20,7 +22,7 @@ import * as fissionImageOriginals from './20261126_0100_fission_image_originals.
 import * as recoveredImageOriginals from './20261126_0200_recovered_image_originals.js';
 import * as connections from './20261125_1000_connections.js';
 import * as presetWordLevels from './20261125_1100_preset_word_levels.js';
-import * as linkTables from './20261128_0100_link_tables.js';
+import * as linkTables from './20261128_0400_link_tables.js';
 import * as connectionOptions from './20261128_0300_connection_options.js';
 
 /**
@@ -49,6 +51,8 @@ export const migrations: Record<string, Migration> = {
   '20261126_0100_fission_image_originals': fissionImageOriginals,
   '20261126_0200_recovered_image_originals': recoveredImageOriginals,
   '20261125_1000_connections': connections,
-  '20261128_0100_link_tables': linkTables,
+  '20261128_0100_invitation_links': invitationLinks,
+  '20261128_0200_token_sessions': tokenSessions,
   '20261128_0300_connection_options': connectionOptions,
+  '20261128_0400_link_tables': linkTables,
 };

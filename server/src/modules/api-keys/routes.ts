@@ -63,7 +63,7 @@ const ApiKeyView = Type.Object({
 const model = (what: string) => Type.String({ maxLength: 200, description: `${what} model; "" = this connection has no ${what} capability; absent = the preset’s` });
 const ConnectionFields = {
   name: Type.Optional(Type.String({ maxLength: 60 })),
-  base_url: Type.Optional(Type.String({ maxLength: 500, description: 'http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1' })),
+  base_url: Type.Optional(Type.String({ maxLength: 500, description: 'http(s); required for openai-compatible; must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS. Changing it on PATCH needs api_key again (400 otherwise): a stored key is only sent to the address it was entered for' })),
   text_model: Type.Optional(model('text')),
   vision_model: Type.Optional(model('vision')),
   image_model: Type.Optional(model('image')),

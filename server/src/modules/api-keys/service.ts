@@ -1,16 +1,14 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { ConnectionTest, Row, UsedConnection } from '../../db/schema.js';
-import { AppError, badRequest, notFound } from '../../http/errors.js';
+import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { canOn, recordActions, type Actor } from '../../policy/policy.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import type { EffectiveConnection } from '../../providers/factory.js';
 import { isProviderLabel, PROVIDER_LABELS, type ProviderLabel } from '../../providers/labels.js';
 import { capabilitiesOfModel, catalogueModels, PRESETS, retiringModels, type Retiring } from '../../providers/presets.js';
-import { isPublicAddress } from '../../security/ssrf.js';
+import { checkPublicUrl, SsrfRefused } from '../../security/ssrf.js';
 import { ProviderError, STRUCTURED_MODES, type ConnectionOptions, type ProviderCredentials, type StructuredMode } from '../../providers/types.js';
 import * as repo from './repository.js';
 
@@ -110,12 +108,11 @@ export async function listApiKeys(ctx: AppContext, auth: AuthUser, query: PageQu
   );
 }
 
-const allowPrivate = (ctx: AppContext) => ctx.config.env.ALLOW_PRIVATE_PROVIDER_URLS === '1';
-
 /**
- * A base URL must be http(s) without credentials and, unless the deployment allows private
- * endpoints, resolve to public addresses only (like a benchmark's link). Calls check again in
- * the socket's lookup (providers/http.ts), so a name re-pointed later is refused then.
+ * A base URL must be http(s) without credentials or query and lead to addresses the deployment
+ * allows for typed endpoints (public ones, unless ALLOW_PRIVATE_PROVIDER_URLS or _HOSTS say
+ * otherwise). Every call checks again where it connects (security/ssrf.ts), so a name
+ * re-pointed later is refused then.
  */
 async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
   let url: URL;
@@ -127,15 +124,13 @@ async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('base_url must be an http or https URL');
   if (url.username || url.password) throw badRequest('base_url must not carry credentials');
   if (url.search || url.hash) throw badRequest('base_url must not carry a query or fragment');
-  if (!allowPrivate(ctx)) {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    let addresses: string[];
+  if (!ctx.config.allowPrivateUrls) {
     try {
-      addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      throw badRequest('base_url: the host name does not resolve');
+      await checkPublicUrl(url.toString(), { isAllowedAddress: ctx.config.outbound.userEndpoints, resolve: ctx.config.outbound.resolve, mustResolve: true });
+    } catch (err) {
+      if (err instanceof SsrfRefused) throw badRequest(err.reason === 'unresolvable' ? 'base_url: the host name does not resolve' : 'base_url must point to a public address');
+      throw err;
     }
-    if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw badRequest('base_url must point to a public address');
   }
   return url.toString().replace(/\/+$/, '');
 }
@@ -173,14 +168,10 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
   if (secret.length < 4) throw badRequest('api_key is too short');
   const columns = await connectionColumns(ctx, label, body);
   checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns, options: body.options ?? null });
-  const sealed = ctx.secrets.seal(secret);
   const row = await repo.insertKey(ctx.db, {
     workspace_id: auth.workspaceId,
     provider: label,
-    ciphertext: sealed.ciphertext,
-    iv: sealed.iv,
-    auth_tag: sealed.authTag,
-    key_version: sealed.keyVersion,
+    ...sealedKeyColumns(ctx, label, columns.base_url ?? null, secret),
     key_last4: secret.slice(-4),
     created_by: auth.userId,
     created_at: nowIso(ctx.clock.now()),
@@ -197,14 +188,34 @@ async function keyFor(ctx: AppContext, auth: AuthUser, id: number, action: 'upda
   return key;
 }
 
+/**
+ * What a stored key is sealed for: its provider and the endpoint it was entered for (the stored
+ * base_url; null is the preset's own, which only a release changes). See SecretBox.
+ */
+function keyBinding(provider: string, baseUrl: string | null): string {
+  return `api-key:${provider}:${baseUrl ?? ''}`;
+}
+
+/** The columns of a key sealed for the endpoint it is entered for (also the bootstrap's demo key). */
+export function sealedKeyColumns(ctx: Pick<AppContext, 'secrets'>, provider: string, baseUrl: string | null, secret: string) {
+  const sealed = ctx.secrets.seal(secret, keyBinding(provider, baseUrl));
+  return { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion };
+}
+
+export const KEY_DOES_NOT_OPEN = 'the stored api_key cannot be used for this connection: enter the key again';
+
+export const BASE_URL_NEEDS_KEY = 'changing base_url needs api_key again: a stored key is only sent to the address it was entered for';
+
 export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, input: ConnectionInput) {
   const key = await keyFor(ctx, auth, id, 'update');
   const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input, key.options);
+  // Whoever may edit a connection could otherwise point someone else's key at a host they run.
+  const endpointChanged = columns.base_url !== undefined && columns.base_url !== key.base_url;
+  if (endpointChanged && input.api_key === undefined) throw badRequest(BASE_URL_NEEDS_KEY);
   if (input.api_key !== undefined) {
     const secret = input.api_key.trim();
     if (secret.length < 4) throw badRequest('api_key is too short');
-    const sealed = ctx.secrets.seal(secret);
-    Object.assign(columns, { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion, key_last4: secret.slice(-4) });
+    Object.assign(columns, { ...sealedKeyColumns(ctx, key.provider, (columns.base_url as string | null | undefined) ?? key.base_url, secret), key_last4: secret.slice(-4) });
   }
   const next = { ...key, ...columns, options: input.options ? { ...(key.options ?? {}), ...input.options } : key.options };
   checkConnection(ctx, next);
@@ -229,7 +240,13 @@ export async function deleteApiKey(ctx: AppContext, auth: AuthUser, id: number) 
 }
 
 function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
-  const apiKey = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version });
+  let apiKey: string;
+  try {
+    apiKey = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version }, keyBinding(key.provider, key.base_url));
+  } catch {
+    // Sealed under another SECRET_KEY (a restore without it) or for another endpoint.
+    throw conflict(KEY_DOES_NOT_OPEN);
+  }
   return {
     keyId: key.id,
     provider: key.provider as ProviderLabel,
@@ -243,6 +260,32 @@ function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
     options: key.options,
     structuredMode: (STRUCTURED_MODES as readonly string[]).includes(key.structured_mode ?? '') ? (key.structured_mode as StructuredMode) : null,
   };
+}
+
+/**
+ * Keys sealed before they were bound to their endpoint (SecretBox version 1) are bound, once,
+ * to the endpoint they have at start: from then on no row's key opens for another one. A key
+ * that does not open (another SECRET_KEY) is left as it is, and says so when used.
+ */
+export async function bindUnboundKeys(ctx: AppContext): Promise<void> {
+  const rows = await ctx.db.selectFrom('api_keys').selectAll().where('key_version', '<', 2).execute();
+  for (const key of rows) {
+    let secret: string;
+    try {
+      secret = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version });
+    } catch {
+      ctx.log.warn({ keyId: key.id }, 'a provider key sealed under another SECRET_KEY was left unbound');
+      continue;
+    }
+    // Only if the row is still what was read: a concurrent start or edit wins.
+    await ctx.db
+      .updateTable('api_keys')
+      .set(sealedKeyColumns(ctx, key.provider, key.base_url, secret))
+      .where('id', '=', key.id)
+      .where('ciphertext', '=', key.ciphertext)
+      .where('base_url', key.base_url === null ? 'is' : '=', key.base_url)
+      .execute();
+  }
 }
 
 /** Remembers a connection's structured-output downgrade (the provider factory's callback). */

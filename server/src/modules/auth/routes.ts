@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { AppError } from '../../http/errors.js';
 import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, ErrorEnvelope, Ok, ok } from '../../http/schemas.js';
@@ -22,7 +23,19 @@ export const authRoutes: ApiModule = async (app, ctx) => {
         response: { 200: Ok(LoginResult), 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
       },
     },
-    async (request) => ok(await auth.login(ctx, request.body.username, request.body.password)),
+    async (request, reply) => {
+      // A client that gives up leaves the line of password checks (ctx.logins).
+      const gone = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      });
+      const result = await auth.login(ctx, request.body.username, request.body.password, { client: request.ip, signal: gone.signal }).catch((err: unknown) => {
+        // Nobody is left to answer: not an error of the service.
+        if (gone.signal.aborted) throw new AppError('validation', 'the client closed the request');
+        throw err;
+      });
+      return ok(result);
+    },
   );
 
   app.post(

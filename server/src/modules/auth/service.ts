@@ -5,7 +5,8 @@ import type { Role } from '../../db/schema.js';
 import { AppError, badRequest } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { workspaceActions } from '../../policy/policy.js';
-import { dummyPasswordHash, hashPassword, verifyPassword } from '../../security/passwords.js';
+import { hashPassword, imitateVerification, needsRehash, verifyPassword } from '../../security/passwords.js';
+import { GateFull } from '../../security/work-gate.js';
 import { findMembership, listMembershipsOfUser } from '../memberships/service.js';
 import { findUserById, findUserByUsername, updateUser, type UserRow } from '../users/service.js';
 import { findWorkspace } from '../workspaces/service.js';
@@ -49,16 +50,29 @@ async function loginWorkspace(db: DbOrTx, user: UserRow) {
   return memberships.find((m) => m.id === user.current_workspace_id) ?? memberships[0];
 }
 
-export async function login(ctx: AppContext, username: string, password: string) {
+/**
+ * `from`: the client's address and the request's abort signal. Password checks wait for a slot
+ * (ctx.logins): a login beyond the line is a 429 at once, one whose client left is dropped before
+ * it hashes. An unknown username takes a hash's time but no slot and no work, so a flood of
+ * made-up names cannot crowd out real users (issue 28, finding 7).
+ */
+export async function login(ctx: AppContext, username: string, password: string, from: { client: string; signal?: AbortSignal }) {
   const now = ctx.clock.now();
   await assertNotLocked(ctx, username, now);
   const user = await findUserByUsername(ctx.db, username);
-  // Same work and same answer whether the user is unknown, inactive or the password wrong.
-  const passwordOk = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
+  // The same answer whether the user is unknown, inactive or the password wrong.
+  const passwordOk = user
+    ? await ctx.logins.run(from.client, from.signal, () => verifyPassword(password, user.password_hash)).catch((err: unknown) => {
+        if (err instanceof GateFull) throw new AppError('rateLimited', 'too many logins in progress: retry in 1 s', { 'retry-after': '1' });
+        throw err;
+      })
+    : await imitateVerification(from.signal);
   if (!user || !user.is_active || !passwordOk) {
     await recordFailure(ctx, username, now);
     throw new AppError('wrongCredentials', 'wrong username or password');
   }
+  // A hash made with older parameters is replaced now that the password is at hand.
+  if (needsRehash(user.password_hash)) await updateUser(ctx.db, user.id, { password_hash: await hashPassword(password), now: nowIso(now) });
   const workspace = await loginWorkspace(ctx.db, user);
   if (!workspace) throw new AppError('forbidden', 'this account is not a member of any workspace; ask an admin to add it');
   await repo.clearThrottle(ctx.db, username);

@@ -57,7 +57,7 @@ async function loadScreenshot(ctx: AppContext, row: BenchmarkRow): Promise<{ ima
   if (!row.screenshot_url) return {};
   let fetched: Awaited<ReturnType<typeof fetchPublic>>;
   try {
-    fetched = await fetchPublic(row.screenshot_url, { maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, accept: 'image/*' });
+    fetched = await fetchPublic(row.screenshot_url, { maxBytes: MAX_UPLOAD_BYTES, timeoutMs: 10_000, accept: 'image/*', resolve: ctx.config.outbound.resolve });
   } catch (err) {
     return { warning: `screenshot_${fetchFailureKind(err)}` };
   }
@@ -97,7 +97,7 @@ const ANALYSIS_MAX_TOKENS = 1500;
 
 async function runAnalysis(ctx: AppContext, row: BenchmarkRow, routes: { text?: RoutedConnection; vision?: RoutedConnection }): Promise<Outcome> {
   const warnings: AnalysisWarningCode[] = [];
-  const [page, loaded] = await Promise.all([row.link_url ? fetchLinkContext(row.link_url) : undefined, loadScreenshot(ctx, row)]);
+  const [page, loaded] = await Promise.all([row.link_url ? fetchLinkContext(row.link_url, ctx.config.outbound.resolve) : undefined, loadScreenshot(ctx, row)]);
   // The screenshot is read only by a connection that sees; without one the text model works from the rest.
   const shot = routes.vision ? loaded : { ...loaded, image: undefined };
   const creds = (shot.image ? routes.vision : (routes.text ?? routes.vision))!.creds;

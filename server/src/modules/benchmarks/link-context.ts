@@ -1,4 +1,4 @@
-import { fetchFailureKind, fetchPublic } from '../../security/ssrf.js';
+import { fetchFailureKind, fetchPublic, type Resolver } from '../../security/ssrf.js';
 import type { AnalysisWarningCode } from './warnings.js';
 
 export interface LinkContext {
@@ -51,9 +51,9 @@ export function pageToText(html: string): { title: string; text: string } {
  * guard (public addresses only, redirects checked, 5 s, 512 KiB); whatever it says is data
  * for the model, never instructions. A failure is a warning, never an error.
  */
-export async function fetchLinkContext(url: string): Promise<LinkContext> {
+export async function fetchLinkContext(url: string, resolve: Resolver): Promise<LinkContext> {
   try {
-    const page = await fetchPublic(url, { maxBytes: 512 * 1024, timeoutMs: 5000, accept: 'text/html,text/plain;q=0.9,*/*;q=0.1' });
+    const page = await fetchPublic(url, { maxBytes: 512 * 1024, timeoutMs: 5000, accept: 'text/html,text/plain;q=0.9,*/*;q=0.1', resolve });
     if (page.status < 200 || page.status >= 300) return { warning: 'link_error_status' };
     if (!/^text\/(html|plain)|application\/xhtml/i.test(page.contentType)) return { warning: 'link_not_html' };
     const raw = decode(page.body, page.contentType);

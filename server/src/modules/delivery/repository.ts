@@ -148,7 +148,7 @@ export function consumeDownloadToken(db: DbOrTx, tokenHash: string, packageId: n
     .where('subject_id', '=', packageId)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['workspace_id'])
+    .returning(['workspace_id', 'user_id', 'token_version', 'session_version'])
     .executeTakeFirst();
 }
 

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { AppError, conflict, notFound } from '../../http/errors.js';
-import type { AuthUser } from '../../http/auth.js';
+import { sessionIsCurrent, type AuthUser } from '../../http/auth.js';
 import { API_PREFIX } from '../../http/module.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashToken, newOneTimeToken } from '../../security/tokens.js';
@@ -165,6 +165,8 @@ export async function issueDownloadToken(ctx: AppContext, auth: AuthUser, id: nu
     workspace_id: auth.workspaceId,
     user_id: auth.userId,
     subject_id: id,
+    token_version: auth.tokenVersion,
+    session_version: auth.membershipVersion,
     expires_at: nowIso(new Date(now.getTime() + DOWNLOAD_TOKEN_TTL_SECONDS * 1000)),
     created_at: nowIso(now),
   });
@@ -176,7 +178,11 @@ export async function fileForDownload(ctx: AppContext, id: number, who: { token:
   let workspaceId: number;
   if ('token' in who) {
     const consumed = await repo.consumeDownloadToken(ctx.db, hashToken(who.token), id, nowIso(ctx.clock.now()));
-    if (!consumed) throw new AppError('downloadTokenInvalid', 'download token invalid, expired, already used or for another package');
+    // A token ends with the session it was issued in: removal, role or password change.
+    const current =
+      consumed?.user_id != null &&
+      (await sessionIsCurrent(ctx, { userId: consumed.user_id, workspaceId: consumed.workspace_id, tokenVersion: consumed.token_version, membershipVersion: consumed.session_version }));
+    if (!consumed || !current) throw new AppError('downloadTokenInvalid', 'download token invalid, expired, already used or for another package');
     workspaceId = consumed.workspace_id;
   } else {
     workspaceId = who.auth.workspaceId;

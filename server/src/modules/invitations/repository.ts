@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { DbOrTx } from '../../db/database.js';
 import type { InvitationStatus, NewRow, Row } from '../../db/schema.js';
 
@@ -33,7 +32,7 @@ export async function insertInvitation(db: DbOrTx, row: NewRow<'invitations'>): 
 export async function renewInvitation(
   db: DbOrTx,
   id: number,
-  changes: Pick<InvitationRow, 'role' | 'invited_by' | 'invitee_user_id' | 'created_at' | 'expires_at'>,
+  changes: Pick<InvitationRow, 'role' | 'invited_by' | 'invitee_user_id' | 'token_hash' | 'created_at' | 'expires_at'>,
 ) {
   await db.updateTable('invitations').set(changes).where('id', '=', id).where('status', '=', 'pending').execute();
 }
@@ -104,9 +103,11 @@ export async function settleInvitation(
   id: number,
   status: Exclude<InvitationStatus, 'pending'>,
   now: string,
-  opts: { unexpired?: boolean } = {},
+  opts: { unexpired?: boolean; by?: number } = {},
 ): Promise<boolean> {
-  let query = db.updateTable('invitations').set({ status, responded_at: now }).where('id', '=', id).where('status', '=', 'pending');
+  // Settled, a link's token is spent: only its hash is dropped, the row stays for the admin's list.
+  const changes = { status, responded_at: now, token_hash: null, ...(opts.by !== undefined ? { invitee_user_id: opts.by } : {}) };
+  let query = db.updateTable('invitations').set(changes).where('id', '=', id).where('status', '=', 'pending');
   if (opts.unexpired) query = query.where('expires_at', '>', now);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
@@ -123,14 +124,6 @@ export async function settleOthersOf(db: DbOrTx, workspaceId: number, userId: nu
     .execute();
 }
 
-/** The one active account with this address (case-insensitive), if exactly one has it. */
-export async function soleActiveUserWithEmail(db: DbOrTx, email: string): Promise<number | undefined> {
-  const rows = await db
-    .selectFrom('users')
-    .select('id')
-    .where(sql<string>`lower(email)`, '=', email)
-    .where('is_active', '=', true)
-    .limit(2)
-    .execute();
-  return rows.length === 1 ? rows[0]!.id : undefined;
+export function findByTokenHash(db: DbOrTx, tokenHash: string) {
+  return db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 }

@@ -23,6 +23,18 @@ const InvitationView = Type.Object({
   responded_at: Nullable(DateTime),
 });
 
+const CreatedInvitationView = Type.Intersect([
+  InvitationView,
+  Type.Object({
+    token: Nullable(
+      Type.String({
+        description:
+          'email invitations only: the one-time link token, shown this once (only its hash is stored). The admin hands it to the invitee, who redeems it with POST /invitations/redeem; inviting the address again issues a new one and the old stops working. null for a username invitation.',
+      }),
+    ),
+  }),
+]);
+
 const MyInvitationView = Type.Object({
   id: Type.Integer(),
   workspace: Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String() }),
@@ -44,14 +56,14 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
         operationId: 'createInvitation',
         summary: 'Invite a user',
         description:
-          'Invite a username or an email address with a role; needs the admin role in that workspace. The answer is the same whether an account with that name or address exists: the invitation reaches the account it names (if any), which accepts or declines it. Inviting the same name again renews the pending invitation.',
+          'Invite a username or an email address with a role; needs the admin role in that workspace. A username invitation reaches the account of that name (if any), which accepts or declines it; the answer is the same whether it exists. Email addresses are not verified, so an email invitation names no account: its answer carries a one-time link token (`token`) the admin hands over, and whoever redeems it (POST /invitations/redeem) joins. Inviting the same name or address again renews the pending invitation (and issues a new token).',
         params: IdParams,
         body: Type.Object({
           username: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
           email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
           role: RoleSchema,
         }),
-        response: { 200: Ok(InvitationView), ...conflicts },
+        response: { 200: Ok(CreatedInvitationView), ...conflicts },
       },
     },
     async (request) => ok(await service.invite(ctx, currentUser(request), request.params.id, request.body)),
@@ -116,6 +128,22 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
       },
     },
     async (request) => ok(await service.accept(ctx, currentUser(request), request.params.id)),
+  );
+
+  app.post(
+    '/invitations/redeem',
+    {
+      schema: {
+        tags,
+        operationId: 'redeemInvitation',
+        summary: 'Redeem an invitation link',
+        description:
+          "Join the workspace of an email invitation with the link token its admin handed over, with the invitation's role; the token works once. An unknown or spent token answers 404, an expired or revoked invitation 409.",
+        body: Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: Ok(WorkspaceView), ...conflicts },
+      },
+    },
+    async (request) => ok(await service.redeem(ctx, currentUser(request), request.body.token)),
   );
 
   app.post(

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -11,10 +12,11 @@ import { assertAdminOf, findWorkspace } from '../workspaces/service.js';
 import * as repo from './repository.js';
 
 /**
- * Membership by consent (issue 17, finding 1; docs/decisions.md). An admin invites a username
- * or an email address; the account it names sees the invitation and accepts or declines. The
- * admin's answer is the same whether such an account exists, belongs to another tenant or not:
- * the invitation is stored either way, bound to the account it named at that moment or to none.
+ * Membership by consent (issue 17, finding 1; issue 28, finding 2; docs/decisions.md). An admin
+ * invites a username, which the account of that name sees and accepts or declines; the admin's
+ * answer is the same whether it exists. Or the admin invites by email address: addresses are
+ * never verified, so one names no account; the invitation is a one-time link whose token the
+ * admin sees once, in the answer, and hands over, and whoever redeems it joins.
  */
 
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -50,16 +52,14 @@ function inviteeOf(who: { username?: string | undefined; email?: string | undefi
     : { kind: 'email' as const, invitee: who.email!.trim().toLowerCase() };
 }
 
-/**
- * The account an invitation is for, decided when it is made: the user with that username, or
- * the only active user with that address (an address several accounts carry names none:
- * addresses are not verified here, usernames are unique).
- */
+/** The account a username invitation is for, decided when it is made (none: the answer is the same). */
 async function accountNamed(ctx: AppContext, invitee: ReturnType<typeof inviteeOf>): Promise<number | null> {
-  if (invitee.kind === 'email') return (await repo.soleActiveUserWithEmail(ctx.db, invitee.invitee)) ?? null;
+  if (invitee.kind === 'email') return null;
   const user = await findUserByUsername(ctx.db, invitee.invitee);
   return user?.is_active ? user.id : null;
 }
+
+const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export async function invite(
   ctx: AppContext,
@@ -72,10 +72,13 @@ export async function invite(
   const inviteeUserId = await accountNamed(ctx, invitee);
   const now = ctx.clock.now();
   const stamp = nowIso(now);
+  // A renewal issues a new link: the one handed over before stops working.
+  const token = invitee.kind === 'email' ? randomBytes(32).toString('base64url') : null;
   const fields = {
     role: input.role,
     invited_by: auth.userId,
     invitee_user_id: inviteeUserId,
+    token_hash: token && hashToken(token),
     created_at: stamp,
     expires_at: nowIso(new Date(now.getTime() + INVITATION_LIFETIME_MS)),
   };
@@ -93,7 +96,7 @@ export async function invite(
     });
   // Two admins inviting the same name at once: the second renews the first's invitation.
   const id = await write().catch((err: unknown) => (isUniqueViolation(err) ? write() : Promise.reject(err)));
-  return adminView((await repo.findInvitationInWorkspace(ctx.db, workspaceId, id))!, stamp);
+  return { ...adminView((await repo.findInvitationInWorkspace(ctx.db, workspaceId, id))!, stamp), token };
 }
 
 export async function listWorkspaceInvitations(ctx: AppContext, auth: AuthUser, workspaceId: number, query: PageQuery) {
@@ -140,9 +143,25 @@ async function openInvitationFor(ctx: AppContext, auth: AuthUser, id: number, no
 /** Joins the workspace with the invited role (a member already keeps the role they have). */
 export async function accept(ctx: AppContext, auth: AuthUser, id: number) {
   const now = nowIso(ctx.clock.now());
-  const row = await openInvitationFor(ctx, auth, id, now);
+  return join(ctx, auth, await openInvitationFor(ctx, auth, id, now), now);
+}
+
+/**
+ * Redeems an invitation link: the token's invitation joins the caller, whoever they are (the
+ * link is what the admin handed over). An unknown token is a 404 like a foreign id.
+ */
+export async function redeem(ctx: AppContext, auth: AuthUser, token: string) {
+  const now = nowIso(ctx.clock.now());
+  const row = await repo.findByTokenHash(ctx.db, hashToken(token));
+  if (!row) throw notFound('invitation');
+  const status = statusOf(row, now);
+  if (status !== 'pending') throw conflict(`this invitation is ${status}`);
+  return join(ctx, auth, row, now);
+}
+
+async function join(ctx: AppContext, auth: AuthUser, row: repo.InvitationRow, now: string) {
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await repo.settleInvitation(trx, id, 'accepted', now, { unexpired: true }))) throw conflict('this invitation was answered or expired just now');
+    if (!(await repo.settleInvitation(trx, row.id, 'accepted', now, { unexpired: true, by: auth.userId }))) throw conflict('this invitation was answered or expired just now');
     if (!(await findMembership(trx, row.workspace_id, auth.userId))) {
       await upsertMembership(trx, { workspaceId: row.workspace_id, userId: auth.userId, role: row.role, now });
     }

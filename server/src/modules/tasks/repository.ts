@@ -533,20 +533,8 @@ export function consumeTicket(db: DbOrTx, hash: string, taskId: number, now: str
     .where('subject_id', '=', taskId)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['workspace_id', 'user_id'])
+    .returning(['workspace_id', 'user_id', 'token_version', 'session_version'])
     .executeTakeFirst();
-}
-
-/** The ticket's user must still be active and a member of the ticket's workspace. */
-export async function userActiveInWorkspace(db: DbOrTx, userId: number, workspaceId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('users')
-    .innerJoin('memberships', 'memberships.user_id', 'users.id')
-    .select('users.is_active')
-    .where('users.id', '=', userId)
-    .where('memberships.workspace_id', '=', workspaceId)
-    .executeTakeFirst();
-  return row?.is_active === true;
 }
 
 // ---- generation runs -----------------------------------------------------------------------

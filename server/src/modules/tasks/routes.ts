@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
-import { currentUser } from '../../http/auth.js';
+import { currentUser, sessionIsCurrent } from '../../http/auth.js';
 import { documentedQuery, multipartBody } from '../../http/openapi.js';
 import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { ImageCandidateSchema, TextCandidateSchema } from './views.js';
@@ -171,9 +171,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const task = await tickets.redeemTicket(ctx, request.params.id, request.query.ticket);
+      const { task, session } = await tickets.redeemTicket(ctx, request.params.id, request.query.ticket);
       const afterSeq = Math.max(request.query.last_seq, lastEventId(request.headers['last-event-id']));
-      streams.start(ctx, request, reply, task, afterSeq, request.query.follow);
+      streams.start(ctx, request, reply, task, afterSeq, request.query.follow, () => sessionIsCurrent(ctx, session));
       return reply;
     },
   );

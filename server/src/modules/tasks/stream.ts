@@ -49,8 +49,21 @@ export class EventStreams {
    * task that was settled before the replay (and not restarted in it) closes right after it.
    * With `follow` the stream outlives `done` and settled tasks: the open task page keeps
    * receiving what happens next (review decisions, a regenerate, package progress).
+   *
+   * The stream lives only as long as the session that opened it (`sessionCurrent`: removal from
+   * the workspace, a role or password change end it). That is asked before events are written
+   * (one question at a time: events arriving meanwhile wait for its answer and go out with the
+   * next batch) and at every heartbeat, so an idle stream ends too.
    */
-  start(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, task: { id: number; status: TaskStatus }, afterSeq: number, follow = false) {
+  start(
+    ctx: AppContext,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    task: { id: number; status: TaskStatus },
+    afterSeq: number,
+    follow: boolean,
+    sessionCurrent: () => Promise<boolean>,
+  ) {
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -78,24 +91,45 @@ export class EventStreams {
       res.end();
     };
 
+    const write = (event: StoredTaskEvent) => {
+      if (event.name === 'status') {
+        const status = (event.data as { status?: TaskStatus } | null)?.status;
+        if (status) running = RUNNING.includes(status);
+      }
+      res.write(frame(event));
+      if (event.name === 'done') {
+        running = false;
+        if (!follow) end();
+      } else if (res.writableLength > MAX_BUFFERED_BYTES) {
+        request.log.warn({ taskId: task.id }, 'event stream client too slow; closing its stream');
+        end();
+      }
+    };
+    let waiting: StoredTaskEvent[] = [];
+    let asking = false;
+    // Events go out only after the session was found current; `onReplayed` waits for them.
+    let drained: Promise<void> = Promise.resolve();
+    const deliver = async () => {
+      asking = true;
+      while (waiting.length > 0 && !ended) {
+        const batch = waiting;
+        waiting = [];
+        if (!(await sessionCurrent().catch(() => false))) return end();
+        for (const event of batch) if (!ended) write(event);
+      }
+      asking = false;
+    };
+
     const follower = followTask(ctx.events, task.id, afterSeq, {
       onEvent: (event) => {
         if (ended) return;
-        if (event.name === 'status') {
-          const status = (event.data as { status?: TaskStatus } | null)?.status;
-          if (status) running = RUNNING.includes(status);
-        }
-        res.write(frame(event));
-        if (event.name === 'done') {
-          running = false;
-          if (!follow) end();
-        } else if (res.writableLength > MAX_BUFFERED_BYTES) {
-          request.log.warn({ taskId: task.id }, 'event stream client too slow; closing its stream');
-          end();
-        }
+        waiting.push(event);
+        if (!asking) drained = deliver();
       },
       onReplayed: () => {
-        if (settledAtStart && !running && !follow) end();
+        void drained.then(() => {
+          if (settledAtStart && !running && !follow) end();
+        });
       },
       onError: (err) => {
         request.log.error({ err, taskId: task.id }, 'event stream failed');
@@ -104,7 +138,11 @@ export class EventStreams {
     });
 
     sseConnections.inc();
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.heartbeatMs);
+    const heartbeat = setInterval(() => {
+      void sessionCurrent()
+        .catch(() => false)
+        .then((current) => (current ? res.write(': keep-alive\n\n') : end()));
+    }, this.heartbeatMs);
     heartbeat.unref();
     const followLimit = follow ? setTimeout(end, FOLLOW_MAX_MS) : undefined;
     followLimit?.unref();

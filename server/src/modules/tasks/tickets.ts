@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
-import type { AuthUser } from '../../http/auth.js';
+import { sessionIsCurrent, type AuthUser, type Session } from '../../http/auth.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { hashToken, newOneTimeToken } from '../../security/tokens.js';
 import * as repo from './repository.js';
@@ -22,6 +22,8 @@ export async function issueTicket(ctx: AppContext, auth: AuthUser, taskId: numbe
     workspace_id: auth.workspaceId,
     user_id: auth.userId,
     subject_id: taskId,
+    token_version: auth.tokenVersion,
+    session_version: auth.membershipVersion,
     expires_at: nowIso(new Date(now.getTime() + TICKET_TTL_SECONDS * 1000)),
     used_at: null,
     created_at: nowIso(now),
@@ -29,13 +31,18 @@ export async function issueTicket(ctx: AppContext, auth: AuthUser, taskId: numbe
   return { ticket: token, expires_in: TICKET_TTL_SECONDS };
 }
 
-/** Spends the ticket and returns its task; any unusable ticket is the same 401 (no oracle). */
+/**
+ * Spends the ticket and returns its task with the session the ticket was issued in (the stream
+ * ends with it); any unusable ticket is the same 401 (no oracle).
+ */
 export async function redeemTicket(ctx: AppContext, taskId: number, ticket: string | undefined) {
   const refused = new AppError('tokenInvalid', 'stream ticket missing, invalid, expired or already used: request a new one');
   if (!ticket) throw refused;
   const spent = await repo.consumeTicket(ctx.db, hashToken(ticket), taskId, nowIso(ctx.clock.now()));
-  if (!spent?.user_id || !(await repo.userActiveInWorkspace(ctx.db, spent.user_id, spent.workspace_id))) throw refused;
+  if (!spent?.user_id) throw refused;
+  const session: Session = { userId: spent.user_id, workspaceId: spent.workspace_id, tokenVersion: spent.token_version, membershipVersion: spent.session_version };
+  if (!(await sessionIsCurrent(ctx, session))) throw refused;
   const task = await repo.findTask(ctx.db, spent.workspace_id, taskId);
   if (!task) throw notFound('task');
-  return { id: task.id, status: task.status };
+  return { task: { id: task.id, status: task.status }, session };
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { Role } from '../../db/schema.js';
 import { conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
@@ -13,6 +14,14 @@ export async function listUsers(ctx: AppContext, auth: AuthUser, query: PageQuer
   return pageOf(items, total, query);
 }
 
+/**
+ * Usernames are one login namespace across tenants, so a name in use anywhere cannot be given
+ * again. The refusal is the same wherever the name is used (this workspace, another tenant's, a
+ * deactivated account) and names nothing, and it comes after the same work (issue 28, finding
+ * 9; docs/decisions.md).
+ */
+export const USERNAME_UNAVAILABLE = 'this username is not available: choose another';
+
 /** Creates an account in the caller's workspace; used by the API, the CLI and the bootstrap. */
 export async function createUser(
   ctx: AppContext,
@@ -20,8 +29,8 @@ export async function createUser(
 ) {
   const now = nowIso(ctx.clock.now());
   const passwordHash = await hashPassword(input.password);
-  const id = await ctx.db.transaction().execute(async (trx) => {
-    if (await repo.findUserByUsername(trx, input.username)) throw conflict(`username "${input.username}" is taken`);
+  const create = () => ctx.db.transaction().execute(async (trx) => {
+    if (await repo.findUserByUsername(trx, input.username)) throw conflict(USERNAME_UNAVAILABLE);
     const userId = await repo.insertUser(trx, {
       username: input.username,
       email: input.email,
@@ -33,6 +42,8 @@ export async function createUser(
     await upsertMembership(trx, { workspaceId: input.workspaceId, userId, role: input.role, now });
     return userId;
   });
+  // Two creations of one name at once: the second meets the unique index, and the same answer.
+  const id = await create().catch((err: unknown) => Promise.reject(isUniqueViolation(err) ? conflict(USERNAME_UNAVAILABLE) : err));
   return (await repo.findWorkspaceUser(ctx.db, input.workspaceId, id))!;
 }
 

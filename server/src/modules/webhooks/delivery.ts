@@ -6,7 +6,7 @@ import { webhookAttempts } from '../../ops/metrics.js';
 import { fetchFailureKind, postPublic } from '../../security/ssrf.js';
 import { buildRequest, judgeAnswer, type Notification } from './formats.js';
 import * as repo from './repository.js';
-import { addressPolicy, DELIVER_JOB } from './service.js';
+import { DELIVER_JOB } from './service.js';
 
 /**
  * Delivery of the outbox (docs/webhooks.md). A delivery row is written with the change it
@@ -68,7 +68,7 @@ export async function deliverOnce(ctx: AppContext, deliveryId: number): Promise<
   let errorKind: WebhookErrorKind | null;
   let excerpt: string | null = null;
   try {
-    const answer = await postPublic(request.url, { body: request.body, headers: request.headers }, { timeoutMs: settings.timeoutMs, isAllowedAddress: addressPolicy(ctx) });
+    const answer = await postPublic(request.url, { body: request.body, headers: request.headers }, { timeoutMs: settings.timeoutMs, isAllowedAddress: ctx.config.outbound.userEndpoints, resolve: ctx.config.outbound.resolve });
     httpStatus = answer.status;
     excerpt = excerptOf(answer.body);
     errorKind = judgeAnswer(webhook.kind, answer.status, answer.body.toString('utf8'));

@@ -8,7 +8,7 @@ import { DeliveryView, WebhookEventSchema, WebhookKindSchema, WebhookView } from
 const tags = ['webhooks'];
 const admins = { access: { can: 'webhooks.manage' as const } };
 const Name = Type.String({ minLength: 1, maxLength: 60 });
-const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1' });
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS' });
 const Events = Type.Array(WebhookEventSchema, { minItems: 1, maxItems: 7, uniqueItems: true });
 const Secret = Type.String({ minLength: 1, maxLength: 512, description: 'signing secret (generic: HMAC key; feishu, dingtalk: the bot\'s signing secret); stored encrypted, never returned' });
 

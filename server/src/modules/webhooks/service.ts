@@ -6,7 +6,7 @@ import type { Row, SealedJson, WebhookEvent, WebhookKind } from '../../db/schema
 import type { AuthUser } from '../../http/auth.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
-import { checkPublicUrl, isPublicAddress, SsrfRefused } from '../../security/ssrf.js';
+import { checkPublicUrl, SsrfRefused } from '../../security/ssrf.js';
 import type { NotificationEvent } from './formats.js';
 import * as repo from './repository.js';
 
@@ -23,10 +23,6 @@ export interface WebhookInput {
   is_active?: boolean | undefined;
 }
 
-/** The address rule of user-given URLs (contract-decisions §7): public only, unless the deployment allows private ones. */
-export function addressPolicy(ctx: AppContext): (address: string) => boolean {
-  return ctx.config.allowPrivateUrls ? () => true : isPublicAddress;
-}
 
 function view(row: repo.WebhookRow) {
   return {
@@ -82,7 +78,7 @@ export function maskUrl(url: URL): string {
 
 async function checkedUrl(ctx: AppContext, raw: string): Promise<URL> {
   try {
-    return await checkPublicUrl(raw.trim(), { isAllowedAddress: addressPolicy(ctx) });
+    return await checkPublicUrl(raw.trim(), { isAllowedAddress: ctx.config.outbound.userEndpoints, resolve: ctx.config.outbound.resolve });
   } catch (err) {
     if (err instanceof SsrfRefused) throw badRequest(`body.url: ${err.message}; only public http(s) addresses are allowed`);
     throw err;

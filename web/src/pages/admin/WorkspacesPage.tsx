@@ -18,6 +18,12 @@ const INVITATION_COLOR: Record<InvitationStatus, string> = { pending: 'processin
 /** An address when it has the shape of one; anything else is a username. */
 const inviteeBody = (text: string) => (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text) ? { email: text } : { username: text });
 
+/**
+ * The link an email invitation is redeemed through: the console opens it and offers to join
+ * (InvitationsInbox). The server shows the token once, so the link is shown once too.
+ */
+export const invitationLink = (token: string) => `${window.location.origin}/?invitation=${encodeURIComponent(token)}`;
+
 /** The workspace's invitations with their state; a pending one can be revoked. */
 function InvitationList({ workspace }: { workspace: WorkspaceItem }) {
   const { t } = useTranslation();
@@ -80,6 +86,7 @@ export default function WorkspacesPage() {
   const [memberForm] = Form.useForm<MemberValues>();
   const [adding, setAdding] = useState<WorkspaceItem>();
   const [inviting, setInviting] = useState<WorkspaceItem>();
+  const [link, setLink] = useState<string>();
   const [inviteForm] = Form.useForm<MemberValues>();
   const workspaces = useQuery({ queryKey: queryKeys.workspaces(), queryFn: api.workspaces.list });
   const create = useMutation({
@@ -102,8 +109,9 @@ export default function WorkspacesPage() {
   const invite = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: MemberValues) => api.workspaces.invite(inviting!.id, inviteeBody(v.username.trim()), v.role),
-    onSuccess: () => {
+    onSuccess: (created) => {
       notifySuccess(t('workspaces.invited'));
+      setLink(created.token ? invitationLink(created.token) : undefined);
       inviteForm.setFieldsValue({ username: '' });
       void refresh.invitations(queryClient, inviting!.id);
     },
@@ -198,7 +206,10 @@ export default function WorkspacesPage() {
         title={t('workspaces.inviteTo', { name: inviting?.name })}
         footer={null}
         width={720}
-        onCancel={() => setInviting(undefined)}
+        onCancel={() => {
+          setInviting(undefined);
+          setLink(undefined);
+        }}
         forceRender
       >
         <Typography.Paragraph type="secondary">{t('workspaces.inviteeHint')}</Typography.Paragraph>
@@ -215,6 +226,20 @@ export default function WorkspacesPage() {
             {t('workspaces.invite')}
           </Button>
         </Form>
+        {link && (
+          <Alert
+            type="success"
+            showIcon
+            style={{ marginBottom: 16 }}
+            data-testid="invitation-link"
+            title={t('workspaces.linkOnce')}
+            description={
+              <Typography.Paragraph copyable={{ text: link }} style={{ marginBottom: 0, wordBreak: 'break-all' }}>
+                {link}
+              </Typography.Paragraph>
+            }
+          />
+        )}
         <Typography.Title level={5}>{t('workspaces.invitations')}</Typography.Title>
         {inviting && <InvitationList workspace={inviting} />}
       </Modal>

@@ -263,7 +263,7 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
   const provider = Form.useWatch('provider', form);
   const preset = presets.find((p) => p.provider === provider);
   // The provider's own list costs a call with the stored key: read when asked, for a saved connection.
-  const models = useQuery({ queryKey: ['api-keys', 'models', editing?.id], queryFn: () => api.apiKeys.models(editing!.id), enabled: false, staleTime: 5 * 60_000 });
+  const models = useQuery({ queryKey: queryKeys.apiKeys.models(editing?.id ?? 0), queryFn: () => api.apiKeys.models(editing!.id), enabled: false, staleTime: 5 * 60_000 });
   const modelOptions = (capability: Capability) =>
     (models.data?.models ?? [])
       .filter((m) => m.capabilities.includes(capability))
@@ -295,7 +295,22 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
         <Form.Item label={t('connections.name')} name="name">
           <Input maxLength={60} placeholder={providerName(provider ?? '')} />
         </Form.Item>
-        <Form.Item label={t('apiKeys.key')} name="api_key" rules={editing ? [] : [{ required: true, whitespace: true, message: t('form.required') }]} extra={editing ? t('connections.keepKey') : t('apiKeys.hint')}>
+        <Form.Item
+          label={t('apiKeys.key')}
+          name="api_key"
+          dependencies={['base_url']}
+          rules={
+            editing
+              ? [
+                  // The server sends a stored key only to the address it was entered for.
+                  ({ getFieldValue }) => ({
+                    validator: (_, v?: string) => (v?.trim() || (getFieldValue('base_url') ?? '').trim() === (editing.base_url ?? '') ? Promise.resolve() : Promise.reject(new Error(t('connections.keyForNewUrl')))),
+                  }),
+                ]
+              : [{ required: true, whitespace: true, message: t('form.required') }]
+          }
+          extra={editing ? t('connections.keepKey') : t('apiKeys.hint')}
+        >
           <Input.Password autoComplete="off" />
         </Form.Item>
         {provider !== 'local' && (
