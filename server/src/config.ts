@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { outboundFromEnv, type Outbound } from './security/ssrf.js';
+import { PRESET_PROVIDERS } from './providers/labels.js';
+import { envPrefix, type PresetLabel, type PresetOverrides } from './providers/presets.js';
+import type { ReliabilityOptions } from './providers/reliability.js';
+import { outboundOf, parsePrivateHosts, type Outbound } from './security/ssrf.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import type { S3StorageOptions } from './storage/s3.js';
@@ -62,8 +65,23 @@ export interface Config {
   jobs: JobOptions;
   fileSweep: FileSweepOptions;
   generation: GenerationOptions;
-  env: NodeJS.ProcessEnv;
+  /** Each provider preset's overrides and call limits (PROVIDER_<LABEL>_…, else PROVIDER_…). */
+  providers: ProviderSettings;
+  /** Where JWT_SECRET and SECRET_KEY came from: the environment, or generated into DATA_DIR (backups carry the latter). */
+  secretSources: Record<'JWT_SECRET' | 'SECRET_KEY', 'environment' | 'generated'>;
 }
+
+/** One provider preset's settings from the environment. */
+export interface ProviderLabelSettings {
+  overrides: PresetOverrides;
+  limits: Omit<ReliabilityOptions, 'observe'>;
+  /** Calls of one connection in flight per process; 0: the preset's (or the connection's) own. */
+  concurrency: number;
+  /** How often an asynchronous image task is polled (DashScope). */
+  pollIntervalMs: number;
+}
+
+export type ProviderSettings = Record<PresetLabel, ProviderLabelSettings>;
 
 export interface JobOptions {
   /** Jobs one worker process runs at the same time (JOB_CONCURRENCY). */
@@ -201,6 +219,40 @@ export function jobOptionsFrom(env: NodeJS.ProcessEnv): JobOptions {
   };
 }
 
+/**
+ * Every preset's settings, read now so a bad value stops the start, not a task later: each
+ * PROVIDER_<LABEL>_NAME falls back to PROVIDER_NAME, then to the default.
+ */
+export function providerSettingsFrom(env: NodeJS.ProcessEnv): ProviderSettings {
+  const settings = {} as ProviderSettings;
+  for (const label of PRESET_PROVIDERS) {
+    const prefix = envPrefix(label);
+    const text = (name: string) => env[prefix + name]?.trim() || undefined;
+    const number = (name: string, fallback: number) => {
+      const raw = env[prefix + name] ?? env[`PROVIDER_${name}`];
+      if (raw === undefined || raw.trim() === '') return fallback;
+      const value = Number(raw);
+      if (!Number.isFinite(value) || value < 0) throw new ConfigError(`${prefix}${name} / PROVIDER_${name} must be a non-negative number, got "${raw}"`);
+      return value;
+    };
+    const pollIntervalMs = number('POLL_INTERVAL_MS', 2000);
+    if (pollIntervalMs <= 0) throw new ConfigError(`${prefix}POLL_INTERVAL_MS / PROVIDER_POLL_INTERVAL_MS must be a positive number`);
+    settings[label] = {
+      overrides: { baseUrl: text('BASE_URL'), textModel: text('TEXT_MODEL'), visionModel: text('VISION_MODEL'), imageModel: text('IMAGE_MODEL'), imageSize: text('IMAGE_SIZE') },
+      limits: {
+        timeoutMs: number('TIMEOUT_MS', 120_000),
+        maxRetries: Math.floor(number('MAX_RETRIES', 3)),
+        retryBaseMs: number('RETRY_BASE_MS', 500),
+        retryMaxWaitMs: number('RETRY_MAX_WAIT_MS', 60_000),
+        rateLimitBaseMs: number('RATE_LIMIT_BASE_MS', 15_000),
+      },
+      concurrency: Math.floor(number('CONCURRENCY', 0)),
+      pollIntervalMs,
+    };
+  }
+  return settings;
+}
+
 const HOUR = 3_600_000;
 
 /** Images of one task or fission made at a time unless GENERATION_IMAGE_CONCURRENCY says otherwise. */
@@ -271,7 +323,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localImageFailures: localImageFailuresFrom(env),
     publicUrl: publicUrlFrom(env),
     allowPrivateUrls: env.ALLOW_PRIVATE_PROVIDER_URLS === '1',
-    outbound: outboundFromEnv(env),
+    outbound: outboundOf({ allowPrivate: env.ALLOW_PRIVATE_PROVIDER_URLS === '1', privateHosts: parsePrivateHosts(env.ALLOW_PRIVATE_PROVIDER_HOSTS) }),
+    providers: providerSettingsFrom(env),
     webhooks: webhookSettingsFrom(env),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     trustProxy: env.TRUST_PROXY === '1',
@@ -280,6 +333,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobs: jobOptionsFrom(env),
     fileSweep: fileSweepOptionsFrom(env),
     generation: { imageConcurrency: intFrom(env, 'GENERATION_IMAGE_CONCURRENCY', DEFAULT_IMAGE_CONCURRENCY, 1) },
-    env,
+    secretSources: { JWT_SECRET: env.JWT_SECRET ? 'environment' : 'generated', SECRET_KEY: env.SECRET_KEY ? 'environment' : 'generated' },
   };
 }

@@ -55,7 +55,7 @@ export async function createRuntime(
   const processLog = createLogger(config.logLevel, opts.logDestination);
   const log = opts.thread ? processLog.child({ thread: opts.thread }) : processLog;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const providers = createProviderFactory(config.env, log, {
+  const providers = createProviderFactory(config.providers, log, {
     outbound: config.outbound,
     imageFailures: config.localImageFailures,
     observeAttempt: observeProviderAttempt,

@@ -91,11 +91,11 @@ export async function backup(config: Config, out: string): Promise<BackupResult>
     chmodSync(target, 0o600);
   }
 
-  const files = (config.env.STORAGE || 'local') === 'local' && existsSync(path.join(config.dataDir, 'files'));
+  const files = config.storage.kind === 'local' && existsSync(path.join(config.dataDir, 'files'));
   if (files) copyPrivate(path.join(config.dataDir, 'files'), path.join(dir, 'files'));
   const secrets = {} as Manifest['secrets'];
   for (const name of SECRETS) {
-    const generated = !config.env[name] && existsSync(secretFile(config.dataDir, name));
+    const generated = config.secretSources[name] === 'generated' && existsSync(secretFile(config.dataDir, name));
     secrets[name] = generated ? 'included' : 'environment';
     if (!generated) continue;
     mkdirSync(path.join(dir, 'secrets'), { recursive: true, mode: 0o700 });
@@ -133,13 +133,13 @@ export async function restore(config: Config, from: string): Promise<RestoreResu
     throw new Error(`${config.dataDir} already holds data; restore into an empty DATA_DIR`);
   }
 
-  const secretKey = config.env.SECRET_KEY || (manifest.secrets.SECRET_KEY === 'included' ? readFileSync(secretFile(dir, 'SECRET_KEY'), 'utf8').trim() : config.secretKey);
+  const secretKey = config.secretSources.SECRET_KEY === 'environment' ? config.secretKey : (manifest.secrets.SECRET_KEY === 'included' ? readFileSync(secretFile(dir, 'SECRET_KEY'), 'utf8').trim() : config.secretKey);
   if (secretKeyCheck(secretKey) !== manifest.secret_key_check) {
     throw new Error('SECRET_KEY is not the one the backup was made with: its provider keys and webhook secrets would not open. Set SECRET_KEY to that key');
   }
 
   for (const name of SECRETS) {
-    if (manifest.secrets[name] !== 'included' || config.env[name]) continue;
+    if (manifest.secrets[name] !== 'included' || config.secretSources[name] === 'environment') continue;
     mkdirSync(path.join(config.dataDir, 'secrets'), { recursive: true, mode: 0o700 });
     writeFileSync(secretFile(config.dataDir, name), readFileSync(secretFile(dir, name)), { mode: 0o600 });
     chmodSync(secretFile(config.dataDir, name), 0o600);

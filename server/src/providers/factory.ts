@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { anyAddress, outboundFetch, outboundFromEnv, type Outbound } from '../security/ssrf.js';
-import type { LocalImageFailures } from '../config.js';
+import { anyAddress, outboundFetch, outboundOf, type Outbound } from '../security/ssrf.js';
+import type { LocalImageFailures, ProviderSettings } from '../config.js';
 import { LocalProvider } from './local/index.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
-import { chatShape, envPrefix, resolvePreset, type ChatShape, type PresetLabel, type ResolvedPreset } from './presets.js';
-import { reliabilityFromEnv, Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
+import { chatShape, resolvePreset, type ChatShape, type PresetLabel, type ResolvedPreset } from './presets.js';
+import { Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
 import { connectionOptions, type ConnectionOptions, type Provider, type ProviderCredentials, type StructuredMode } from './types.js';
 
 /** ctx.providers: the one way code gets a Provider, from a connection's credentials. */
@@ -35,38 +35,34 @@ interface LabelSettings {
 }
 
 /**
- * Builds providers from the environment's presets and limits (PROVIDER_<LABEL>_* overrides,
- * PROVIDER_TIMEOUT_MS / _MAX_RETRIES / _RETRY_BASE_MS / _RETRY_MAX_WAIT_MS / _RATE_LIMIT_BASE_MS /
- * _POLL_INTERVAL_MS / _CONCURRENCY, each also per label). Concurrency is per connection and
+ * Builds providers from the presets and the deployment's overrides and limits per preset
+ * (config.ts `providers`: PROVIDER_<LABEL>_* and PROVIDER_*). Concurrency is per connection and
  * process: a key's account limits are its own, not shared with other tenants of the same
  * provider. `rememberStructuredMode` persists a connection's structured-output downgrade.
  */
 export function createProviderFactory(
-  env: NodeJS.ProcessEnv,
+  providerSettings: ProviderSettings,
   log?: Logger,
   opts: {
-    /** The deployment's resolver and address policy (config.ts); without it, the system's and the environment's. */
+    /** The deployment's resolver and address policy (config.ts); without it, the system's resolver and public addresses only. */
     outbound?: Outbound;
     imageFailures?: LocalImageFailures;
     observeAttempt?: AttemptObserver;
     rememberStructuredMode?: (keyId: number, mode: StructuredMode) => void;
   } = {},
 ): ProviderFactory {
-  // Read every label's settings now, so a bad value stops the process at start, not a task later.
   const settings = new Map<PresetLabel, LabelSettings>(
     PRESET_PROVIDERS.map((label) => {
-      const prefix = envPrefix(label);
-      const { concurrency, ...options } = reliabilityFromEnv(env, prefix);
-      const pollIntervalMs = Number(env[`${prefix}POLL_INTERVAL_MS`] || env.PROVIDER_POLL_INTERVAL_MS || 2000);
-      if (!Number.isFinite(pollIntervalMs) || pollIntervalMs <= 0) throw new Error(`${prefix}POLL_INTERVAL_MS / PROVIDER_POLL_INTERVAL_MS must be a positive number`);
-      return [label, { preset: resolvePreset(label, env), options: { ...options, observe: opts.observeAttempt }, pollIntervalMs, concurrency }];
+      const { overrides, limits, pollIntervalMs, concurrency } = providerSettings[label];
+      return [label, { preset: resolvePreset(label, overrides), options: { ...limits, observe: opts.observeAttempt }, pollIntervalMs, concurrency }];
     }),
   );
   // The deployment's own endpoints (presets, PROVIDER_<LABEL>_BASE_URL) are trusted; a base URL a
   // user typed into a connection must lead to public addresses unless the deployment allows private ones.
   // Both go through security/ssrf.ts: connections checked where they connect, redirects refused.
-  const allowPrivate = env.ALLOW_PRIVATE_PROVIDER_URLS === '1';
-  const { resolve, userEndpoints: userPolicy } = opts.outbound ?? outboundFromEnv(env);
+  const { resolve, userEndpoints: userPolicy } = opts.outbound ?? outboundOf({ allowPrivate: false, privateHosts: [] });
+  // ALLOW_PRIVATE_PROVIDER_URLS=1 makes every typed endpoint as trusted as the deployment's own.
+  const allowPrivate = userPolicy === anyAddress;
   const trustedFetch = outboundFetch(anyAddress, { resolve });
   const userFetch = outboundFetch(userPolicy, { resolve });
   const offline = new LocalProvider({ imageFailures: opts.imageFailures });

@@ -387,21 +387,25 @@ export function envPrefix(label: string): string {
 
 export type ResolvedPreset = Preset & { imageSizeOverride?: string };
 
+/** What a deployment may override of a preset (PROVIDER_<LABEL>_BASE_URL, _TEXT_MODEL, …; read by config.ts). */
+export interface PresetOverrides {
+  baseUrl?: string | undefined;
+  textModel?: string | undefined;
+  visionModel?: string | undefined;
+  imageModel?: string | undefined;
+  imageSize?: string | undefined;
+}
+
 /** The preset with the deployment's overrides applied (contract-decisions §1). */
-export function resolvePreset(label: PresetLabel, env: NodeJS.ProcessEnv): ResolvedPreset {
+export function resolvePreset(label: PresetLabel, overrides: PresetOverrides): ResolvedPreset {
   const base = PRESETS[label];
-  const prefix = envPrefix(label);
-  const pick = (name: string) => {
-    const value = env[prefix + name]?.trim();
-    return value ? value : undefined;
-  };
   return {
     ...base,
-    baseUrl: (pick('BASE_URL') ?? base.baseUrl).replace(/\/+$/, ''),
-    textModel: pick('TEXT_MODEL') ?? base.textModel,
-    visionModel: pick('VISION_MODEL') ?? base.visionModel,
-    imageModel: pick('IMAGE_MODEL') ?? base.imageModel,
-    imageSizeOverride: pick('IMAGE_SIZE'),
+    baseUrl: (overrides.baseUrl ?? base.baseUrl).replace(/\/+$/, ''),
+    textModel: overrides.textModel ?? base.textModel,
+    visionModel: overrides.visionModel ?? base.visionModel,
+    imageModel: overrides.imageModel ?? base.imageModel,
+    imageSizeOverride: overrides.imageSize,
   };
 }
 

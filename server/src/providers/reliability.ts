@@ -24,25 +24,6 @@ export interface ReliabilityOptions {
 
 export type AttemptObserver = (provider: string, operation: string, outcome: string, seconds: number) => void;
 
-/** `concurrency` 0: the preset's (or the connection's) own limit. */
-export function reliabilityFromEnv(env: NodeJS.ProcessEnv, prefix: string): ReliabilityOptions & { concurrency: number } {
-  const read = (name: string, fallback: number) => {
-    const raw = env[prefix + name] ?? env[`PROVIDER_${name}`];
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < 0) throw new Error(`${prefix}${name} / PROVIDER_${name} must be a non-negative number, got "${raw}"`);
-    return value;
-  };
-  return {
-    timeoutMs: read('TIMEOUT_MS', 120_000),
-    maxRetries: Math.floor(read('MAX_RETRIES', 3)),
-    retryBaseMs: read('RETRY_BASE_MS', 500),
-    retryMaxWaitMs: read('RETRY_MAX_WAIT_MS', 60_000),
-    rateLimitBaseMs: read('RATE_LIMIT_BASE_MS', 15_000),
-    concurrency: Math.floor(read('CONCURRENCY', 0)),
-  };
-}
-
 /** A counting semaphore: at most `limit` calls of one provider in flight in this process. */
 export class Semaphore {
   private active = 0;

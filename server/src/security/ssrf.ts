@@ -89,9 +89,9 @@ export interface Outbound {
   userEndpoints: AddressPolicy;
 }
 
-/** The system's resolver, and the address policy of ALLOW_PRIVATE_PROVIDER_URLS and _HOSTS. */
-export function outboundFromEnv(env: NodeJS.ProcessEnv): Outbound {
-  return { resolve: systemResolve, userEndpoints: userEndpointPolicy({ allowPrivate: env.ALLOW_PRIVATE_PROVIDER_URLS === '1', privateHosts: parsePrivateHosts(env.ALLOW_PRIVATE_PROVIDER_HOSTS) }) };
+/** The system's resolver, and the address policy of ALLOW_PRIVATE_PROVIDER_URLS and _HOSTS (read by config.ts). */
+export function outboundOf(settings: { allowPrivate: boolean; privateHosts: readonly string[] }): Outbound {
+  return { resolve: systemResolve, userEndpoints: userEndpointPolicy(settings) };
 }
 
 export function userEndpointPolicy(opts: { allowPrivate: boolean; privateHosts: readonly string[] }): AddressPolicy {

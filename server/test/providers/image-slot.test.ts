@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerSettingsFrom } from '../../src/config.js';
 import { createProviderFactory } from '../../src/providers/factory.js';
 import { LocalProvider } from '../../src/providers/local/index.js';
 import type { ImageRequest } from '../../src/providers/types.js';
@@ -45,7 +46,7 @@ describe('image requests in a caller slot', () => {
       requestedInside = record.inside;
       json(res, 200, { created: 1, data: [{ b64_json: portrait.toString('base64') }] });
     });
-    const provider = createProviderFactory({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0' }).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
+    const provider = createProviderFactory(providerSettingsFrom({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0' })).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
     const image = await provider.generateImage({ prompt: 'p', intent: { kind: 'free' }, slot });
 
     expect(requestedInside).toBe(true);
@@ -74,7 +75,7 @@ describe('image requests in a caller slot', () => {
       // Answer only once all six are waiting at the provider at the same time.
       if (held.length === 6) for (const release of held.splice(0)) release();
     });
-    const provider = createProviderFactory({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0', PROVIDER_CONCURRENCY: '6' }).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
+    const provider = createProviderFactory(providerSettingsFrom({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0', PROVIDER_CONCURRENCY: '6' })).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
     const images = await Promise.all(Array.from({ length: 6 }, () => provider.generateImage({ prompt: 'p', intent: { kind: 'free' } })));
     expect(most).toBe(6);
     expect(images.map((i) => [i.width, i.height])).toEqual(Array.from({ length: 6 }, () => [1080, 1440]));
@@ -86,7 +87,7 @@ describe('image requests in a caller slot', () => {
     fake.handle(() => {
       arrived += 1;
     });
-    const provider = createProviderFactory({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0', PROVIDER_TIMEOUT_MS: '1000' }).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
+    const provider = createProviderFactory(providerSettingsFrom({ PROVIDER_OPENAI_BASE_URL: `${fake.origin}/v1`, PROVIDER_MAX_RETRIES: '0', PROVIDER_TIMEOUT_MS: '1000' })).forCredentials({ keyId: 1, provider: 'openai', apiKey: 'sk-test-slot-0000' });
     await expect(provider.generateImage({ prompt: 'p', intent: { kind: 'free' } })).rejects.toMatchObject({ kind: 'timeout' });
     expect(arrived).toBe(1);
   });

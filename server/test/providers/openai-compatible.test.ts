@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { providerSettingsFrom } from '../../src/config.js';
 import { createProviderFactory } from '../../src/providers/factory.js';
 import { PRESET_PROVIDERS, type ProviderLabel } from '../../src/providers/labels.js';
 import { backoffMs } from '../../src/providers/reliability.js';
@@ -27,14 +28,14 @@ function provider(label: ProviderLabel, extra: Record<string, string> = {}): Pro
   const bases = Object.fromEntries(
     PRESET_PROVIDERS.map((l) => [`PROVIDER_${l.toUpperCase()}_BASE_URL`, l === 'qwen' ? `${fake.origin}/qwen/compatible-mode/v1` : `${fake.origin}/${l}/v1`]),
   );
-  const factory = createProviderFactory({
+  const factory = createProviderFactory(providerSettingsFrom({
     ...bases,
     PROVIDER_RETRY_BASE_MS: '5',
     PROVIDER_MAX_RETRIES: '2',
     PROVIDER_TIMEOUT_MS: '5000',
     PROVIDER_POLL_INTERVAL_MS: '20',
     ...extra,
-  });
+  }));
   return factory.forCredentials({ keyId: 1, provider: label, apiKey: KEY });
 }
 

@@ -34,7 +34,7 @@ export function sharedEnv(server: TestServer, extra: Record<string, string> = {}
     DATA_DIR: server.dataDir,
     ...(server.config.databaseUrl ? { DATABASE_URL: server.config.databaseUrl } : {}),
     ...(server.config.redisUrl ? { REDIS_URL: server.config.redisUrl } : {}),
-    ...(server.config.env.JOB_QUEUE_PREFIX ? { JOB_QUEUE_PREFIX: server.config.env.JOB_QUEUE_PREFIX } : {}),
+    JOB_QUEUE_PREFIX: server.config.jobs.prefix,
     ...extra,
   };
 }
