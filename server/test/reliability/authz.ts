@@ -13,8 +13,11 @@ import { adminToken, API, call, Deployment, login, must, sleep, userWithRole, ty
 type MinRole = 'operator' | 'supervisor' | 'admin';
 const RANK: Record<MinRole, number> = { operator: 1, supervisor: 2, admin: 3 };
 
-/** Routes an operator may use on their own connection only: on another workspace's, 404 like any foreign record. */
-const OTHERS_CONNECTION = /^(PATCH \/api-keys\/\{id\}|POST \/api-keys\/\{id\}\/test)$/;
+/**
+ * Routes an operator may use on their own connection only (change it, test it, list its models,
+ * which spends its key): on another workspace's, 404 like any foreign record.
+ */
+const OTHERS_CONNECTION = /^(PATCH \/api-keys\/\{id\}|POST \/api-keys\/\{id\}\/test|GET \/api-keys\/\{id\}\/models)$/;
 
 /** §3 as a table: the first matching rule wins; everything else is operator (read and write). */
 const RULES: Array<[RegExp, MinRole | 'public' | 'token' | 'ticket']> = [
