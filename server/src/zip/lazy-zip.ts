@@ -65,7 +65,7 @@ interface Written {
  * large the archive, and the consumer pulls with backpressure. Sizes and CRC-32 are known before
  * an entry's header is written (its bytes are at hand), so there are no data descriptors, and the
  * CRC is Node's native zlib.crc32: yazl, the writer used before, computes it in JavaScript on
- * every byte and has no way to be handed one (docs/decisions.md, "Zip writer"). Entry names are
+ * every byte and has no way to be handed one (docs/decisions.md, "delivery zip"). Entry names are
  * flagged UTF-8; Zip64 records appear only when the archive passes 4 GiB. Entry times are
  * `mtime`, so the same content always yields the same bytes.
  */
