@@ -214,10 +214,10 @@ export class OpenAICompatibleProvider implements Provider {
   }
 
   /**
-   * One chat completion, validated against the schema when there is one. A refused (or, under
-   * json_schema, ignored) `response_format` steps the connection's mode down (remembered) and
-   * asks again; an invalid reply is asked for once more (with what was wrong); a second invalid
-   * one is 'bad_output', on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
+   * One chat completion, validated against the schema when there is one. A refused
+   * `response_format` steps the connection's mode down (remembered) and asks again; an invalid
+   * reply is asked for once more (with what was wrong; under json_schema, at the mode below,
+   * since the endpoint ignored the schema); a second invalid one is 'bad_output', on which callers use their fallback. A reply cut by its budget is 'truncated' at once: the
    * caller splits the work, asking the same again would be cut the same way.
    */
   private async structuredChat(request: TextRequest, model: string, messages: (mode: StructuredMode) => ChatCompletionMessageParam[], what: string): Promise<TextResult> {
@@ -250,13 +250,17 @@ export class OpenAICompatibleProvider implements Provider {
       const checked = readStructured(schema, text);
       if (checked.ok) return { text, json: checked.value, model };
       // Strict json_schema guarantees the shape: a reply outside it means the endpoint accepted the
-      // field and dropped it (some relays do), so it is treated as the refusal it is.
-      if (mode === 'json_schema') {
-        stepDown(`json_schema ignored (${checked.reason})`);
-        continue;
-      }
+      // field and dropped it (some relays do), so it is treated as the refusal it is. The question
+      // asked again at the lower mode is also the reply's one second chance: a model that answers
+      // badly whatever the mode costs two calls, not three.
       round++;
       reason = checked.reason;
+      if (mode === 'json_schema') {
+        // Asked afresh: at the mode below the schema travels in the prompt itself.
+        stepDown(`json_schema ignored (${checked.reason})`);
+        retryNote = [];
+        continue;
+      }
       retryNote = [
         { role: 'assistant', content: text.slice(0, 8_000) },
         { role: 'user', content: `That reply was not valid (${reason}). Answer again with one JSON object valid against the "${schema.name}" schema.` },
