@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { LocalProvider } from '../../src/providers/local/index.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * One local HTTP server that behaves, per preset, as that provider's documentation says
@@ -454,4 +455,18 @@ export async function startFakePresets(): Promise<FakePresets> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The provider fakes and, beside them, a test server that reaches them (private addresses
+ * allowed), gives up on a failed call at once and polls image tasks fast; its admin's token.
+ * Jobs are run by the test (`worker: false`).
+ */
+export async function startPresetsWorld(): Promise<{ fake: FakePresets; server: TestServer; admin: string }> {
+  const fake = await startFakePresets();
+  const server = await startTestServer({
+    worker: false,
+    env: { ALLOW_PRIVATE_PROVIDER_URLS: '1', PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '5', PROVIDER_POLL_INTERVAL_MS: '10' },
+  });
+  return { fake, server, admin: await server.adminToken() };
 }

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { form } from '../config/setup.js';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { eventsOf, named, taskDetail } from '../generation/helpers.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 import { API, ok } from '../tasks/fixtures.js';
-import { startFakePresets, type FakePresets, type PresetName } from './fake-presets.js';
+import { startPresetsWorld, type FakePresets, type PresetName } from './fake-presets.js';
 
 /**
  * Providers as they behave in 2026-11 (docs/providers.md), through the real HTTP API: DeepSeek V4
@@ -17,14 +17,7 @@ let fake: FakePresets;
 let server: TestServer;
 let admin: string;
 
-beforeAll(async () => {
-  fake = await startFakePresets();
-  server = await startTestServer({
-    worker: false,
-    env: { ALLOW_PRIVATE_PROVIDER_URLS: '1', PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '5', PROVIDER_POLL_INTERVAL_MS: '10' },
-  });
-  admin = await server.adminToken();
-});
+beforeAll(async () => ({ fake, server, admin } = await startPresetsWorld()));
 afterAll(async () => {
   await server?.close();
   await fake?.close();
