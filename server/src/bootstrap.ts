@@ -5,6 +5,7 @@ import { bindUnboundKeys, sealedKeyColumns } from './modules/api-keys/service.js
 import { countUsers, insertUser } from './modules/users/repository.js';
 import { upsertMembership } from './modules/memberships/repository.js';
 import { findWorkspaceBySlug, insertWorkspace } from './modules/workspaces/repository.js';
+import { seedLegalBaseline } from './modules/banned-words/service.js';
 
 /**
  * Every start binds provider keys sealed before keys were bound to their endpoint
@@ -22,10 +23,12 @@ export async function bootstrap(ctx: AppContext): Promise<{ generatedPassword?: 
   try {
     await ctx.db.transaction().execute(async (trx) => {
       const workspaceId = (await findWorkspaceBySlug(trx, 'default'))?.id ?? (await insertWorkspace(trx, { name: 'Default', slug: 'default', now }));
+      await seedLegalBaseline(trx, workspaceId, now);
       const userId = await insertUser(trx, { username, email, passwordHash, mustChangePassword: true, workspaceId, now });
       await upsertMembership(trx, { workspaceId, userId, role: 'admin', now });
       if (ctx.config.demoData) {
         const demoId = await insertWorkspace(trx, { name: 'Demo', slug: 'demo', now });
+        await seedLegalBaseline(trx, demoId, now);
         await upsertMembership(trx, { workspaceId: demoId, userId, role: 'admin', now });
         await trx.insertInto('api_keys').values({
           workspace_id: demoId,

@@ -57,8 +57,10 @@ function titleScore(title: string): number {
   );
 }
 
-function emotionScore(text: string): number {
-  const words = Math.min(12, 3 * countOccurrences(text, EMOTION_WORDS));
+/** An emotion word the workspace bans (治愈 under the medical-claim list) earns nothing: a score never rewards what compliance forbids. */
+function emotionScore(text: string, bannedHits: ScoreInput['bannedHits']): number {
+  const banned = new Set(bannedHits.map((h) => h.word));
+  const words = Math.min(12, 3 * countOccurrences(text, EMOTION_WORDS.filter((w) => !banned.has(w))));
   const emoji = Math.min(8, 2 * countEmoji(text));
   const marks = Math.min(5, text.match(EXCLAIM)?.length ?? 0);
   return words + emoji + marks;
@@ -156,7 +158,7 @@ export function heuristicScore(input: ScoreInput): ScoredText {
   const text = `${input.title}\n${input.content}`;
   const score = normaliseScore({
     title: titleScore(input.title),
-    emotion: emotionScore(text),
+    emotion: emotionScore(text, input.bannedHits),
     selling: sellingScore(text, input),
     keyword: keywordScore(text, input),
     compliance: complianceScore(text, input.bannedHits),
@@ -167,6 +169,14 @@ export function heuristicScore(input: ScoreInput): ScoredText {
 
 function blockedWordsOf(hits: ScoreInput['bannedHits']): string[] {
   return [...new Set(hits.filter((h) => h.level === 'hard_block').map((h) => h.word ?? ''))].filter(Boolean);
+}
+
+/** What judges write in a claim list when they found none (contract-decisions §9: "无" is no claim). */
+const NO_CLAIM = /^(?:无|没有|暂无|均无|未发现|未见|不存在|无不实宣称|没有不实宣称|none|n\/?a|nil|null|no|nothing|-+|—+|\/)$/iu;
+
+/** The entries of a judge's claim list that name a claim (trimmed, without "无", "none" and the like). */
+export function realClaims(list: string[]): string[] {
+  return list.map((c) => c.trim().replace(/[。.！!]+$/u, '')).filter((c) => c.length > 0 && !NO_CLAIM.test(c));
 }
 
 /**
@@ -184,6 +194,6 @@ export function fromJudge(entry: ScoreReply['scores'][number], heuristic: Scored
   });
   const issues = entry.issues.map((i) => i.trim()).filter(Boolean);
   const summary = entry.summary.trim().slice(0, 400) || (issues.length > 0 ? `${issues.join('；')}。` : summaryFor(score));
-  const claims = entry.unsupported_claims.map((c) => c.trim()).filter(Boolean).slice(0, 5);
+  const claims = realClaims(entry.unsupported_claims).slice(0, 5);
   return applyGate({ score, verdict: verdictFor(score.total), summary }, { blockedWords: blockedWordsOf(bannedHits), unsupportedClaims: claims });
 }

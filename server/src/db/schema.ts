@@ -197,6 +197,8 @@ export interface BannedWordsTable {
   level: BannedLevel;
   replacement: string | null;
   updatable: Bool;
+  /** The built-in list the word came from (content/banned-presets.ts), null for a team's own word. */
+  preset: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BannedWordMatcher } from '../../src/content/banned-words.js';
-import { BANNED_PRESETS } from '../../src/modules/banned-words/presets.js';
+import { BANNED_PRESETS } from '../../src/content/banned-presets.js';
 import { configWorld, PRODUCT, type ConfigWorld } from './setup.js';
 
 describe('banned-word matcher', () => {

@@ -1,4 +1,5 @@
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
+import { emptyBannedWords } from '../tasks/fixtures.js';
 
 export interface ConfigWorld {
   server: TestServer;
@@ -9,7 +10,11 @@ export interface ConfigWorld {
   otherAdmin: string;
 }
 
-/** One server with the three roles in the default workspace and an admin of a second workspace. */
+/**
+ * One server with the three roles in the default workspace and an admin of a second workspace,
+ * both with an empty banned-word library: the configuration tests add the words they are about
+ * (the legal baseline has its own test, legal-baseline.test.ts).
+ */
 export async function configWorld(opts: Parameters<typeof startTestServer>[0] = {}): Promise<ConfigWorld> {
   const server = await startTestServer({ worker: false, ...opts });
   const admin = await server.adminToken();
@@ -20,7 +25,10 @@ export async function configWorld(opts: Parameters<typeof startTestServer>[0] = 
   const switched = await server.request('POST', '/api/v1/workspaces/switch', { token: admin, body: { workspace_id: created.body.data.id } });
   if (switched.status !== 200) throw new Error(`switch: ${switched.text}`);
   // The switch issued a new token for the other workspace; the first token stays valid for the first.
-  return { server, admin, supervisor, operator, otherAdmin: switched.body.data.token };
+  const otherAdmin = switched.body.data.token as string;
+  await emptyBannedWords(server, admin);
+  await emptyBannedWords(server, otherAdmin);
+  return { server, admin, supervisor, operator, otherAdmin };
 }
 
 export function form(fields: Record<string, string>, file?: { field: string; name: string; type: string; data: Buffer }): FormData {

@@ -4,7 +4,7 @@ import { readZip } from '../delivery/zip.js';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { runFission } from '../../src/modules/fission/pipeline.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
-import { API, createTask, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+import { API, createTask, emptyBannedWords, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 import { download, keyOfUrl, notesOf, settledFission, startFakeOpenAI, type FakeOpenAI } from './fixtures.js';
 
 const SOURCE_KEY = 'sk-source-operator-1111';
@@ -27,6 +27,8 @@ describe('fission with an OpenAI-compatible provider', () => {
     fake = await startFakeOpenAI();
     server = await startTestServer({ env: { PROVIDER_OPENAI_BASE_URL: fake.baseUrl, PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '10' } });
     ws = await workspaceWithProduct(server, { apiKey: false, product: { name: '云朵保湿霜', selling_points: ['48小时保湿', '敏感肌可用'] } });
+    // Its subject is the words it adds itself.
+    await emptyBannedWords(server, ws.token);
     await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: SOURCE_KEY });
     await ok(server, 'POST', '/banned-words', ws.token, { word: '神器', level: 'soft_warn' });
     const task = await createTask(server, ws, { text_count: 3, image_count: 3 });

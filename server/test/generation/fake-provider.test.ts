@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { createTask, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+import { createTask, emptyBannedWords, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 import { defaultNote, startFakeOpenAI, type FakeOpenAI } from './fake-openai.js';
 import { eventsOf, named, taskDetail } from './helpers.js';
 
@@ -21,6 +21,8 @@ describe('generation with an OpenAI-compatible provider', () => {
       env: { PROVIDER_OPENAI_BASE_URL: fake.url, PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '10' },
     });
     ws = await workspaceWithProduct(server, { apiKey: false, product: { name: '晚安面膜', selling_points: ['玻尿酸深层补水', '质地清爽不黏腻'] } });
+    // Its subject is the words it adds itself.
+    await emptyBannedWords(server, ws.token);
     await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-test-not-real-1234' });
   });
   afterAll(async () => {

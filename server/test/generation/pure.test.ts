@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compileBannedWords } from '../../src/content/banned-words.js';
 import { NotesDeltaExtractor } from '../../src/content/deltas.js';
 import { checkNote, evaluateNote, hitsByField, noteDocument } from '../../src/content/evaluate.js';
-import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, SCORE_MAX, verdictFor } from '../../src/content/scoring.js';
+import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, realClaims, SCORE_MAX, verdictFor } from '../../src/content/scoring.js';
 import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles } from '../../src/content/storyboard.js';
 import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/content/strategies.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
@@ -185,6 +185,28 @@ describe('scoring', () => {
     expect(good.verdict).toBe('通过');
     expect(empty.score.total).toBeLessThan(20);
     expect(normaliseScore({ title: 30, emotion: -2, selling: 12.6 })).toEqual({ title: 25, emotion: 0, selling: 13, keyword: 0, compliance: 0, total: 38 });
+  });
+
+  it('never rewards an emotion word the workspace bans (治愈 under the medical-claim list)', () => {
+    const input = { title: '周末小记', content: '这支香薰很治愈，闻着开心。', tags: [], productName: '香薰', sellingPoints: [], theme: '周末', bannedHits: [] };
+    const free = heuristicScore(input).score.emotion;
+    const banned = heuristicScore({ ...input, bannedHits: [{ level: 'hard_block' as const, word: '治愈' }] }).score.emotion;
+    // 开心 keeps its 3 points; 治愈's 3 go.
+    expect(free - banned).toBe(3);
+  });
+
+  it('a judge answering "无" or "none" names no claim, and closes no gate (contract-decisions §9)', () => {
+    expect(realClaims(['无', ' none ', '没有。', 'N/A', '—', '', '暂无'])).toEqual([]);
+    expect(realClaims(['无明显刺激', '7天淡纹'])).toEqual(['无明显刺激', '7天淡纹']);
+    const input = { title: '熬夜党救星｜7天补水绝了✨', content: '玻尿酸补水，质地清爽不黏腻，敏感肌也安心～真的开心😀', tags: ['补水'], productName: '面膜', sellingPoints: ['玻尿酸补水'], theme: '补水', bannedHits: [] };
+    const judge = { index: 0, summary: '整体自然真实，可以发布', issues: [], title: 24, emotion: 23, selling: 23, keyword: 18, compliance: 5 };
+    const heuristic = heuristicScore(input);
+    const clean = fromJudge({ ...judge, unsupported_claims: ['无'] }, heuristic);
+    expect(clean.score.total).toBe(24 + 23 + 23 + 18 + Math.min(5, heuristic.score.compliance));
+    expect(clean.summary).toBe('整体自然真实，可以发布');
+    const flagged = fromJudge({ ...judge, unsupported_claims: ['7天淡纹'] }, heuristic);
+    expect(flagged.score.total).toBeLessThan(PASS_LINE);
+    expect(flagged.summary).toContain('7天淡纹');
   });
 });
 

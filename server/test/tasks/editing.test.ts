@@ -8,7 +8,7 @@ import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { defaultNote, startFakeOpenAI, type FakeOpenAI } from '../generation/fake-openai.js';
 import { eventsOf, named, taskDetail } from '../generation/helpers.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
-import { API, createTask, ok, otherWorkspace, setStatus, signalsOf, workspaceWithProduct, type Workspace } from './fixtures.js';
+import { API, createTask, emptyBannedWords, ok, otherWorkspace, setStatus, signalsOf, workspaceWithProduct, type Workspace } from './fixtures.js';
 
 /**
  * The operator's editing loop (contract-decisions §8) through the HTTP API, against an
@@ -28,6 +28,8 @@ describe('editing loop', () => {
       env: { PROVIDER_OPENAI_BASE_URL: fake.url, PROVIDER_MAX_RETRIES: '0', PROVIDER_RETRY_BASE_MS: '10' },
     });
     ws = await workspaceWithProduct(server, { apiKey: false, product: { name: '晚安面膜', selling_points: ['玻尿酸深层补水', '质地清爽不黏腻'] } });
+    // Its subject is the words it adds itself.
+    await emptyBannedWords(server, ws.token);
     await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-test-not-real-1234' });
   });
   afterAll(async () => {

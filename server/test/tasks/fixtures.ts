@@ -45,6 +45,18 @@ export async function otherWorkspace(server: TestServer): Promise<Workspace> {
   return { token, workspaceId: ws.id, productId: product.id };
 }
 
+/**
+ * Empties the workspace's banned-word library, the legal baseline it started with included
+ * (an admin's token: baseline words are locked), for a test whose subject is words it adds itself.
+ */
+export async function emptyBannedWords(server: TestServer, adminToken: string): Promise<void> {
+  for (;;) {
+    const page = await ok<{ items: Array<{ id: number }> }>(server, 'GET', '/banned-words?page_size=100', adminToken);
+    if (page.items.length === 0) return;
+    await ok(server, 'POST', '/banned-words/bulk-delete', adminToken, { ids: page.items.map((w) => w.id) });
+  }
+}
+
 export async function createTask(server: TestServer, ws: Workspace, body: Record<string, unknown> = {}) {
   return ok(server, 'POST', '/tasks', ws.token, { product_id: ws.productId, theme: '秋冬换季护肤', text_count: 3, image_count: 2, track: 'ai', ...body });
 }

@@ -7279,6 +7279,7 @@ export interface operations {
                                 level: "auto_fix" | "soft_warn" | "hard_block";
                                 replacement: string | null;
                                 updatable: boolean;
+                                preset: string | null;
                                 workspace_id: number;
                                 /** Format: date-time */
                                 created_at: string;
@@ -7396,6 +7397,7 @@ export interface operations {
                             level: "auto_fix" | "soft_warn" | "hard_block";
                             replacement: string | null;
                             updatable: boolean;
+                            preset: string | null;
                             workspace_id: number;
                             /** Format: date-time */
                             created_at: string;
@@ -7953,6 +7955,7 @@ export interface operations {
                             level: "auto_fix" | "soft_warn" | "hard_block";
                             replacement: string | null;
                             updatable: boolean;
+                            preset: string | null;
                             workspace_id: number;
                             /** Format: date-time */
                             created_at: string;
@@ -8068,6 +8071,7 @@ export interface operations {
                             level: "auto_fix" | "soft_warn" | "hard_block";
                             replacement: string | null;
                             updatable: boolean;
+                            preset: string | null;
                             workspace_id: number;
                             /** Format: date-time */
                             created_at: string;

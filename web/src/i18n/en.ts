@@ -510,6 +510,8 @@ export const en: Strings<typeof zhCN> = {
     presets: {
       'ad-law': { title: 'Advertising Law superlatives', description: 'Absolute and superlative claims forbidden by the Advertising Law (最, 第一, 顶级, 国家级, 100% …)' },
       'health-claims': { title: 'Medical and efficacy claims', description: 'Medical and efficacy claims ordinary goods and cosmetics may not make (治疗, 根治, 药用 …)' },
+      'xhs-diversion': { title: 'Xiaohongshu off-platform diversion', description: 'Contact details, QR codes, outside links and moving the sale elsewhere (微信, VX, 二维码, 进群 …)' },
+      'xhs-inducement': { title: 'Xiaohongshu engagement baiting', description: 'Asking for likes, follows, comments or shares, and rewarded reviews (扣1, 抽奖, 好评返现 …)' },
     },
     add: 'Add a word',
     edit: 'Edit word',
@@ -519,6 +521,9 @@ export const en: Strings<typeof zhCN> = {
     replacement: 'Replacement',
     replacementHint: 'Used by the auto-replace level',
     updatable: 'Changeable',
+    source: 'Source',
+    ownWord: 'Your own',
+    baselineNote: 'Every workspace starts with the legal baseline (superlatives, medical claims, off-platform diversion); medical products are spared the medical claims; an admin may relax any word.',
     readOnly: 'Operators can read the library; ask a supervisor or admin to change it.',
     deleteConfirm: 'Delete this word?',
     importPreset: 'Import a preset list',

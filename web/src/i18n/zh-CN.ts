@@ -505,6 +505,8 @@ export const zhCN = {
     presets: {
       'ad-law': { title: '广告法极限词', description: '广告法禁止的绝对化、最高级用语（最、第一、顶级、国家级、100% …）' },
       'health-claims': { title: '医疗功效用语', description: '普通商品和化妆品不得宣称的医疗、功效用语（治疗、根治、药用 …）' },
+      'xhs-diversion': { title: '小红书站外引流', description: '联系方式、二维码、外部链接和引导到其他平台交易的说法（微信、VX、二维码、进群 …）' },
+      'xhs-inducement': { title: '小红书诱导互动', description: '诱导点赞、关注、评论、转发和利益诱导好评（扣1、抽奖、好评返现 …）' },
     },
     add: '添加违禁词',
     edit: '编辑违禁词',
@@ -514,6 +516,9 @@ export const zhCN = {
     replacement: '替换为',
     replacementHint: '“自动替换”级别使用',
     updatable: '可修改',
+    source: '来源',
+    ownWord: '团队自建',
+    baselineNote: '新工作区默认启用法律基线（广告法极限词、医疗功效用语、站外引流），医疗器械和药品类产品不受医疗功效用语限制；管理员可逐个放宽。',
     readOnly: '运营只能查看词库；修改请联系主管或管理员。',
     deleteConfirm: '确定删除此违禁词？',
     importPreset: '导入预设词库',

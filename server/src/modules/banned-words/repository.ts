@@ -2,7 +2,7 @@ import type { DbOrTx } from '../../db/database.js';
 import { containsText } from '../../db/search.js';
 import type { BannedLevel, NewRow, RowUpdate } from '../../db/schema.js';
 
-const columns = ['id', 'workspace_id', 'word', 'level', 'replacement', 'updatable', 'created_at', 'updated_at'] as const;
+const columns = ['id', 'workspace_id', 'word', 'level', 'replacement', 'updatable', 'preset', 'created_at', 'updated_at'] as const;
 
 export function listWords(
   db: DbOrTx,
@@ -20,7 +20,7 @@ export function listWords(
 }
 
 export function allWords(db: DbOrTx, workspaceId: number) {
-  return db.selectFrom('banned_words').select(['id', 'word', 'level', 'replacement']).where('workspace_id', '=', workspaceId).execute();
+  return db.selectFrom('banned_words').select(['id', 'word', 'level', 'replacement', 'preset']).where('workspace_id', '=', workspaceId).execute();
 }
 
 /** Changes whenever a word is added, changed or removed: the matcher cache key. */

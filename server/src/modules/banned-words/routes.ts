@@ -12,6 +12,7 @@ const BannedWordView = Type.Object({
   level: Level,
   replacement: Nullable(Type.String()),
   updatable: Type.Boolean(),
+  preset: Nullable(Type.String({ description: 'the built-in list the word came from (ad-law, health-claims, xhs-diversion: the legal baseline every workspace starts with; xhs-inducement), null for the team\'s own word' })),
   workspace_id: Type.Integer(),
   created_at: DateTime,
   updated_at: DateTime,

@@ -7,8 +7,9 @@ import type { AuthUser } from '../../http/auth.js';
 import { canOn, recordActions, type Actor } from '../../policy/policy.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { BannedWordMatcher } from '../../content/banned-words.js';
-import { bannedWordsOfOtherProducts } from '../products/service.js';
-import { BANNED_PRESETS, findPreset } from './presets.js';
+import { BANNED_PRESETS, findPreset, LEGAL_BASELINE, type BannedPreset } from '../../content/banned-presets.js';
+import type { DbOrTx } from '../../db/database.js';
+import { bannedWordsOfOtherProducts, productCategory } from '../products/service.js';
 import * as repo from './repository.js';
 
 export interface BannedWordInput {
@@ -95,26 +96,34 @@ export function listPresets() {
   return BANNED_PRESETS.map((p) => ({ name: p.name, title: p.title, description: p.description, word_count: p.words.length, words: p.words.map((w) => ({ word: w.word, level: w.level, replacement: w.replacement ?? null })) }));
 }
 
+function presetRows(preset: BannedPreset, workspaceId: number, now: string) {
+  return preset.words.map((w) => ({
+    workspace_id: workspaceId,
+    word: w.word,
+    level: w.level,
+    replacement: w.replacement ?? null,
+    updatable: false,
+    preset: preset.name,
+    created_at: now,
+    updated_at: now,
+  }));
+}
+
 /** Idempotent: words already in the workspace (by exact text) are left as they are. */
 export async function importPreset(ctx: AppContext, auth: AuthUser, name: string) {
   const preset = findPreset(name);
   if (!preset) throw notFound(`banned-word preset "${name}"`);
   const now = nowIso(ctx.clock.now());
-  const imported = (await ctx.db.transaction().execute((trx) =>
-    repo.insertMissingWords(
-      trx,
-      preset.words.map((w) => ({
-        workspace_id: auth.workspaceId,
-        word: w.word,
-        level: w.level,
-        replacement: w.replacement ?? null,
-        updatable: false,
-        created_at: now,
-        updated_at: now,
-      })),
-    ),
-  )).length;
+  const imported = (await ctx.db.transaction().execute((trx) => repo.insertMissingWords(trx, presetRows(preset, auth.workspaceId, now)))).length;
   return { preset: preset.name, imported, skipped: preset.words.length - imported };
+}
+
+/**
+ * A new workspace starts with the legal baseline active (contract-decisions §9), in the
+ * transaction that creates it: a team relaxes a word, it never silently starts from nothing.
+ */
+export async function seedLegalBaseline(trx: DbOrTx, workspaceId: number, now: string): Promise<void> {
+  for (const preset of LEGAL_BASELINE) await repo.insertMissingWords(trx, presetRows(preset, workspaceId, now));
 }
 
 /**
@@ -166,16 +175,22 @@ const MATCHER_CACHE_LIMIT = 64;
 /**
  * The words that apply to the texts of one product: every word of the workspace attached to no
  * product, and the words attached to this product (its extra words); a word attached only to
- * other products does not apply. Every check (task creation, generation, the judge's facts, the
+ * other products does not apply; a baseline list that exempts the product's kind (the medical
+ * claims, for a medicine) does not apply either. Every check (task creation, generation, the judge's facts, the
  * writer's avoid list, imports, edits, fission) goes through here, so the rule lives in one place.
  */
 async function wordsForProduct(ctx: AppContext, workspaceId: number, productId: number) {
-  const [version, others] = await Promise.all([repo.wordsVersion(ctx.db, workspaceId), bannedWordsOfOtherProducts(ctx.db, workspaceId, productId)]);
+  const [version, others, category] = await Promise.all([
+    repo.wordsVersion(ctx.db, workspaceId),
+    bannedWordsOfOtherProducts(ctx.db, workspaceId, productId),
+    productCategory(ctx.db, workspaceId, productId),
+  ]);
+  const exempt = new Set(BANNED_PRESETS.filter((p) => category !== null && p.exempt?.(category)).map((p) => p.name));
   return {
     // Products with the same words left out share one compiled matcher.
-    key: `${workspaceId}:${[...others].sort((a, b) => a - b).join(',')}`,
+    key: `${workspaceId}:${[...others].sort((a, b) => a - b).join(',')}:${[...exempt].join(',')}`,
     version,
-    load: async () => (await repo.allWords(ctx.db, workspaceId)).filter((w) => !others.has(w.id)),
+    load: async () => (await repo.allWords(ctx.db, workspaceId)).filter((w) => !others.has(w.id) && !(w.preset && exempt.has(w.preset))),
   };
 }
 

@@ -150,6 +150,11 @@ export async function bannedWordsOfOtherProducts(db: DbOrTx, workspaceId: number
   return new Set(await repo.wordsOfOtherProductsOnly(db, workspaceId, productId));
 }
 
+/** What kind of product it is (the legal baseline exempts medical products from the medical-claim words); null when it is gone. */
+export async function productCategory(db: DbOrTx, workspaceId: number, productId: number): Promise<string | null> {
+  return (await repo.findProduct(db, workspaceId, productId))?.category ?? null;
+}
+
 /** The product row as generation reads it (a background job: no caller, only the workspace of its record). */
 export function productForGeneration(ctx: AppContext, workspaceId: number, productId: number) {
   return repo.findProduct(ctx.db, workspaceId, productId);

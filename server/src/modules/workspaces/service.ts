@@ -4,6 +4,7 @@ import type { Role } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { can } from '../../policy/policy.js';
+import { seedLegalBaseline } from '../banned-words/service.js';
 import * as memberships from '../memberships/service.js';
 import { findUserById, findUserByUsername, updateUser } from '../users/service.js';
 import * as repo from './repository.js';
@@ -18,6 +19,7 @@ export async function createWorkspace(ctx: AppContext, auth: AuthUser, name: str
     if (await repo.findWorkspaceBySlug(trx, slug)) throw conflict(`a workspace with slug "${slug}" already exists`);
     const id = await repo.insertWorkspace(trx, { name, slug, now });
     await memberships.upsertMembership(trx, { workspaceId: id, userId: auth.userId, role: 'admin', now });
+    await seedLegalBaseline(trx, id, now);
     return { id, name, slug, role: 'admin' as Role };
   });
 }

@@ -1,6 +1,6 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table } from 'antd';
+import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
@@ -75,6 +75,7 @@ export default function BannedWordsPage() {
           </Space>
         )}
       </Space>
+      <Typography.Paragraph type="secondary">{t('banned.baselineNote')}</Typography.Paragraph>
       {!canWrite && <Alert type="info" showIcon title={t('banned.readOnly')} style={{ marginBottom: 16 }} />}
       <Space wrap style={{ marginBottom: 16 }}>
         <Input.Search
@@ -139,6 +140,7 @@ export default function BannedWordsPage() {
           { title: t('banned.level'), dataIndex: 'level', render: (l: BannedLevel) => <BannedLevelTag level={l} /> },
           { title: t('banned.replacement'), dataIndex: 'replacement', render: (v: string | null) => v ?? '—' },
           { title: t('banned.updatable'), dataIndex: 'updatable', render: (v: boolean) => (v ? t('form.yes') : t('form.no')) },
+          { title: t('banned.source'), dataIndex: 'preset', render: (p: string | null) => (p ? t(`banned.presets.${p}.title`, { defaultValue: p }) : t('banned.ownWord')) },
           ...(canWrite
             ? [
                 {

@@ -1,11 +1,23 @@
-import type { BannedLevel } from '../../db/schema.js';
+import type { BannedLevel } from './banned-words.js';
 
 export interface BannedPreset {
   name: string;
   title: string;
   /** In Chinese, with the rule each list follows (shown in the console). */
   description: string;
+  /** Part of the legal baseline every workspace starts with (contract-decisions §9). */
+  baseline: boolean;
+  /** Words that do not apply to a product of this kind (the medical claims, to medical products). */
+  exempt?: (category: string) => boolean;
   words: Array<{ word: string; level: BannedLevel; replacement?: string }>;
+}
+
+/**
+ * Medicines and medical devices may make the claims other products may not (Advertising Law
+ * art. 16–17 regulate rather than forbid them); their categories name what they are.
+ */
+export function isMedicalCategory(category: string): boolean {
+  return /药|医疗器械|医疗用品|处方|诊疗|医院|诊所/.test(category);
 }
 
 const hard = (...words: string[]) => words.map((word) => ({ word, level: 'hard_block' as const }));
@@ -20,11 +32,13 @@ const fix = (pairs: Record<string, string>) =>
  * 优秀), never into another claim (速效 is blocked, not turned into 快速见效), and never where
  * the everyday sense is common (最好提前 is advice, so 最好 warns). The matcher already spares
  * everyday words (最近, 第一次: content/banned-words.ts EVERYDAY_WORDS). Imported words are
- * `updatable: false`: only an admin may weaken the legal baseline.
+ * `updatable: false`: only an admin may weaken the legal baseline. The baseline lists (absolute
+ * claims, medical claims, diversion) are active in every workspace from its first minute.
  */
 export const BANNED_PRESETS: BannedPreset[] = [
   {
     name: 'ad-law',
+    baseline: true,
     title: '广告法极限词',
     description: '《广告法》第九条第（三）项禁止使用"国家级""最高级""最佳"等用语，以及市场监管部门常见的极限词清单（最、第一、顶级、100%……）。',
     words: [
@@ -48,6 +62,8 @@ export const BANNED_PRESETS: BannedPreset[] = [
   },
   {
     name: 'health-claims',
+    baseline: true,
+    exempt: isMedicalCategory,
     title: '医疗与功效宣称',
     description:
       '《广告法》第十七条（非医疗、药品、医疗器械广告不得涉及疾病治疗功能、不得使用医疗用语）、第十八条与第二十八条（功效、安全性的断言或保证）；《化妆品监督管理条例》第三十七条（不得明示或暗示医疗作用）与第十六条（祛斑美白、防脱发等属特殊化妆品，须注册后方可宣称）；普通食品不得宣称保健或疾病预防治疗功能（《食品安全法》第七十一条、第七十三条）。',
@@ -64,6 +80,7 @@ export const BANNED_PRESETS: BannedPreset[] = [
   },
   {
     name: 'xhs-diversion',
+    baseline: true,
     title: '小红书站外引流',
     description:
       '《小红书社区公约》与社区规范禁止站外引流：笔记中不得留联系方式（微信、QQ、手机号）、二维码、外部链接，不得引导到其他平台交易。明确的引流词拦截，单独提到平台名称或"私信"只提示。',
@@ -77,6 +94,7 @@ export const BANNED_PRESETS: BannedPreset[] = [
   },
   {
     name: 'xhs-inducement',
+    baseline: false,
     title: '小红书诱导互动',
     description:
       '《小红书社区公约》禁止诱导点赞、关注、评论、收藏、转发，以及以利益诱导好评（《电子商务法》第十七条、《反不正当竞争法》第八条禁止"好评返现"类虚构或诱导评价）。',
@@ -93,3 +111,5 @@ export const BANNED_PRESETS: BannedPreset[] = [
 export function findPreset(name: string): BannedPreset | undefined {
   return BANNED_PRESETS.find((p) => p.name === name);
 }
+
+export const LEGAL_BASELINE: BannedPreset[] = BANNED_PRESETS.filter((p) => p.baseline);
