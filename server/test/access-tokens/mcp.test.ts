@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
-import { API, ok, setStatus, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+import { ok, setStatus, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 
 /** The MCP server at POST /mcp, driven by the SDK's own client over Streamable HTTP (§13). */
 describe('MCP server', () => {
