@@ -71,7 +71,7 @@ describe('authorization matrix: route × scope × role', () => {
       }
     }
     expect(mismatches).toEqual([]);
-  });
+  }, 180_000);
 
   it('a token with every scope answers exactly as its user\'s session, for each role (scopes only narrow)', async () => {
     const mismatches: string[] = [];
@@ -87,5 +87,5 @@ describe('authorization matrix: route × scope × role', () => {
       }
     }
     expect(mismatches).toEqual([]);
-  });
+  }, 180_000);
 });
