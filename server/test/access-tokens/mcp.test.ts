@@ -95,5 +95,8 @@ describe('MCP server', () => {
     const bare = await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
     expect(bare.status).toBe(401);
     expect(bare.body).toMatchObject({ code: 40100 });
+    // Stateless: no stream to open with GET.
+    const live = await ok(server, 'POST', '/auth/tokens', ws.token, { name: 'get', scopes: ['read'] });
+    expect((await server.request('GET', '/mcp', { token: live.token, headers: { accept: 'text/event-stream' } })).status).toBe(405);
   });
 });

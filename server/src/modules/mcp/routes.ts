@@ -147,7 +147,13 @@ export async function mcpRoutes(app: FastifyInstance, ctx: AppContext, routes: M
   };
   const config = { access: { auth: 'user' as const, scope: 'any' as const } };
   app.post('/mcp', { config, schema: { hide: true } }, handle);
-  // Stateless: no stream to open and no session to end; the transport answers 405 for these.
-  app.get('/mcp', { config, schema: { hide: true } }, handle);
-  app.delete('/mcp', { config, schema: { hide: true } }, handle);
+  // Stateless: no stream to open and no session to end. Answered here, in MCP's JSON-RPC form
+  // (the transport would hold a GET open as an idle event stream, delaying shutdown).
+  const notAllowed = async (_request: FastifyRequest, reply: import('fastify').FastifyReply) =>
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless, send every message with POST /mcp' }, id: null });
+  app.get('/mcp', { config, schema: { hide: true } }, notAllowed);
+  app.delete('/mcp', { config, schema: { hide: true } }, notAllowed);
 }
