@@ -20,6 +20,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { documentEveryRoute, openapiOptions } from './http/openapi.js';
 import { registerStrictJsonParser, strictBodyValidators } from './http/validation.js';
 import { apiModules } from './modules/index.js';
+import { mcpRoutes, routeRegistry } from './modules/mcp/routes.js';
 import { opsRoutes } from './ops/routes.js';
 import { lazyChildLogger } from './logging.js';
 
@@ -119,6 +120,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(authHooks, { ctx });
   await registerRateLimit(app, ctx);
   rejectRefusedRequests(app);
+  // The MCP tools are API routes: their schemas and access, as registered (issue 33).
+  const routes = routeRegistry(app);
 
   await app.register(
     async (api) => {
@@ -130,6 +133,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
     { prefix: API_PREFIX },
   );
+
+  await mcpRoutes(app, ctx, routes);
 
   await serveWebClient(app, ctx.config.webDistDir);
   return app;

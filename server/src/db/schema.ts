@@ -27,6 +27,9 @@ type FileKey<Nullable extends null = never> = ColumnType<string | Nullable, stri
 
 export type Role = 'admin' | 'supervisor' | 'operator';
 
+/** What a personal access token may do of its user's role (contract-decisions §13). */
+export type Scope = 'read' | 'produce' | 'review' | 'admin';
+
 export interface WorkspacesTable {
   id: Id;
   name: string;
@@ -615,6 +618,26 @@ export interface PackageNotesTable {
   position: number;
 }
 
+/** A personal access token (migration 20261128_0700): only its hash is kept. */
+export interface AccessTokensTable {
+  id: Id;
+  workspace_id: number;
+  user_id: number;
+  name: string;
+  /** SHA-256 (hex) of the token. */
+  token_hash: string;
+  /** The token's first characters, to tell tokens apart in the list. */
+  token_hint: string;
+  scopes: Json<Scope[]>;
+  /** The user's token_version and the membership's session_version at creation: moved, the token is dead. */
+  token_version: number;
+  session_version: number;
+  expires_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -654,6 +677,7 @@ export interface DB {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  access_tokens: AccessTokensTable;
 }
 
 export type Row<T extends keyof DB> = Selectable<DB[T]>;
@@ -703,6 +727,7 @@ export const COLUMN_CODECS: TableCodecs = {
   webhooks: { url_sealed: 'json', secret_sealed: 'json', events: 'json', is_active: 'bool' },
   webhook_deliveries: { payload: 'json' },
   webhook_attempts: { ok: 'bool' },
+  access_tokens: { scopes: 'json' },
 };
 
 type FileKeysOf<T> = { [K in keyof T]: T[K] extends { readonly __file_key__: true } ? K : never }[keyof T];

@@ -3,8 +3,10 @@ import fp from 'fastify-plugin';
 import type { AppContext } from '../context.js';
 import { preparedQuery } from '../db/database.js';
 import type { Role } from '../db/schema.js';
-import { can, roleFor, type WorkspaceAction } from '../policy/policy.js';
+import { can, roleAllows, roleFor, scopeAllows, scopeFor, type RouteScope, type Scope, type WorkspaceAction } from '../policy/policy.js';
+import { isPersonalToken } from '../security/personal-tokens.js';
 import { AppError } from './errors.js';
+import { authenticatePersonalToken } from './personal-token-auth.js';
 
 export interface AuthUser {
   userId: number;
@@ -20,6 +22,10 @@ export interface AuthUser {
    * anything the request reads, so a page cached under it can only be newer than its tag.
    */
   taskListVersion: number;
+  /** A personal access token's scopes (§13): the role narrowed to them. Absent for a session. */
+  scopes?: Scope[] | undefined;
+  /** The personal access token the request came with. */
+  accessTokenId?: number | undefined;
 }
 
 /**
@@ -31,6 +37,11 @@ export interface RouteAccess {
   /** `public`: no token. `token`: any valid token, even before the forced password change. */
   auth?: 'public' | 'token' | 'user';
   can?: WorkspaceAction;
+  /**
+   * What a personal access token needs for a route without a workspace action (policy.ts,
+   * RouteScope); by default `read` for GET, `session` (tokens refused) for anything else.
+   */
+  scope?: RouteScope;
 }
 
 declare module 'fastify' {
@@ -106,6 +117,7 @@ export function sessionIsCurrent(ctx: AppContext, session: Session): Promise<boo
  * sessions go on) take effect at once.
  */
 export async function authenticate(ctx: AppContext, token: string): Promise<AuthUser & { mustChangePassword: boolean }> {
+  if (isPersonalToken(token)) return authenticatePersonalToken(ctx, token);
   const claims = await ctx.tokens.verify(token);
   if (!claims) throw new AppError('tokenInvalid', 'token invalid or expired');
   const [row] = await sessionUser(ctx.db, claims.sub, claims.ws);
@@ -152,10 +164,37 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
     request.authUser = user;
     if (user.mustChangePassword && access.auth !== 'token') {
       request.authRefusal = new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
-    } else if (access.can && !can(user, access.can)) {
-      request.authRefusal = new AppError('forbidden', `this operation needs the ${roleFor(access.can)} role or higher; your role is ${user.role}`);
+    } else {
+      request.authRefusal = accessRefusal(user, access, request.method);
     }
   });
+}
+
+/**
+ * Why the user may not use a route declaring `access` with this method, or undefined: the role
+ * (its workspace action), then a personal access token's scopes. The MCP server asks it too,
+ * to list only the tools a token may call.
+ */
+export function accessRefusal(user: AuthUser, access: RouteAccess, method: string): AppError | undefined {
+  if (access.can && !roleAllows(user, access.can)) {
+    return new AppError('forbidden', `this operation needs the ${roleFor(access.can)} role or higher; your role is ${user.role}`);
+  }
+  if (access.can && !can(user, access.can)) return scopeRefusal(user, scopeFor(access.can));
+  if (!access.can && user.scopes) {
+    const needs = access.scope ?? (method === 'GET' || method === 'HEAD' ? 'read' : 'session');
+    if (!scopeAllows(user, needs)) return scopeRefusal(user, needs);
+  }
+  return undefined;
+}
+
+function scopeRefusal(user: AuthUser, needs: RouteScope): AppError {
+  const has = user.scopes?.length ? user.scopes.join(', ') : 'none';
+  return new AppError(
+    'forbidden',
+    needs === 'session'
+      ? 'an access token cannot do this: sign in to the console as the person'
+      : `this access token lacks the ${needs} scope this operation needs (its scopes: ${has}); create a token with ${needs} on the Integrations page`,
+  );
 }
 
 /**

@@ -1,4 +1,6 @@
-import type { Role } from '../db/schema.js';
+import type { Role, Scope } from '../db/schema.js';
+
+export type { Scope };
 
 /**
  * Who may do what (contract-decisions §3), written once: routes ask `can` before a request
@@ -11,7 +13,15 @@ export interface Actor {
   userId: number;
   /** The actor's role in the workspace the request acts in. */
   role: Role;
+  /**
+   * A personal access token's scopes (§13): the role narrowed to them. Absent for a person's
+   * session, which acts with the whole role.
+   */
+  scopes?: readonly Scope[] | undefined;
 }
+
+/** The scopes of §13, in the order the console offers them. */
+export const SCOPES: readonly Scope[] = ['read', 'produce', 'review', 'admin'];
 
 const RANK: Record<Role, number> = { operator: 1, supervisor: 2, admin: 3 };
 const atLeast = (min: Role) => (actor: Actor) => RANK[actor.role] >= RANK[min];
@@ -33,6 +43,45 @@ const WORKSPACE_RULES = {
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type WorkspaceAction = keyof typeof WORKSPACE_RULES;
+
+/**
+ * The scope a token needs for each action, on top of the role: producing notes (`produce`),
+ * deciding on them (`review`), running the workspace and its credentials (`admin`).
+ */
+const ACTION_SCOPES: Record<WorkspaceAction, Scope> = {
+  'products.write': 'produce',
+  'tasks.write': 'produce',
+  'banned_words.write': 'admin',
+  'api_keys.create': 'admin',
+  'generation_routing.write': 'admin',
+  'review.decide': 'review',
+  'users.manage': 'admin',
+  'workspaces.manage': 'admin',
+  'webhooks.manage': 'admin',
+};
+
+/** The scope records of a kind need (a banned word's rules ask `can`, which checks its own). */
+const RECORD_SCOPES: Record<RecordKind, Scope> = { banned_word: 'admin', api_key: 'admin' };
+
+/**
+ * What a route that names no workspace action needs of a token: a scope, `any` (any valid
+ * token, e.g. `POST /mcp`, whose tools are checked one by one) or `session` (a person's own
+ * session only: their password, their tokens, joining or switching workspaces). Routes say so in
+ * `config.access.scope`; without it a read (GET) needs `read` and anything else `session`, so a
+ * write nobody classified is closed to tokens.
+ */
+export type RouteScope = Scope | 'any' | 'session';
+
+export function scopeAllows(actor: Actor, scope: RouteScope): boolean {
+  if (!actor.scopes) return true;
+  if (scope === 'any') return true;
+  if (scope === 'session') return false;
+  return actor.scopes.includes(scope);
+}
+
+export function scopeFor(action: WorkspaceAction): Scope {
+  return ACTION_SCOPES[action];
+}
 export const WORKSPACE_ACTIONS = Object.keys(WORKSPACE_RULES) as WorkspaceAction[];
 
 type Rule<R> = (actor: Actor, record: R) => boolean;
@@ -58,12 +107,17 @@ export type RecordKind = keyof RecordFacts;
 export type RecordAction<K extends RecordKind> = keyof (typeof RECORD_RULES)[K] & string;
 
 export function can(actor: Actor, action: WorkspaceAction): boolean {
+  return WORKSPACE_RULES[action](actor) && scopeAllows(actor, ACTION_SCOPES[action]);
+}
+
+/** Whether the role alone allows the action (what a refusal names when the scope is the reason). */
+export function roleAllows(actor: Actor, action: WorkspaceAction): boolean {
   return WORKSPACE_RULES[action](actor);
 }
 
 export function canOn<K extends RecordKind>(actor: Actor, kind: K, action: RecordAction<K>, record: RecordFacts[K]): boolean {
   const rule = (RECORD_RULES[kind] as Record<string, Rule<RecordFacts[K]>>)[action]!;
-  return rule(actor, record);
+  return rule(actor, record) && scopeAllows(actor, RECORD_SCOPES[kind]);
 }
 
 /** The workspace actions the actor may take: `allowed_actions` of `GET /auth/me`. */

@@ -191,6 +191,12 @@ describe('real responses match the OpenAPI document', () => {
     await data('GET', '/webhooks/{id}/deliveries', { token: admin, params: { id: hook.id } });
     expect((await call('GET', '/webhooks', { token: operatorToken })).status).toBe(403);
 
+    // Personal access tokens (§13): made, listed, used and revoked.
+    const pat = await data('POST', '/auth/tokens', { token: admin, json: { name: '助手', scopes: ['read', 'produce'], expires_at: '2099-01-01T00:00:00Z' } });
+    await data('GET', '/auth/me', { token: pat.token });
+    await data('GET', '/auth/tokens', { token: admin });
+    await data('DELETE', '/auth/tokens/{id}', { token: admin, params: { id: pat.id } });
+
     // Products, their images and the signed file links.
     const productBody = { name: '云朵保湿霜', category: '护肤', source: 'custom', selling_points: ['48小时保湿'] };
     const product = await data('POST', '/products', { token: admin, json: productBody });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { can, canOn, recordActions, workspaceActions, type Actor } from '../../src/policy/policy.js';
+import { can, canOn, recordActions, scopeAllows, workspaceActions, type Actor } from '../../src/policy/policy.js';
 
 const operator: Actor = { userId: 1, role: 'operator' };
 const supervisor: Actor = { userId: 2, role: 'supervisor' };
@@ -40,5 +40,20 @@ describe('the access policy', () => {
     expect(recordActions(supervisor, 'banned_word', open).sort()).toEqual(['delete', 'update']);
     expect(recordActions(supervisor, 'banned_word', locked)).toEqual([]);
     expect(recordActions(admin, 'banned_word', locked).sort()).toEqual(['delete', 'update']);
+  });
+
+  it('narrows a role to a personal access token\'s scopes (§13), never widens it', () => {
+    const producer: Actor = { ...admin, scopes: ['read', 'produce'] };
+    expect(workspaceActions(producer).sort()).toEqual(['products.write', 'tasks.write']);
+    expect(can({ ...admin, scopes: ['review'] }, 'review.decide')).toBe(true);
+    expect(can({ ...operator, scopes: ['review'] }, 'review.decide')).toBe(false);
+    expect(workspaceActions({ ...supervisor, scopes: ['admin'] }).sort()).toEqual(['api_keys.create', 'banned_words.write', 'generation_routing.write']);
+    // Record rules hold the scope too: an operator's own connection needs `admin`.
+    expect(recordActions({ ...operator, scopes: ['read', 'produce'] }, 'api_key', { created_by: operator.userId })).toEqual([]);
+    expect(recordActions({ ...operator, scopes: ['admin'] }, 'api_key', { created_by: operator.userId }).sort()).toEqual(['delete', 'test', 'update']);
+    // A session (no scopes) has the whole role; a token never has what only a session does.
+    expect(scopeAllows(admin, 'session')).toBe(true);
+    expect(scopeAllows({ ...admin, scopes: ['read', 'produce', 'review', 'admin'] }, 'session')).toBe(false);
+    expect(scopeAllows({ ...admin, scopes: [] }, 'any')).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ import { adminToken, API, call, Deployment, login, must, sleep, userWithRole, ty
 /**
  * Scenario 6. The matrix: every route of the OpenAPI document (the route table) × role
  * (operator, supervisor, admin) × own/foreign workspace × token variant (none, garbage, expired,
- * old version, password change pending), each answer compared with the rule of
+ * old version, revoked personal access token, password change pending), each answer compared with the rule of
  * contract-decisions §3 written out below, independently of the code's own route declarations.
  * Then one-time tickets and download tokens spent 50 times at once: exactly one may succeed.
  */
@@ -57,6 +57,7 @@ interface Fixtures {
   user: number;
   invitation: number;
   webhook: number;
+  accessToken: number;
   fileKey: string;
 }
 
@@ -110,6 +111,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
   const fission = await call(base, 'POST', `${API}/fission`, { token, body: { source_task_id: task.id, fanout_count: 1 } });
   const invitation = await must(base, 'POST', `/workspaces/${me.current_workspace_id}/invitations`, token, { username: `invitee_${me.current_workspace_id}`, role: 'operator' });
   const webhook = await must(base, 'POST', '/webhooks', token, WEBHOOK);
+  const accessToken = await must(base, 'POST', '/auth/tokens', token, { name: 'authz', scopes: ['read'] });
   return {
     workspace: me.current_workspace_id,
     product: product.id,
@@ -124,6 +126,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
     user: member.id,
     invitation: invitation.id,
     webhook: webhook.id,
+    accessToken: accessToken.id,
     fileKey: /files\/([^?]+)/.exec(image.url)![1]!,
   };
 }
@@ -142,6 +145,8 @@ function fillPath(route: string, f: Fixtures): string {
     users: f.user,
     workspaces: f.workspace,
     webhooks: f.webhook,
+    // DELETE /auth/tokens/{id}: the caller's own token (personal access tokens, §13).
+    auth: f.accessToken,
   };
   return p
     .replace('{id}', String(idOf[resource!] ?? 1))
@@ -212,6 +217,9 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
     await must(base, 'POST', '/users', root, { username: 'm_fresh', email: 'fresh@example.com', password: 'first-password-1', role: 'admin' });
     const fresh = (await login(base, 'm_fresh', 'first-password-1')).token;
     const claims = JSON.parse(Buffer.from(users.admin.token.split('.')[1]!, 'base64url').toString());
+    // A personal access token, revoked: refused everywhere like a dead session (§13).
+    const revokedPat = await must(base, 'POST', '/auth/tokens', users.admin.token, { name: 'revoked', scopes: ['read', 'produce', 'review', 'admin'] });
+    await must(base, 'DELETE', `/auth/tokens/${revokedPat.id}`, users.admin.token);
     const expired = await new AccessTokens(d.jwtSecret, () => new Date(Date.now() - 13 * 3600_000)).sign({ sub: Number(claims.sub), ws: claims.ws, role: 'admin', ver: claims.ver });
 
     const doc = await call(base, 'GET', `${API}/openapi.json`);
@@ -243,6 +251,7 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
       ['garbage token', 'not.a.jwt', 401, 40101],
       ['expired token', expired, 401, 40101],
       ['old-version token', old.token, 401, 40101],
+      ['revoked access token', revokedPat.token, 401, 40101],
     ];
     const deletesToRedo: string[] = [];
     for (const route of routes) {
@@ -282,7 +291,9 @@ export async function authzScenarios(): Promise<ScenarioResult[]> {
         const far = await send(route, foreign, auth);
         if (namesWorkspace(route)) expect({ route, who: `${role}, foreign workspace`, expected: '403 or 404', got: far.status, code: far.body?.code }, far.status === 403 || far.status === 404);
         else expect({ route, who: `${role}, foreign workspace`, expected: '404/40400', got: far.status, code: far.body?.code }, far.status === 404);
-        const fresh = await fixturesForDelete(base, root, own, route, role === 'operator' ? users.operator.token : root);
+        // A personal access token is its owner's alone: each role deletes one of its own.
+        const owner = route === 'DELETE /auth/tokens/{id}' || role === 'operator' ? users[role].token : root;
+        const fresh = await fixturesForDelete(base, root, own, route, owner);
         const res = await send(route, fresh, auth);
         expect({ route, who: `${role}, own workspace`, expected: 'allowed', got: res.status, code: res.body?.code }, res.status === 200);
       }
@@ -337,6 +348,7 @@ async function fixturesForDelete(base: string, root: string, own: Fixtures, rout
   if (route === 'DELETE /products/{id}/images/{image_id}') f.image = (await uploadImage(base, token, own.product)).id;
   if (route === 'DELETE /benchmarks/{id}') f.benchmark = (await must(base, 'POST', `/products/${own.product}/benchmarks`, token, { highlights: 'x', link_url: null, screenshot_url: null })).id;
   if (route === 'DELETE /banned-words/{id}') f.bannedWord = (await must(base, 'POST', '/banned-words', root, { word: `删${Math.random().toString(36).slice(2, 8)}`, level: 'soft_warn' })).id;
+  if (route === 'DELETE /auth/tokens/{id}') f.accessToken = (await must(base, 'POST', '/auth/tokens', token, { name: 'delete me', scopes: ['read'] })).id;
   if (route === 'DELETE /webhooks/{id}') f.webhook = (await must(base, 'POST', '/webhooks', root, WEBHOOK)).id;
   if (route === 'DELETE /api-keys/{id}') f.apiKey = (await must(base, 'POST', '/api-keys', token, { provider: 'local', api_key: 'local-delete-me' })).id;
   if (route === 'DELETE /workspaces/{id}/invitations/{invitation_id}') {

@@ -45,6 +45,11 @@ export const api = {
     create: (body: Body<'/api/v1/users', 'post'>) => dataOf(http.POST('/api/v1/users', { body })),
     update: (id: number, body: Body<'/api/v1/users/{id}', 'patch'>) => dataOf(http.PATCH('/api/v1/users/{id}', { ...path({ id }), body })),
   },
+  accessTokens: {
+    list: () => dataOf(http.GET('/api/v1/auth/tokens')),
+    create: (body: Body<'/api/v1/auth/tokens', 'post'>) => dataOf(http.POST('/api/v1/auth/tokens', { body })),
+    revoke: (id: number) => dataOf(http.DELETE('/api/v1/auth/tokens/{id}', path({ id }))),
+  },
   webhooks: {
     list: () => dataOf(http.GET('/api/v1/webhooks')),
     create: (body: Body<'/api/v1/webhooks', 'post'>) => dataOf(http.POST('/api/v1/webhooks', { body })),

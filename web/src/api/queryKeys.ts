@@ -68,6 +68,7 @@ export const queryKeys = {
     detail: (id: number) => ['fission', id] as const,
     notes: (id: number) => ['fission', id, 'notes'] as const,
   },
+  accessTokens: () => ['access-tokens'] as const,
   webhooks: {
     all: () => ['webhooks'] as const,
     deliveries: (id: number) => ['webhooks', 'deliveries', id] as const,
@@ -101,6 +102,7 @@ export const refresh = {
   users: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.users.all() }),
   invitations: (queryClient: QueryClient, workspaceId: number) => queryClient.invalidateQueries({ queryKey: queryKeys.invitations.ofWorkspace(workspaceId) }),
   webhooks: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all() }),
+  accessTokens: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.accessTokens() }),
   reviewQueue: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.reviewQueue.all() }),
   fission: (queryClient: QueryClient, fissionId: number) => queryClient.invalidateQueries({ queryKey: queryKeys.fission.detail(fissionId) }),
 };

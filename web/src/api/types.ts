@@ -38,6 +38,8 @@ export type MyInvitation = ItemOf<'/api/v1/invitations', 'get'>;
 export type AdminUser = ItemOf<'/api/v1/users', 'get'>;
 export type ApiKey = ItemOf<'/api/v1/api-keys', 'get'>;
 
+export type AccessToken = ItemOf<'/api/v1/auth/tokens', 'get'>;
+export type AccessTokenScope = Item<AccessToken['scopes']>;
 export type Webhook = ItemOf<'/api/v1/webhooks', 'get'>;
 export type WebhookBody = Body<'/api/v1/webhooks', 'post'>;
 export type WebhookKind = Webhook['kind'];

@@ -1,16 +1,4 @@
-import {
-  ApartmentOutlined,
-  AuditOutlined,
-  KeyOutlined,
-  LogoutOutlined,
-  MenuOutlined,
-  NotificationOutlined,
-  PlusCircleOutlined,
-  ShoppingOutlined,
-  StopOutlined,
-  TeamOutlined,
-  UnorderedListOutlined,
-} from '@ant-design/icons';
+import { ApartmentOutlined, ApiOutlined, AuditOutlined, KeyOutlined, LogoutOutlined, MenuOutlined, NotificationOutlined, PlusCircleOutlined, ShoppingOutlined, StopOutlined, TeamOutlined, UnorderedListOutlined } from '@ant-design/icons';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Badge, Button, Drawer, Grid, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
 import type { MenuProps } from 'antd';
@@ -96,6 +84,7 @@ export default function AppLayout() {
         { path: '/products', label: t('nav.products'), icon: <ShoppingOutlined aria-hidden /> },
         { path: '/banned-words', label: t('nav.bannedWords'), icon: <StopOutlined aria-hidden /> },
         { path: '/api-keys', label: t('nav.apiKeys'), icon: <KeyOutlined aria-hidden /> },
+        { path: '/integrations', label: t('nav.integrations'), icon: <ApiOutlined aria-hidden /> },
       ],
     },
     {

@@ -26,6 +26,7 @@ const FissionPage = lazy(() => import('../pages/fission/FissionPage'));
 const UsersPage = lazy(() => import('../pages/admin/UsersPage'));
 const WorkspacesPage = lazy(() => import('../pages/admin/WorkspacesPage'));
 const WebhooksPage = lazy(() => import('../pages/admin/WebhooksPage'));
+const IntegrationsPage = lazy(() => import('../pages/integrations/IntegrationsPage'));
 
 /** Toasts only: antd's <App> would also pull modal and notification into the first download. */
 function useMessageBridge() {
@@ -103,6 +104,7 @@ export function Root() {
                       </RequireAction>
                     }
                   />
+                  <Route path="integrations" element={<IntegrationsPage />} />
                   <Route path="*" element={<NotFoundPage />} />
                 </Route>
               </Routes>

@@ -147,6 +147,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/api-keys',
     {
+      config: { access: { can: 'api_keys.create' } },
       schema: {
         tags,
         operationId: 'createApiKey',
@@ -166,6 +167,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
   app.patch(
     '/api-keys/:id',
     {
+      config: { access: { scope: 'admin' } },
       schema: {
         tags,
         operationId: 'updateApiKey',
@@ -182,6 +184,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/api-keys/:id/test',
     {
+      config: { access: { scope: 'admin' } },
       schema: {
         tags,
         operationId: 'testApiKey',
@@ -214,6 +217,7 @@ export const apiKeyRoutes: ApiModule = async (app, ctx) => {
   app.delete(
     '/api-keys/:id',
     {
+      config: { access: { scope: 'admin' } },
       schema: {
         tags,
         operationId: 'deleteApiKey',

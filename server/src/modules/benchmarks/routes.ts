@@ -30,6 +30,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/products/:id/benchmarks',
     {
+      config: { access: { can: 'products.write' } },
       schema: {
         tags,
         operationId: 'createBenchmark',
@@ -53,6 +54,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
       '/products/:id/benchmarks/upload',
       {
         config: {
+          access: { can: 'products.write' },
           swaggerTransform: multipartBody(
             Type.Object({
               screenshot: Type.String({ format: 'binary', description: 'JPEG, PNG or WebP (judged by its bytes), at most 10 MB' }),
@@ -116,6 +118,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
   app.patch(
     '/benchmarks/:id',
     {
+      config: { access: { can: 'products.write' } },
       schema: {
         tags,
         operationId: 'updateBenchmark',
@@ -138,7 +141,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
 
   app.delete(
     '/benchmarks/:id',
-    { schema: { tags, operationId: 'deleteBenchmark', summary: 'Delete a benchmark note', description: 'Delete a benchmark note (its screenshot goes with the unused-file sweep)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } } },
+    { config: { access: { can: 'products.write' } }, schema: { tags, operationId: 'deleteBenchmark', summary: 'Delete a benchmark note', description: 'Delete a benchmark note (its screenshot goes with the unused-file sweep)', params: IdParams, response: { 200: OkEmpty, ...commonErrors } } },
     async (request) => {
       await service.deleteBenchmark(ctx, currentUser(request), request.params.id);
       return ok({});
@@ -148,6 +151,7 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/benchmarks/:id/analyze',
     {
+      config: { access: { can: 'products.write' } },
       schema: {
         tags,
         operationId: 'analyzeBenchmark',

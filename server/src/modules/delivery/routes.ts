@@ -59,6 +59,7 @@ export const deliveryRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/package',
     {
+      config: { access: { can: 'tasks.write' } },
       // The body is optional: a bare POST means "no note_ids".
       preValidation: async (request) => {
         request.body ??= {};
@@ -104,13 +105,14 @@ export const deliveryRoutes: ApiModule = async (app, ctx) => {
 
   app.post(
     '/delivery-packages/:id/mark-downloaded',
-    { schema: { tags, operationId: 'markPackageDownloaded', summary: 'Mark a package downloaded', description: 'Moves a ready package to downloaded (ready → downloaded)', params: IdParams, response: { 200: Ok(PackageView), ...errors409 } } },
+    { config: { access: { can: 'tasks.write' } }, schema: { tags, operationId: 'markPackageDownloaded', summary: 'Mark a package downloaded', description: 'Moves a ready package to downloaded (ready → downloaded)', params: IdParams, response: { 200: Ok(PackageView), ...errors409 } } },
     async (request) => ok(await service.markDownloaded(ctx, currentUser(request), request.params.id)),
   );
 
   app.post(
     '/delivery-packages/:id/download-token',
     {
+      config: { access: { scope: 'read' } },
       schema: {
         tags,
         operationId: 'createDownloadToken',

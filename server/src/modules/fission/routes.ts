@@ -85,6 +85,7 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/fission',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'createFission',
@@ -180,6 +181,7 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/fission/:id/notes/:seq/edit',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'editFissionNote',
@@ -224,6 +226,7 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/fission/:id/notes/:seq/retry-images',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'retryFissionImages',

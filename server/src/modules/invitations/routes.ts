@@ -51,6 +51,7 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/workspaces/:id/invitations',
     {
+      config: { access: { scope: 'admin' } },
       schema: {
         tags,
         operationId: 'createInvitation',
@@ -88,6 +89,7 @@ export const invitationRoutes: ApiModule = async (app, ctx) => {
   app.delete(
     '/workspaces/:id/invitations/:invitation_id',
     {
+      config: { access: { scope: 'admin' } },
       schema: {
         tags,
         operationId: 'revokeInvitation',

@@ -110,7 +110,7 @@ export const productRoutes: ApiModule = async (app, ctx) => {
 
   app.post(
     '/products',
-    { schema: { tags, operationId: 'createProduct', summary: 'Create a product', description: 'Create a product of the current workspace', body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
+    { config: { access: { can: 'products.write' } }, schema: { tags, operationId: 'createProduct', summary: 'Create a product', description: 'Create a product of the current workspace', body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
     async (request) => ok(await service.createProduct(ctx, currentUser(request), request.body)),
   );
 
@@ -122,13 +122,14 @@ export const productRoutes: ApiModule = async (app, ctx) => {
 
   app.put(
     '/products/:id',
-    { schema: { tags, operationId: 'replaceProduct', summary: 'Replace a product', description: 'Replace a product (same body as create)', params: IdParams, body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
+    { config: { access: { can: 'products.write' } }, schema: { tags, operationId: 'replaceProduct', summary: 'Replace a product', description: 'Replace a product (same body as create)', params: IdParams, body: ProductBody, response: { 200: Ok(ProductView), ...commonErrors } } },
     async (request) => ok(await service.updateProduct(ctx, currentUser(request), request.params.id, request.body)),
   );
 
   app.delete(
     '/products/:id',
     {
+      config: { access: { can: 'products.write' } },
       schema: { tags, operationId: 'deleteProduct', summary: 'Delete a product', description: 'Delete a product (409 while tasks refer to it)', params: IdParams, response: { 200: OkEmpty, 409: ErrorEnvelope, ...commonErrors } },
     },
     async (request) => {
@@ -150,6 +151,7 @@ export const productRoutes: ApiModule = async (app, ctx) => {
       '/products/:id/images',
       {
         config: {
+          access: { can: 'products.write' },
           swaggerTransform: multipartBody(
             Type.Object({
               image: Type.String({ format: 'binary', description: 'JPEG, PNG or WebP (judged by its bytes), at most 10 MB' }),
@@ -181,6 +183,7 @@ export const productRoutes: ApiModule = async (app, ctx) => {
   app.patch(
     '/products/:id/images/:image_id',
     {
+      config: { access: { can: 'products.write' } },
       schema: { tags, operationId: 'updateProductImage', summary: 'Change an image\'s scene', description: 'Change the scene label of an image', params: ImageParams, body: Type.Object({ scene: Scene }), response: { 200: Ok(ImageView), ...commonErrors } },
     },
     async (request) =>
@@ -189,13 +192,13 @@ export const productRoutes: ApiModule = async (app, ctx) => {
 
   app.post(
     '/products/:id/images/:image_id/primary',
-    { schema: { tags, operationId: 'setPrimaryProductImage', summary: 'Make an image the primary one', description: 'Make this image the primary image of its product (the one generation starts from)', params: ImageParams, response: { 200: Ok(ImageView), ...commonErrors } } },
+    { config: { access: { can: 'products.write' } }, schema: { tags, operationId: 'setPrimaryProductImage', summary: 'Make an image the primary one', description: 'Make this image the primary image of its product (the one generation starts from)', params: ImageParams, response: { 200: Ok(ImageView), ...commonErrors } } },
     async (request) => ok(await service.makeImagePrimary(ctx, currentUser(request), request.params.id, request.params.image_id)),
   );
 
   app.delete(
     '/products/:id/images/:image_id',
-    { schema: { tags, operationId: 'deleteProductImage', summary: 'Delete a product image', description: 'Delete an image (deleting the primary promotes the oldest other one)', params: ImageParams, response: { 200: OkEmpty, ...commonErrors } } },
+    { config: { access: { can: 'products.write' } }, schema: { tags, operationId: 'deleteProductImage', summary: 'Delete a product image', description: 'Delete an image (deleting the primary promotes the oldest other one)', params: ImageParams, response: { 200: OkEmpty, ...commonErrors } } },
     async (request) => {
       await service.deleteProductImage(ctx, currentUser(request), request.params.id, request.params.image_id);
       return ok({});

@@ -53,6 +53,7 @@ export const reviewRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/submit-review',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'submitForReview',

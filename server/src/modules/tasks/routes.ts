@@ -53,6 +53,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'createTask',
@@ -133,6 +134,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/sse-ticket',
     {
+      config: { access: { scope: 'read' } },
       schema: {
         tags,
         operationId: 'createStreamTicket',
@@ -181,6 +183,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/text-candidates/select',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'selectTextCandidate',
@@ -198,6 +201,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/image-candidates/select',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'selectImageCandidate',
@@ -215,6 +219,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/text-candidates/:candidate_id/edit',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'editTextCandidate',
@@ -238,6 +243,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/import-text',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'importText',
@@ -260,6 +266,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/image-candidates/:candidate_id/regenerate',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'regenerateImageCandidate',
@@ -280,6 +287,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/retry-images',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: {
         tags,
         operationId: 'retryTaskImages',
@@ -301,6 +309,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
       '/tasks/:id/image-candidates/upload',
       {
         config: {
+          access: { can: 'tasks.write' },
           swaggerTransform: multipartBody(
             Type.Object({
               image: Type.String({ format: 'binary', description: 'JPEG, PNG or WebP (judged by its bytes), at most 10 MB' }),
@@ -332,6 +341,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/regenerate',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: { tags, operationId: 'regenerateTask', summary: 'Generate again', description: 'Run generation again (keeps earlier candidates)', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
     },
     async (request) => ok(await service.regenerateTask(ctx, currentUser(request), request.params.id)),
@@ -340,6 +350,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/tasks/:id/archive',
     {
+      config: { access: { can: 'tasks.write' } },
       schema: { tags, operationId: 'archiveTask', summary: 'Archive a task', description: 'Archive a task (approved, pending_selection or failed): it leaves the working lists for good', params: IdParams, response: { 200: Ok(TaskListItem), ...stateErrors } },
     },
     async (request) => ok(await service.archiveTask(ctx, currentUser(request), request.params.id)),

@@ -46,6 +46,7 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
   app.post(
     '/workspaces/:id/members',
     {
+      config: { access: { scope: 'admin' } },
       schema: {
         tags,
         operationId: 'addWorkspaceMember',
@@ -68,6 +69,7 @@ export const workspaceRoutes: ApiModule = async (app, ctx) => {
   app.delete(
     '/workspaces/:id/members/:user_id',
     {
+      config: { access: { scope: 'admin' } },
       schema: {
         tags,
         operationId: 'removeWorkspaceMember',

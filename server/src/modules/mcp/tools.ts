@@ -1,0 +1,74 @@
+/**
+ * The MCP tools (contract-decisions §13): each one is an HTTP route of the API, called with the
+ * caller's own token, so its input schema is the route's TypeBox schemas (params, query, body)
+ * and its validation, policy and errors are the route's. Posts and analytics wait for §11.
+ */
+export interface ToolDef {
+  name: string;
+  description: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** The route as registered, under /api/v1 (`:name` parameters). */
+  url: string;
+  /** Said after a successful answer: what comes next, for work that goes on in the background. */
+  followUp?: (data: any) => string;
+}
+
+const followTask = (id: unknown) =>
+  `Generation runs in the background and is not finished yet: call get_task with id ${String(id)} every 15-30 seconds until status is pending_selection (then read the candidates and select) or failed.`;
+
+export const TOOLS: ToolDef[] = [
+  { name: 'list_products', method: 'GET', url: '/api/v1/products', description: 'List the products of the workspace (paged; filter by keyword). Products are what notes are written about.' },
+  { name: 'get_product', method: 'GET', url: '/api/v1/products/:id', description: 'One product with its selling points and images.' },
+  {
+    name: 'create_task',
+    method: 'POST',
+    url: '/api/v1/tasks',
+    description:
+      'Start a production task for a product: generates text_count note texts and image_count images per strategy set. Answers at once with the task id; generation takes minutes (follow with get_task). track "ai" generates, "import" waits for texts you import.',
+    followUp: (data) => followTask(data?.id),
+  },
+  { name: 'list_tasks', method: 'GET', url: '/api/v1/tasks', description: 'List tasks of the workspace, newest first (filter by status, product, dates).' },
+  {
+    name: 'get_task',
+    method: 'GET',
+    url: '/api/v1/tasks/:id',
+    description: 'A task with its status, progress and candidates: text candidates (title, body, tags, score, banned-word hits) and image candidates, per strategy set A/B/C.',
+  },
+  { name: 'select_text_candidate', method: 'POST', url: '/api/v1/tasks/:id/text-candidates/select', description: 'Select a text candidate for its strategy set (the task must be pending_selection).' },
+  { name: 'select_image_candidate', method: 'POST', url: '/api/v1/tasks/:id/image-candidates/select', description: 'Select an image candidate for its slot.' },
+  {
+    name: 'edit_text_candidate',
+    method: 'POST',
+    url: '/api/v1/tasks/:id/text-candidates/:candidate_id/edit',
+    description: 'Rewrite a text candidate (title, body, tags); it is checked for banned words again and a hard block is refused.',
+  },
+  {
+    name: 'submit_for_review',
+    method: 'POST',
+    url: '/api/v1/tasks/:id/submit-review',
+    description: 'Submit a task whose sets have their selections for review. A supervisor or admin approves or rejects it; submitting publishes nothing.',
+  },
+  { name: 'list_review_queue', method: 'GET', url: '/api/v1/review/queue', description: 'Tasks waiting for review (needs the review scope and a supervisor or admin role).' },
+  {
+    name: 'approve_task',
+    method: 'POST',
+    url: '/api/v1/review/:task_id/approve',
+    description: 'Approve a task waiting for review. Only with the review scope and a supervisor or admin role: approve only what the person has decided to approve.',
+  },
+  { name: 'reject_task', method: 'POST', url: '/api/v1/review/:task_id/reject', description: 'Reject a task waiting for review, with the reason (review scope, supervisor or admin role).' },
+  {
+    name: 'create_package',
+    method: 'POST',
+    url: '/api/v1/tasks/:id/package',
+    description: 'Build a delivery package (zip of the notes and images) of an approved or pending_selection task. Answers at once with the package id; the build goes on in the background.',
+    followUp: (data) =>
+      `The package is being built: call get_package with id ${String(data?.delivery_package_id)} until status is ready, then get_package_download_link.`,
+  },
+  { name: 'get_package', method: 'GET', url: '/api/v1/delivery-packages/:id/download', description: 'A delivery package\'s status (pending, building, ready, downloaded, failed, expired) and details.' },
+  {
+    name: 'get_package_download_link',
+    method: 'POST',
+    url: '/api/v1/delivery-packages/:id/download-token',
+    description: 'A one-time download link for a ready package, valid 60 seconds: give it to the person or fetch it at once.',
+  },
+];

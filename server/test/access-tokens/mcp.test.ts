@@ -1,0 +1,102 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
+import { ok, setStatus, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+
+/** The MCP server at POST /mcp, driven by the SDK's own client over Streamable HTTP (§13). */
+describe('MCP server', () => {
+  let server: TestServer;
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    server = await startTestServer({ worker: false });
+    ws = await workspaceWithProduct(server);
+  });
+  afterAll(async () => server?.close());
+
+  const token = async (session: string, scopes: string[]) => (await ok(server, 'POST', '/auth/tokens', session, { name: `mcp ${scopes.join('+')}`, scopes })).token as string;
+
+  const connect = async (bearer: string) => {
+    const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } });
+    await client.connect(transport);
+    return client;
+  };
+  const json = (result: any, i = 0) => JSON.parse(result.content[i].text);
+
+  it('initializes, lists the tools with the routes\' schemas, creates a task seen over HTTP, and follows it', async () => {
+    const client = await connect(await token(ws.token, ['read', 'produce']));
+    expect(client.getServerVersion()?.name).toBe('content-production-service');
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['list_products', 'create_task', 'get_task', 'select_text_candidate', 'edit_text_candidate', 'submit_for_review', 'create_package', 'get_package_download_link']));
+    // Without the review scope, the review tools are not offered.
+    expect(names).not.toContain('approve_task');
+    const createTask = tools.find((t) => t.name === 'create_task')!;
+    expect(createTask.inputSchema.properties).toMatchObject({ text_count: { type: 'integer', minimum: 1, maximum: 30 }, theme: { type: 'string', maxLength: 500 } });
+    expect(createTask.inputSchema.required).toEqual(expect.arrayContaining(['product_id', 'theme', 'text_count', 'image_count', 'track']));
+    expect(tools.find((t) => t.name === 'edit_text_candidate')!.inputSchema.required).toEqual(expect.arrayContaining(['id', 'candidate_id']));
+
+    const products = json(await client.callTool({ name: 'list_products', arguments: { page_size: 5 } }));
+    expect(products.items.map((p: { id: number }) => p.id)).toContain(ws.productId);
+
+    const created = await client.callTool({ name: 'create_task', arguments: { product_id: ws.productId, theme: '助手建的任务', text_count: 2, image_count: 0, track: 'ai' } });
+    expect(created.isError).toBeFalsy();
+    const task = json(created);
+    expect((created.content as any[])[1].text).toContain(`get_task with id ${task.id}`);
+    const overHttp = await ok(server, 'GET', `/tasks/${task.id}`, ws.token);
+    expect(overHttp).toMatchObject({ id: task.id, theme: '助手建的任务' });
+    const read = json(await client.callTool({ name: 'get_task', arguments: { id: task.id } }));
+    expect(read.id).toBe(task.id);
+    await client.close();
+  });
+
+  it('answers errors in the contract\'s envelope with what to do', async () => {
+    const client = await connect(await token(ws.token, ['read', 'produce']));
+    const invalid = await client.callTool({ name: 'create_task', arguments: { product_id: ws.productId, theme: 'x', text_count: 99, image_count: 0, track: 'ai' } });
+    expect(invalid.isError).toBe(true);
+    expect(json(invalid)).toMatchObject({ code: 40000, message: expect.stringContaining('text_count') });
+    expect((invalid.content as any[])[1].text).toMatch(/Fix the arguments/);
+    const missing = await client.callTool({ name: 'get_task', arguments: { id: 987654 } });
+    expect(json(missing)).toMatchObject({ code: 40400 });
+    await client.close();
+  });
+
+  it('refuses approval to a produce-only token, even an admin\'s, and allows it with review on a supervisor', async () => {
+    const task = await ok(server, 'POST', '/tasks', ws.token, { product_id: ws.productId, theme: '待审', text_count: 1, image_count: 0, track: 'ai' });
+    await setStatus(server, task.id, 'pending_review');
+    const producer = await connect(await token(ws.token, ['read', 'produce']));
+    const refused = await producer.callTool({ name: 'approve_task', arguments: { task_id: task.id } });
+    expect(refused.isError).toBe(true);
+    expect(json(refused)).toMatchObject({ code: 40300, message: expect.stringContaining('review scope') });
+    await producer.close();
+
+    const operator = await userWithRole(server, 'mcp-operator', 'operator');
+    const opClient = await connect(await token(operator.token, ['read', 'produce']));
+    expect(json(await opClient.callTool({ name: 'approve_task', arguments: { task_id: task.id } }))).toMatchObject({ code: 40300 });
+    await opClient.close();
+
+    const supervisor = await userWithRole(server, 'mcp-supervisor', 'supervisor');
+    const reviewer = await connect(await token(supervisor.token, ['read', 'review']));
+    expect((await reviewer.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_review_queue', 'approve_task', 'reject_task']));
+    const approved = await reviewer.callTool({ name: 'approve_task', arguments: { task_id: task.id } });
+    expect(approved.isError, JSON.stringify(approved)).toBeFalsy();
+    expect((await ok(server, 'GET', `/tasks/${task.id}`, ws.token)).status).toBe('approved');
+    await reviewer.close();
+  });
+
+  it('refuses a revoked token, and one without credentials, with 401 in the envelope', async () => {
+    const made = await ok(server, 'POST', '/auth/tokens', ws.token, { name: 'to revoke', scopes: ['read'] });
+    const client = await connect(made.token);
+    await client.close();
+    await ok(server, 'DELETE', `/auth/tokens/${made.id}`, ws.token);
+    await expect(connect(made.token)).rejects.toThrow(/401|40101/);
+    const bare = await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    expect(bare.status).toBe(401);
+    expect(bare.body).toMatchObject({ code: 40100 });
+    // Stateless: no stream to open with GET.
+    const live = await ok(server, 'POST', '/auth/tokens', ws.token, { name: 'get', scopes: ['read'] });
+    expect((await server.request('GET', '/mcp', { token: live.token, headers: { accept: 'text/event-stream' } })).status).toBe(405);
+  });
+});
