@@ -57,6 +57,9 @@ export async function startTestServer(
     DATA_DIR: dataDir,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'info',
+    // Every server bootstraps an admin and most tests log in and make users: at the production
+    // cost each of those hashes takes 180 ms of a core. Tests of hashing itself set 15 again.
+    PASSWORD_HASH_COST: '10',
     ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
     ...opts.env,
   });
