@@ -19,6 +19,7 @@ import { clientErrorHandler, installErrorHandlers, sendError } from './http/erro
 import { registerRateLimit } from './http/rate-limit.js';
 import { documentEveryRoute, openapiOptions } from './http/openapi.js';
 import { registerStrictJsonParser, strictBodyValidators } from './http/validation.js';
+import { sharedSerializers } from './http/serializers.js';
 import { apiModules } from './modules/index.js';
 import { mcpRoutes, routeRegistry } from './modules/mcp/routes.js';
 import { opsRoutes } from './ops/routes.js';
@@ -49,7 +50,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     // (~0.4 s), not by Ajv on the first response that reaches each branch: those compiled on the
     // event loop, 5 ms and more at a time, while tasks generate.
     serializerOpts: { compileValidators: true },
-    schemaController: { compilersFactory: { buildValidator: strictBodyValidators() } },
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators(), buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   installErrorHandlers(app);

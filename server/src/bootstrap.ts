@@ -18,7 +18,7 @@ export async function bootstrap(ctx: AppContext): Promise<{ generatedPassword?: 
   if ((await countUsers(ctx.db)) > 0) return { created: false };
   const { username, email } = ctx.config.admin;
   const password = ctx.config.admin.password ?? generatePassword();
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, ctx.config.passwordHashCost);
   const now = nowIso(ctx.clock.now());
   try {
     await ctx.db.transaction().execute(async (trx) => {

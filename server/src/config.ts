@@ -39,6 +39,12 @@ export interface Config {
   sseHeartbeatMs: number;
   /** Password hashing of logins: running at once, waiting, and held by one client address (security/work-gate.ts). */
   loginHashing: { slots: number; waiting: number; perClient: number };
+  /**
+   * PASSWORD_HASH_COST: log2 of scrypt's N for new password hashes (security/passwords.ts), 15 by
+   * default. The test servers lower it: a hash at 15 takes 180 ms of a core, and the suite makes
+   * thousands of accounts and logins that test anything but hashing.
+   */
+  passwordHashCost: number;
   /** Memory for serialized task list pages per process (0 turns the cache off). */
   taskListCacheBytes: number;
   logLevel: string;
@@ -167,6 +173,13 @@ export function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer ≥ ${min}, got "${raw}"`);
   return value;
+}
+
+/** At least 10 (a cheaper hash is cheap to guess offline); at most 17 (128 MiB and over half a second a login, OWASP's minimum). */
+function passwordHashCostFrom(env: NodeJS.ProcessEnv): number {
+  const cost = intFrom(env, 'PASSWORD_HASH_COST', 15, 10);
+  if (cost > 17) throw new ConfigError(`PASSWORD_HASH_COST must be at most 17, got "${env.PASSWORD_HASH_COST}"`);
+  return cost;
 }
 
 function localImageFailuresFrom(env: NodeJS.ProcessEnv): LocalImageFailures {
@@ -318,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: intFrom(env, 'RATE_LIMIT_PER_MINUTE', 1200),
     sseHeartbeatMs: intFrom(env, 'SSE_HEARTBEAT_MS', 15_000, 10),
     loginHashing: { slots: intFrom(env, 'LOGIN_HASH_SLOTS', 2, 1), waiting: intFrom(env, 'LOGIN_HASH_QUEUE', 8, 0), perClient: intFrom(env, 'LOGIN_HASH_PER_CLIENT', 2, 1) },
+    passwordHashCost: passwordHashCostFrom(env),
     taskListCacheBytes: intFrom(env, 'TASK_LIST_CACHE_BYTES', 8 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     localImageFailures: localImageFailuresFrom(env),

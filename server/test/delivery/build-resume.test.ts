@@ -1,11 +1,13 @@
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../src/context.js';
+import type { AuthUser } from '../../src/http/auth.js';
 import { packageBuildJob } from '../../src/modules/delivery/build.js';
+import { createPackage } from '../../src/modules/delivery/service.js';
 import { sweepUnusedFiles } from '../../src/modules/files/service.js';
 import type { FileStorage, StoredFile } from '../../src/storage/types.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { imageBytes, seedImage, seedProduct, seedTask, seedText, workspaceOf } from './fixtures.js';
+import { startTestWorld, type TestWorld } from '../helpers/server.js';
+import { imageBytes, seedImage, seedProduct, seedTask, seedText } from './fixtures.js';
 import { readZip } from './zip.js';
 
 /**
@@ -48,48 +50,47 @@ function stalledStorage(real: FileStorage) {
 const run = (ctx: AppContext, id: number, attempt: number) => packageBuildJob.run(ctx, id, { attempt, signal: new AbortController().signal });
 
 describe('package build after a lost worker', () => {
-  let server: TestServer;
-  let token: string;
+  // The job and the storage are the subject, not HTTP: services on a database, no server.
+  let world: TestWorld;
+  let admin: AuthUser;
   let ws: number;
   let productId: number;
   let userId: number;
 
   beforeAll(async () => {
-    server = await startTestServer({ worker: false });
-    token = await server.adminToken();
-    ws = await workspaceOf(server, token);
-    productId = await seedProduct(server, ws);
-    userId = (await server.request('GET', '/api/v1/auth/me', { token })).body.data.id;
+    world = await startTestWorld({ worker: false });
+    admin = await world.admin();
+    ws = admin.workspaceId;
+    productId = await seedProduct(world, ws);
+    userId = admin.userId;
   });
-  afterAll(async () => server?.close());
+  afterAll(async () => world?.close());
 
-  const packageRow = (id: number) => server.ctx.db.selectFrom('delivery_packages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const packageRow = (id: number) => world.ctx.db.selectFrom('delivery_packages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   async function queuedPackage() {
-    const taskId = await seedTask(server, { workspaceId: ws, productId, operatorId: userId, status: 'approved' });
+    const taskId = await seedTask(world, { workspaceId: ws, productId, operatorId: userId, status: 'approved' });
     const task = { id: taskId, workspaceId: ws };
     // A title of its own: packages with identical bytes would share one content-addressed file.
-    await seedText(server, task, { strategy: 'A', selected: true, title: `标题 ${taskId}` });
+    await seedText(world, task, { strategy: 'A', selected: true, title: `标题 ${taskId}` });
     const images = [];
     for (let seq = 1; seq <= 3; seq++) {
-      images.push(await seedImage(server, task, { strategy: 'A', seq, selected: true, data: await imageBytes({ color: `#${seq}0${seq}0${seq}0`, width: 600, height: 800 }) }));
+      images.push(await seedImage(world, task, { strategy: 'A', seq, selected: true, data: await imageBytes({ color: `#${seq}0${seq}0${seq}0`, width: 600, height: 800 }) }));
     }
-    const created = await server.request('POST', `/api/v1/tasks/${taskId}/package`, { token });
-    expect(created.status, created.text).toBe(200);
-    const id = created.body.data.delivery_package_id as number;
-    const job = await server.ctx.db.selectFrom('jobs').select(['kind', 'ref_id', 'status']).where('kind', '=', 'package.build').where('ref_id', '=', id).executeTakeFirst();
+    const id = (await createPackage(world.ctx, admin, taskId, undefined)).delivery_package_id;
+    const job = await world.ctx.db.selectFrom('jobs').select(['kind', 'ref_id', 'status']).where('kind', '=', 'package.build').where('ref_id', '=', id).executeTakeFirst();
     expect(job).toEqual({ kind: 'package.build', ref_id: id, status: 'queued' });
     return { id, images };
   }
 
   it('a retry finishes the package; the stalled attempt, let go later, changes nothing', async () => {
     const { id } = await queuedPackage();
-    const stalled = stalledStorage(server.ctx.storage);
-    const first = run({ ...server.ctx, storage: stalled.storage }, id, 1);
+    const stalled = stalledStorage(world.ctx.storage);
+    const first = run({ ...world.ctx, storage: stalled.storage }, id, 1);
     await stalled.started;
     expect((await packageRow(id)).status).toBe('pending');
 
-    await run(server.ctx, id, 2);
+    await run(world.ctx, id, 2);
     const ready = await packageRow(id);
     expect(ready.status).toBe('ready');
 
@@ -99,22 +100,22 @@ describe('package build after a lost worker', () => {
     expect(after).toEqual(ready);
     // Same content, same entry times: the late attempt wrote the very same (content-addressed) file.
     expect(stalled.stored()?.key).toBe(ready.file_key);
-    const zip = await readZip(await server.ctx.storage.read(ready.file_key!));
+    const zip = await readZip(await world.ctx.storage.read(ready.file_key!));
     expect(zip.map((e) => e.name)).toEqual(['note_01_A/01_main.jpg', 'note_01_A/02_main.jpg', 'note_01_A/03_main.jpg', 'note_01_A/note.txt']);
 
     // Running the job once more (at-least-once delivery) leaves the ready package alone.
-    await run(server.ctx, id, 3);
+    await run(world.ctx, id, 3);
     expect(await packageRow(id)).toEqual(ready);
   });
 
   it('a late attempt with different content leaves its file to the unused-file sweep and keeps the winner', async () => {
     const { id, images } = await queuedPackage();
-    const stalled = stalledStorage(server.ctx.storage);
-    const first = run({ ...server.ctx, storage: stalled.storage }, id, 1);
+    const stalled = stalledStorage(world.ctx.storage);
+    const first = run({ ...world.ctx, storage: stalled.storage }, id, 1);
     await stalled.started;
     // The selection changes between the attempts, so the two zips differ.
-    await server.ctx.db.updateTable('image_candidates').set({ is_selected: false }).where('id', '=', images[2]!.id).execute();
-    await run(server.ctx, id, 2);
+    await world.ctx.db.updateTable('image_candidates').set({ is_selected: false }).where('id', '=', images[2]!.id).execute();
+    await run(world.ctx, id, 2);
     const ready = await packageRow(id);
     expect(ready.status).toBe('ready');
 
@@ -124,38 +125,38 @@ describe('package build after a lost worker', () => {
     const lateKey = stalled.stored()?.key;
     expect(lateKey).toBeDefined();
     expect(lateKey).not.toBe(ready.file_key);
-    expect(await server.ctx.storage.stat(lateKey!)).toBeDefined();
+    expect(await world.ctx.storage.stat(lateKey!)).toBeDefined();
     // No grace period: every file is old enough to go if no row uses it.
-    expect((await sweepUnusedFiles(server.ctx, 0)).deleted).toContain(lateKey);
-    expect(await server.ctx.storage.stat(lateKey!)).toBeUndefined();
-    expect(await server.ctx.storage.stat(ready.file_key!)).toBeDefined();
-    const names = (await readZip(await server.ctx.storage.read(ready.file_key!))).map((e) => e.name);
+    expect((await sweepUnusedFiles(world.ctx, 0)).deleted).toContain(lateKey);
+    expect(await world.ctx.storage.stat(lateKey!)).toBeUndefined();
+    expect(await world.ctx.storage.stat(ready.file_key!)).toBeDefined();
+    const names = (await readZip(await world.ctx.storage.read(ready.file_key!))).map((e) => e.name);
     expect(names).toEqual(['note_01_A/01_main.jpg', 'note_01_A/02_main.jpg', 'note_01_A/note.txt']);
   });
 
   it('marks a package failed once its attempts run out, but never a finished one', async () => {
     const { id } = await queuedPackage();
-    await packageBuildJob.onFailed(server.ctx, id, 'the package could not be built (internal error); create it again');
+    await packageBuildJob.onFailed(world.ctx, id, 'the package could not be built (internal error); create it again');
     const failed = await packageRow(id);
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe('the package could not be built (internal error); create it again');
-    await run(server.ctx, id, 4);
+    await run(world.ctx, id, 4);
     expect((await packageRow(id)).status).toBe('failed');
 
     const other = await queuedPackage();
-    await run(server.ctx, other.id, 1);
-    await packageBuildJob.onFailed(server.ctx, other.id, 'late');
+    await run(world.ctx, other.id, 1);
+    await packageBuildJob.onFailed(world.ctx, other.id, 'late');
     expect((await packageRow(other.id)).status).toBe('ready');
   });
 
   it('hides internal error details: an unexpected failure is retried with a generic reason', async () => {
     const { id } = await queuedPackage();
-    const broken = wrapStorage(server.ctx.storage, { putStream: () => Promise.reject(new Error('EIO: disk /srv/secret/path failed')) });
-    const err = await run({ ...server.ctx, storage: broken }, id, 1).catch((e: Error) => e);
+    const broken = wrapStorage(world.ctx.storage, { putStream: () => Promise.reject(new Error('EIO: disk /srv/secret/path failed')) });
+    const err = await run({ ...world.ctx, storage: broken }, id, 1).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).not.toContain('/srv/secret');
     expect((await packageRow(id)).status).toBe('pending');
-    await run(server.ctx, id, 2);
+    await run(world.ctx, id, 2);
     expect((await packageRow(id)).status).toBe('ready');
   });
 });

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { json, nowIso } from '../../src/db/codec.js';
 import type { TaskStatus } from '../../src/db/schema.js';
-import type { TestServer } from '../helpers/server.js';
+import type { TestServer, TestWorld } from '../helpers/server.js';
 
 /**
  * Rows the generation pipeline would write, inserted directly, so review and delivery can be
@@ -13,7 +13,7 @@ export async function workspaceOf(server: TestServer, token: string): Promise<nu
   return me.body.data.current_workspace_id as number;
 }
 
-export async function seedProduct(server: TestServer, workspaceId: number, name = '轻盈防晒霜'): Promise<number> {
+export async function seedProduct(server: TestWorld, workspaceId: number, name = '轻盈防晒霜'): Promise<number> {
   const now = nowIso(server.clock.now());
   const row = await server.ctx.db
     .insertInto('products')
@@ -35,7 +35,7 @@ export async function seedProduct(server: TestServer, workspaceId: number, name 
 }
 
 export async function seedTask(
-  server: TestServer,
+  server: TestWorld,
   opts: { workspaceId: number; productId: number; operatorId: number; status: TaskStatus; theme?: string },
 ): Promise<number> {
   const now = nowIso(server.clock.now());
@@ -76,7 +76,7 @@ function scoreFor(total: number) {
 }
 
 export async function seedText(
-  server: TestServer,
+  server: TestWorld,
   task: { id: number; workspaceId: number },
   opts: {
     strategy: 'A' | 'B' | 'C' | null;
@@ -131,7 +131,7 @@ export async function imageBytes(opts: { color: string; format?: 'jpeg' | 'png';
 }
 
 export async function seedImage(
-  server: TestServer,
+  server: TestWorld,
   task: { id: number; workspaceId: number },
   opts: { strategy: 'A' | 'B' | 'C'; seq: number; role?: string; selected?: boolean; generation?: number; data: Buffer; mime?: string },
 ): Promise<{ id: number; key: string }> {

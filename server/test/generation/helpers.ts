@@ -16,7 +16,8 @@ export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs 
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Short: a local generation settles in tens of milliseconds, and each wait ends on the next poll.
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -6,6 +6,12 @@ import { buildApp, type App } from '../../src/app.js';
 import { AdjustableClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
+import { authenticate, type AuthUser } from '../../src/http/auth.js';
+import { issueToken } from '../../src/modules/auth/service.js';
+import { listMembershipsOfUser } from '../../src/modules/memberships/service.js';
+import { findUserByUsername } from '../../src/modules/users/service.js';
+import { openDatabase, sqliteFile } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { createRuntime } from '../../src/runtime.js';
 import { bootstrap } from '../../src/bootstrap.js';
 import { freshPostgresDatabase } from './postgres.js';
@@ -25,31 +31,60 @@ export interface Response<T = any> {
   text: string;
 }
 
-export interface TestServer {
-  url: string;
-  app: App;
+/**
+ * What a service-level test needs: the services of one process (ctx) on a database of its own
+ * with the bootstrapped admin, and no HTTP server. For tests whose subject is not HTTP.
+ */
+export interface TestWorld {
   ctx: AppContext;
   clock: AdjustableClock;
   config: Config;
   dataDir: string;
   logs: string[];
-  request<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: RequestInit['body'] }): Promise<Response<T>>;
-  /** Logs in as the bootstrapped admin (changing the forced password on first use). */
-  adminToken(): Promise<string>;
+  /** The bootstrapped admin in the Default workspace, as a route would see them. */
+  admin(): Promise<AuthUser>;
   close(): Promise<void>;
 }
 
-export async function startTestServer(
-  // `worker: false`: enqueued jobs stay queued (nothing runs them in this server).
-  opts: {
-    env?: Record<string, string>;
-    dataDir?: string;
-    keepData?: boolean;
-    worker?: boolean;
-    /** Answers the service's name lookups for outbound connections (a resolver the test controls). */
-    resolve?: (hostname: string) => Promise<string[]>;
-  } = {},
-): Promise<TestServer> {
+export interface TestWorldOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  keepData?: boolean;
+  // `worker: false`: enqueued jobs stay queued (nothing runs them in this process).
+  worker?: boolean;
+  /** Answers the service's name lookups for outbound connections (a resolver the test controls). */
+  resolve?: (hostname: string) => Promise<string[]>;
+}
+
+export interface TestServer extends TestWorld {
+  url: string;
+  app: App;
+  request<T = any>(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: RequestInit['body'] }): Promise<Response<T>>;
+  /** Logs in as the bootstrapped admin (changing the forced password on first use). */
+  adminToken(): Promise<string>;
+}
+
+let migratedTemplate: Promise<string> | undefined;
+
+/**
+ * An empty SQLite database with every migration applied, made once per process: a test server
+ * starts from a copy (a file copy, not 27 migrations). The migrations themselves are tested on
+ * their own (helpers/migration.ts).
+ */
+function migratedSqlite(): Promise<string> {
+  migratedTemplate ??= (async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cps-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const database = openDatabase({ dataDir: dir });
+    await migrateToLatest(database.db);
+    // Closing the only connection checkpoints the WAL into the file, so the file alone is whole.
+    await database.close();
+    return sqliteFile(dir);
+  })();
+  return migratedTemplate;
+}
+
+export async function startTestWorld(opts: TestWorldOptions = {}): Promise<TestWorld> {
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'cps-test-'));
   const pgDb = usingPostgres && !opts.env?.DATABASE_URL ? await freshPostgresDatabase(process.env.DATABASE_URL!) : undefined;
   const config = loadConfig({
@@ -57,10 +92,14 @@ export async function startTestServer(
     DATA_DIR: dataDir,
     ADMIN_PASSWORD,
     LOG_LEVEL: 'info',
+    // Every server bootstraps an admin and most tests log in and make users: at the production
+    // cost each of those hashes takes 180 ms of a core. Tests of hashing itself set 15 again.
+    PASSWORD_HASH_COST: '10',
     ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
     ...opts.env,
   });
   if (opts.resolve) config.outbound.resolve = opts.resolve;
+  if (!opts.dataDir && !config.databaseUrl) copyFileSync(await migratedSqlite(), sqliteFile(dataDir));
   const logs: string[] = [];
   const logDestination = new Writable({
     write(chunk, _enc, cb) {
@@ -71,20 +110,40 @@ export async function startTestServer(
   const clock = new AdjustableClock();
   const runtime = await createRuntime(config, { clock, logDestination, worker: opts.worker ?? true });
   await bootstrap(runtime.ctx);
-  const app = await buildApp(runtime.ctx);
+  return {
+    ctx: runtime.ctx,
+    clock,
+    config,
+    dataDir,
+    logs,
+    async admin() {
+      // The session a token of the admin's carries, read the way every request reads it.
+      const user = (await findUserByUsername(runtime.ctx.db, config.admin.username))!;
+      const [workspace] = await listMembershipsOfUser(runtime.ctx.db, user.id);
+      const token = await issueToken(runtime.ctx, user, { workspaceId: workspace!.id, role: workspace!.role, sessionVersion: workspace!.session_version });
+      return authenticate(runtime.ctx, token);
+    },
+    async close() {
+      await runtime.close();
+      await pgDb?.drop();
+      if (!opts.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A world with the HTTP API listening on a free port. */
+export async function startTestServer(opts: TestWorldOptions = {}): Promise<TestServer> {
+  const world = await startTestWorld(opts);
+  const app = await buildApp(world.ctx);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : '';
 
   let adminToken: string | undefined;
   const server: TestServer = {
+    ...world,
     url,
     app,
-    ctx: runtime.ctx,
-    clock,
-    config,
-    dataDir,
-    logs,
     async request(method, p, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
@@ -117,9 +176,7 @@ export async function startTestServer(
     },
     async close() {
       await app.close();
-      await runtime.close();
-      await pgDb?.drop();
-      if (!opts.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await world.close();
     },
   };
   return server;

@@ -51,7 +51,11 @@ describe('logins through the HTTP API', () => {
   let user: { token: string; id: number };
 
   beforeAll(async () => {
-    server = await startTestServer({ worker: false, env: { LOGIN_HASH_SLOTS: '1', LOGIN_HASH_QUEUE: '1', LOGIN_HASH_PER_CLIENT: '2', RATE_LIMIT_PER_MINUTE: '100000' } });
+    // The production hash cost: a login must take long enough to hold its slot while others queue.
+    server = await startTestServer({
+      worker: false,
+      env: { LOGIN_HASH_SLOTS: '1', LOGIN_HASH_QUEUE: '1', LOGIN_HASH_PER_CLIENT: '2', RATE_LIMIT_PER_MINUTE: '100000', PASSWORD_HASH_COST: '15' },
+    });
     user = await userWithRole(server, 'real-user', 'operator');
   });
   afterAll(async () => server?.close());

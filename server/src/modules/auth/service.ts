@@ -72,7 +72,9 @@ export async function login(ctx: AppContext, username: string, password: string,
     throw new AppError('wrongCredentials', 'wrong username or password');
   }
   // A hash made with older parameters is replaced now that the password is at hand.
-  if (needsRehash(user.password_hash)) await updateUser(ctx.db, user.id, { password_hash: await hashPassword(password), now: nowIso(now) });
+  if (needsRehash(user.password_hash, ctx.config.passwordHashCost)) {
+    await updateUser(ctx.db, user.id, { password_hash: await hashPassword(password, ctx.config.passwordHashCost), now: nowIso(now) });
+  }
   const workspace = await loginWorkspace(ctx.db, user);
   if (!workspace) throw new AppError('forbidden', 'this account is not a member of any workspace; ask an admin to add it');
   await repo.clearThrottle(ctx.db, username);
@@ -121,7 +123,7 @@ export async function changePassword(ctx: AppContext, auth: AuthUser, currentPas
   }
   if (currentPassword === newPassword) throw badRequest('new_password must differ from the current password');
   await updateUser(ctx.db, user.id, {
-    password_hash: await hashPassword(newPassword),
+    password_hash: await hashPassword(newPassword, ctx.config.passwordHashCost),
     must_change_password: false,
     bumpTokenVersion: true,
     now: nowIso(ctx.clock.now()),

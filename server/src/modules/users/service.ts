@@ -28,7 +28,7 @@ export async function createUser(
   input: { username: string; email: string; password: string; role: Role; workspaceId: number; mustChangePassword?: boolean },
 ) {
   const now = nowIso(ctx.clock.now());
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPassword(input.password, ctx.config.passwordHashCost);
   const create = () => ctx.db.transaction().execute(async (trx) => {
     if (await repo.findUserByUsername(trx, input.username)) throw conflict(USERNAME_UNAVAILABLE);
     const userId = await repo.insertUser(trx, {
@@ -63,7 +63,7 @@ export async function updateWorkspaceUser(
     throw forbidden('this user also belongs to workspaces you are not an admin of: only their role can be changed here');
   }
   const now = nowIso(ctx.clock.now());
-  const passwordHash = changes.password !== undefined ? await hashPassword(changes.password) : undefined;
+  const passwordHash = changes.password !== undefined ? await hashPassword(changes.password, ctx.config.passwordHashCost) : undefined;
   await ctx.db.transaction().execute(async (trx) => {
     await assertAnAdminRemains(trx, auth.workspaceId, target.role, changes.is_active === false ? null : (changes.role ?? target.role));
     // A role is per workspace: its change ends the user's sessions here only (a new membership
@@ -84,7 +84,7 @@ export async function resetPasswordByUsername(ctx: AppContext, username: string,
   const user = await repo.findUserByUsername(ctx.db, username);
   if (!user) throw notFound(`user "${username}"`);
   await repo.updateUser(ctx.db, user.id, {
-    password_hash: await hashPassword(password),
+    password_hash: await hashPassword(password, ctx.config.passwordHashCost),
     must_change_password: true,
     is_active: true,
     bumpTokenVersion: true,
