@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { preparedQuery } from '../db/database.js';
 import type { Role } from '../db/schema.js';
 import { can, roleFor, type WorkspaceAction } from '../policy/policy.js';
-import { AppError } from './errors.js';
+import { AppError, fail } from './errors.js';
 
 export interface AuthUser {
   userId: number;
@@ -107,10 +107,10 @@ export function sessionIsCurrent(ctx: AppContext, session: Session): Promise<boo
  */
 export async function authenticate(ctx: AppContext, token: string): Promise<AuthUser & { mustChangePassword: boolean }> {
   const claims = await ctx.tokens.verify(token);
-  if (!claims) throw new AppError('tokenInvalid', 'token invalid or expired');
+  if (!claims) throw fail('auth.token_invalid');
   const [row] = await sessionUser(ctx.db, claims.sub, claims.ws);
   if (!row || !row.is_active || row.token_version !== claims.ver || row.session_version !== (claims.mv ?? 0)) {
-    throw new AppError('tokenInvalid', 'token invalid or expired');
+    throw fail('auth.token_invalid');
   }
   return {
     userId: row.id,
@@ -134,10 +134,10 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
     if (!access || access.auth === 'public') return;
     // A route registered outside rejectRefusedRequests' reach could not answer a deferred
     // refusal: it fails closed here instead.
-    if (!request.routeOptions.config?.answersRefusals) throw new AppError('internal', `route ${request.routeOptions.url} is not guarded`);
+    if (!request.routeOptions.config?.answersRefusals) throw fail('server.route_unguarded', { route: request.routeOptions.url ?? '' });
     const token = bearerToken(request);
     if (token === undefined) {
-      request.authRefusal = new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <token>');
+      request.authRefusal = fail('auth.credentials_missing');
       return;
     }
     let user: Awaited<ReturnType<typeof authenticate>>;
@@ -151,9 +151,9 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
     // Known from here on: refusals below count against this user's budget, not the address's.
     request.authUser = user;
     if (user.mustChangePassword && access.auth !== 'token') {
-      request.authRefusal = new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
+      request.authRefusal = fail('auth.password_change_required');
     } else if (access.can && !can(user, access.can)) {
-      request.authRefusal = new AppError('forbidden', `this operation needs the ${roleFor(access.can)} role or higher; your role is ${user.role}`);
+      request.authRefusal = fail('auth.role_too_low', { role: roleFor(access.can), your_role: user.role });
     }
   });
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import type { AppContext } from '../../context.js';
 import { authenticate, bearerToken, currentUser } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { parseRange } from '../../http/download.js';
 import * as service from './service.js';
@@ -33,9 +33,9 @@ const errors409 = { ...commonErrors, 409: ErrorEnvelope };
 /** The bearer rules of download-file without a token: none 401/40100, bad 401/40101. */
 async function bearerUser(ctx: AppContext, request: FastifyRequest) {
   const token = bearerToken(request);
-  if (token === undefined) throw new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <token> or ?token=<download token>');
+  if (token === undefined) throw fail('auth.download_credentials_missing');
   const user = await authenticate(ctx, token);
-  if (user.mustChangePassword) throw new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
+  if (user.mustChangePassword) throw fail('auth.password_change_required');
   return user;
 }
 
