@@ -1,3 +1,4 @@
+import { clip } from '../content/text.js';
 import type { ErrorKind } from './errors.js';
 
 /**
@@ -223,11 +224,24 @@ export const FAILURE_REASONS = {
   'failure.text_set': { message: 'texts of set {set} failed: {detail}', extra: PROVIDER },
   'failure.image': { message: 'image {set}{seq} ({role}) failed: {detail}', extra: PROVIDER },
   'failure.note_image': { message: '{role} image failed: {detail}', extra: PROVIDER },
-  'failure.retry': { message: 'retry failed: {detail}', extra: PROVIDER },
+  /** `because`: the failure reason that stopped the retry, when it was not a provider's (e.g. failure.source_gone). */
+  'failure.retry': { message: 'retry failed: {detail}', extra: [...PROVIDER, 'because'] },
   'failure.partly': { message: 'partly done: {parts}; the rest is ready', extra: ['texts_failed', 'texts_total', 'images_failed', 'images_total'] },
   'failure.nothing': { message: 'nothing usable was produced: {detail}', extra: PROVIDER },
   'failure.fission_call': { message: 'the fission call failed: {detail}', extra: PROVIDER },
+  'failure.task_no_text_connection': { message: 'the workspace has no connection that writes text: add one under provider connections, then regenerate' },
+  'failure.fission_no_text_connection': { message: 'the workspace has no connection that writes text: add one under provider connections, then create the fission again' },
+  'failure.product_gone': { message: 'the product of this task no longer exists' },
+  'failure.source_gone': { message: 'the source task no longer exists' },
+  'failure.generation_stopped': { message: 'generation stopped: {detail}' },
+  'failure.fission_stopped': { message: 'fission stopped: {detail}' },
+  'failure.images_stopped': { message: 'images stopped: {detail}' },
+  'failure.no_image_connection': { message: 'the workspace has no connection that draws images: add one under provider connections, then retry' },
+  'failure.queue_unavailable': { message: 'the job queue is unavailable; regenerate the task to try again' },
+  'failure.images_queue_unavailable': { message: 'the job queue is unavailable; retry the images' },
   'failure.package_build': { message: 'the package could not be built (internal error); create it again' },
+  /** A build the package's own data made impossible (a missing image file, a text deleted meanwhile); `detail` says which. */
+  'failure.package_rejected': { message: '{detail}' },
   'failure.package_queue': { message: 'the build could not be queued; create the package again' },
   /** A failure with no reason of its own (an internal error's text, a job that could not be queued). */
   'failure.other': { message: '{detail}', extra: PROVIDER },
@@ -284,3 +298,26 @@ export function failure<R extends FailureReason>(reason: R, ...[params]: ParamsA
   const values = (params ?? {}) as Params;
   return { reason, params: values, message: renderReason(reason, values) };
 }
+
+/** The error event of a task's stream for a failure: `message` as before, `error_kind` (§7) from its params, and the reason. */
+export function failureEvent(f: Failure) {
+  const kind = f.params.error_kind;
+  return { name: 'error' as const, data: { message: f.message, error_kind: typeof kind === 'string' ? kind : null, reason: f.reason, params: f.params } };
+}
+
+/** The columns of a row's `error` (image candidates, fission images, fissions, packages), its text clipped to `max`. */
+export function errorColumns(f: Failure, max = Infinity) {
+  return { error: Number.isFinite(max) ? clip(f.message, max) : f.message, error_key: f.reason, error_params: JSON.stringify(f.params) };
+}
+
+/** The columns of a task's `failure_reason`, its text clipped to `max`. */
+export function taskFailureColumns(f: Failure, max = Infinity) {
+  return { failure_reason: Number.isFinite(max) ? clip(f.message, max) : f.message, failure_key: f.reason, failure_params: JSON.stringify(f.params) };
+}
+
+/** The same columns emptied (a row that is made again). */
+export const NO_ERROR = { error: null, error_key: null, error_params: null } as const;
+export const NO_TASK_FAILURE = { failure_reason: null, failure_key: null, failure_params: null } as const;
+
+/** A stored failure's params as read back from JSON (lists are plain arrays there). */
+export type StoredParams = Record<string, string | number | string[] | null>;

@@ -1,5 +1,5 @@
 import { Type, type TSchema, type Static } from 'typebox';
-import { ERROR_REASONS, type ErrorReason } from './reasons.js';
+import { ERROR_REASONS, FAILURE_REASONS, type ErrorReason, type FailureReason } from './reasons.js';
 
 /** `{code: 0, data}`: the success envelope of every JSON route. */
 export function Ok<T extends TSchema>(data: T) {
@@ -10,6 +10,13 @@ export function Ok<T extends TSchema>(data: T) {
 export const ReasonParams = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Array(Type.String()), Type.Null()]), {
   description: 'the values the wording of the reason needs (field, words, minutes, status…), by name',
 });
+
+/** The reason key of a stored failure (FAILURE_REASONS of http/reasons.ts), beside its English text; null when there is none. */
+export const FailureKey = Type.Union([Type.Enum(Object.keys(FAILURE_REASONS) as FailureReason[]), Type.Null()], {
+  description: 'reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it',
+});
+/** The params of a stored failure's reason; null when there is none. */
+export const FailureParams = Type.Union([ReasonParams, Type.Null()]);
 
 export const ErrorEnvelope = Type.Object(
   {

@@ -24,6 +24,7 @@ import * as connections from './20261125_1000_connections.js';
 import * as presetWordLevels from './20261125_1100_preset_word_levels.js';
 import * as linkTables from './20261128_0400_link_tables.js';
 import * as connectionOptions from './20261128_0300_connection_options.js';
+import * as failureReasons from './20261128_0600_failure_reasons.js';
 
 /**
  * Every migration, by name; names sort in the order they run. Add a new file and a line here;
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '20261128_0200_token_sessions': tokenSessions,
   '20261128_0300_connection_options': connectionOptions,
   '20261128_0400_link_tables': linkTables,
+  '20261128_0600_failure_reasons': failureReasons,
 };

@@ -4,7 +4,7 @@ import type { ApiModule } from '../../http/module.js';
 import type { AppContext } from '../../context.js';
 import { authenticate, bearerToken, currentUser } from '../../http/auth.js';
 import { fail } from '../../http/errors.js';
-import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import { commonErrors, DateTime, ErrorEnvelope, FailureKey, FailureParams, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { parseRange } from '../../http/download.js';
 import * as service from './service.js';
 import { contentDisposition } from '../../http/content-disposition.js';
@@ -24,6 +24,8 @@ const PackageView = Type.Object({
   size_bytes: Nullable(Type.Integer()),
   note_ids: Type.Array(Type.Integer(), { description: 'the text candidates packed, in folder order' }),
   error: Nullable(Type.String()),
+  error_key: FailureKey,
+  error_params: FailureParams,
   created_at: DateTime,
   ready_at: Nullable(DateTime),
 }, { $id: 'DeliveryPackage' });

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { AppError, fail } from '../../http/errors.js';
+import { errorColumns, failure, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { sessionIsCurrent, type AuthUser } from '../../http/auth.js';
 import { API_PREFIX } from '../../http/module.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
@@ -67,7 +68,7 @@ export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: num
     await ctx.queue.enqueue(packageBuildJob.kind, pkg.id);
   } catch (err) {
     // Without its job the package would stay pending forever: say so on the package.
-    await repo.transition(ctx.db, auth.workspaceId, pkg.id, 'pending', { status: 'failed', error: 'the build could not be queued; create the package again', updated_at: nowIso(ctx.clock.now()) });
+    await repo.transition(ctx.db, auth.workspaceId, pkg.id, 'pending', { status: 'failed', ...errorColumns(failure('failure.package_queue')), updated_at: nowIso(ctx.clock.now()) });
     throw err;
   }
   return { delivery_package_id: pkg.id, status: 'pending' as const };
@@ -98,6 +99,8 @@ export function packageView(pkg: Row<'delivery_packages'>, noteIds: number[], no
     size_bytes: pkg.size_bytes === null ? null : Number(pkg.size_bytes),
     note_ids: noteIds,
     error: pkg.error,
+    error_key: pkg.error_key as FailureReason | null,
+    error_params: pkg.error_key ? ((pkg.error_params ?? {}) as StoredParams) : null,
     created_at: pkg.created_at,
     ready_at: pkg.ready_at,
   };

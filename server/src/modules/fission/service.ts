@@ -8,6 +8,7 @@ import { IMAGE_EXTENSION } from '../generation/service.js';
 import type { AuthUser } from '../../http/auth.js';
 import { fail, limitError } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import type { FailureReason, StoredParams } from '../../http/reasons.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
 import { assertAccepts } from '../tasks/service.js';
@@ -108,6 +109,8 @@ export async function getFission(ctx: AppContext, auth: AuthUser, id: number) {
     status: fission.status,
     progress,
     error: fission.error,
+    error_key: fission.error_key as FailureReason | null,
+    error_params: fission.error_key ? ((fission.error_params ?? {}) as StoredParams) : null,
     created_at: fission.created_at,
     updated_at: fission.updated_at,
   };
@@ -123,7 +126,7 @@ function imageView(ctx: AppContext, image: SetImage) {
     seq: image.seq,
     role: image.role,
     ...(image.file_key ? { url: fileUrl(ctx, image.file_key) } : {}),
-    ...(image.error ? { error: image.error, error_kind: image.error_kind } : {}),
+    ...(image.error ? { error: image.error, error_kind: image.error_kind, error_key: image.error_key as FailureReason | null, error_params: image.error_key ? ((image.error_params ?? {}) as StoredParams) : null } : {}),
     ...(image.status === 'retrying' ? { retrying: true } : {}),
   };
 }

@@ -15,7 +15,8 @@ import { normalizeImageInThread } from '../../images/threads.js';
 import { sniffImageMime } from '../../images/probe.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
-import { ProviderError } from '../../providers/types.js';
+import { ProviderError, providerParams } from '../../providers/types.js';
+import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { generateFrameImage, IMAGE_EXTENSION, letterImage, reletterCover, type StoredImage } from '../generation/service.js';
@@ -249,7 +250,7 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, taskId: numbe
     if (failed.length === 0) throw fail('image.none_failed');
     const stamp = nowIso(now);
     for (const image of failed) {
-      await repo.updateImageCandidate(trx, auth.workspaceId, image.id, { status: 'pending', error: null, error_kind: null, updated_at: stamp });
+      await repo.updateImageCandidate(trx, auth.workspaceId, image.id, { status: 'pending', ...NO_ERROR, error_kind: null, updated_at: stamp });
     }
     return { result: failed, events: [] };
   });
@@ -263,12 +264,12 @@ async function enqueueImages(ctx: AppContext, workspaceId: number, taskId: numbe
     await ctx.queue.enqueue(taskImagesJob.kind, taskId);
   } catch (err) {
     ctx.log.error({ err, taskId }, 'could not queue the images');
-    const reason = 'the job queue is unavailable; retry the images';
+    const reason = failure('failure.images_queue_unavailable');
     await ctx.events.commit(taskId, async (trx) => {
-      for (const id of ids) await repo.updateImageCandidate(trx, workspaceId, id, { status: 'failed', error: reason, updated_at: nowIso(ctx.clock.now()) });
+      for (const id of ids) await repo.updateImageCandidate(trx, workspaceId, id, { status: 'failed', ...errorColumns(reason), updated_at: nowIso(ctx.clock.now()) });
       return { result: undefined, events: [] };
     });
-    throw fail('image.not_queued', { detail: reason });
+    throw fail('image.not_queued', { detail: reason.message });
   }
 }
 
@@ -289,7 +290,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
     productForGeneration(ctx, task.workspace_id, task.product_id),
   ]);
   if (!routes.image || !product) {
-    await failQueued(ctx, task, routes.image ? 'the product of this task no longer exists' : 'no connection of the workspace draws images: add one under provider connections, then retry');
+    await failQueued(ctx, task, failure(routes.image ? 'failure.product_gone' : 'failure.no_image_connection'));
     return;
   }
   const provider = ctx.providers.forCredentials(routes.image.creds);
@@ -329,7 +330,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
       } catch (err) {
         if (signal?.aborted) throw err;
         ctx.log.warn({ taskId: task.id, imageId: image.id, err: describe(err) }, 'single image failed');
-        change = { status: 'failed', error: `${image.role} image failed: ${describe(err)}`, error_kind: err instanceof ProviderError ? err.kind : null };
+        change = { status: 'failed', ...errorColumns(failure('failure.note_image', { role: image.role, detail: describe(err), ...providerParams(err) })), error_kind: err instanceof ProviderError ? err.kind : null };
       }
       await settle(ctx, task, image.id, change);
     }),
@@ -347,9 +348,9 @@ async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: P
 }
 
 /** Queued images get a failure back (so they can be retried), with the reason. */
-async function failQueued(ctx: AppContext, task: TaskRow, reason: string) {
+async function failQueued(ctx: AppContext, task: TaskRow, reason: Failure) {
   for (const image of await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id)) {
-    await settle(ctx, task, image.id, { status: 'failed', error: clip(reason, MAX_ERROR), error_kind: null });
+    await settle(ctx, task, image.id, { status: 'failed', ...errorColumns(reason, MAX_ERROR), error_kind: null });
   }
 }
 
@@ -359,6 +360,6 @@ export const taskImagesJob: JobDefinition = {
   run: (ctx, taskId, job) => runTaskImages(ctx, taskId, job.signal),
   onFailed: async (ctx, taskId, reason) => {
     const task = await repo.findTaskById(ctx.db, taskId);
-    if (task) await failQueued(ctx, task, `images stopped: ${reason}`);
+    if (task) await failQueued(ctx, task, failure('failure.images_stopped', { detail: reason }));
   },
 };

@@ -13,6 +13,7 @@ import { fileUrl } from '../../storage/signed-url.js';
 import { imageCandidateView, providersView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
 import { fail, limitError } from '../../http/errors.js';
+import { failure, NO_TASK_FAILURE, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { pageOf, type PageQuery } from '../../http/schemas.js';
 import { workspaceCapabilities } from '../api-keys/service.js';
 import { assertNoHardBlock, bannedWordMatcherFor } from '../banned-words/service.js';
@@ -155,9 +156,9 @@ async function enqueueGeneration(ctx: AppContext, task: Pick<TaskRow, 'id' | 'wo
     await ctx.queue.enqueue(taskGenerateJob.kind, task.id);
   } catch (err) {
     ctx.log.error({ err, taskId: task.id }, 'could not queue the task');
-    const reason = 'the job queue is unavailable; regenerate the task to try again';
+    const reason = failure('failure.queue_unavailable');
     await failTaskGeneration(ctx, task, reason);
-    throw fail('task.not_queued', { id: task.id, detail: reason });
+    throw fail('task.not_queued', { id: task.id, detail: reason.message });
   }
 }
 
@@ -264,7 +265,7 @@ export async function taskCovers(ctx: AppContext, auth: AuthUser, taskIds: numbe
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
-  const { progress: _p, generation: _g, failure_reason: _f, overlay_text: _o, providers: _c, ...item } = await requireTaskDetail(ctx, auth, id);
+  const { progress: _p, generation: _g, failure_reason: _f, failure_key: _fk, failure_params: _fp, overlay_text: _o, providers: _c, ...item } = await requireTaskDetail(ctx, auth, id);
   return item;
 }
 
@@ -290,6 +291,8 @@ export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   };
   return {
     ...task,
+    failure_key: task.failure_key as FailureReason | null,
+    failure_params: task.failure_key ? (task.failure_params ?? {}) as StoredParams : null,
     benchmark_ids: benchmarkIds,
     providers: providersView(task.providers),
     allowed_actions: allowedActions(auth, task, facts),
@@ -494,7 +497,7 @@ export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: nu
     await recordSignal(trx, signal(auth, task, now, { type: 'regenerate' }));
     return {
       result: { ...task, status: 'generating' as const },
-      changes: { generation: task.generation + 1, progress: json(null), failure_reason: null, lease_until: null, updated_at: nowIso(now) },
+      changes: { generation: task.generation + 1, progress: json(null), ...NO_TASK_FAILURE, lease_until: null, updated_at: nowIso(now) },
     };
   });
   await enqueueGeneration(ctx, task);
