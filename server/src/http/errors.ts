@@ -27,6 +27,8 @@ export const ErrorKinds = {
   rateLimited: { status: 429, code: 42900 },
   internal: { status: 500, code: 50000 },
   providerFailed: { status: 502, code: 50200 },
+  /** Ours (the contract has no row): a download range outside the file; the code follows the status × 100 rule. */
+  rangeNotSatisfiable: { status: 416, code: 41600 },
   /** Ours (the contract has no row): a request that reaches a process while it shuts down. */
   unavailable: { status: 503, code: 50300 },
 } as const;

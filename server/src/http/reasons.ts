@@ -189,6 +189,7 @@ export const ERROR_REASONS = {
   'package.not_ready': { kind: 'packageNotReady', message: 'package not ready: its status is {status}' },
   'package.expired': { kind: 'packageFileAbsent', message: 'the package expired at {expires_at}: create a new package' },
   'package.file_gone': { kind: 'packageFileAbsent', message: 'the package file is gone: create a new package' },
+  'download.range_not_satisfiable': { kind: 'rangeNotSatisfiable', message: 'range not satisfiable: the file has {size} bytes' },
   'download.token_invalid': { kind: 'downloadTokenInvalid', message: 'download token invalid, expired, already used or for another package' },
   'fission.not_found': { kind: 'notFound', message: 'fission not found' },
   'fission.note_not_found': { kind: 'notFound', message: 'fission note not found' },

@@ -107,6 +107,7 @@ export const ERROR_CODES = [
   42900,
   50000,
   50200,
+  41600,
   50300
 ] as const;
 
@@ -866,6 +867,12 @@ export const ERROR_REASONS = {
   "package.file_gone": {
     "code": 40903,
     "params": []
+  },
+  "download.range_not_satisfiable": {
+    "code": 41600,
+    "params": [
+      "size"
+    ]
   },
   "download.token_invalid": {
     "code": 41000,

@@ -204,6 +204,7 @@ export const en: Strings<typeof zhCN> = {
       file_gone: 'The package file is gone; create a new one',
     },
     download: {
+      range_not_satisfiable: 'The requested range is outside the file; download again',
       token_invalid: 'The download link is no longer valid; download again',
     },
     fission: {
@@ -266,6 +267,7 @@ export const en: Strings<typeof zhCN> = {
       41000: 'The download link has expired; download again',
       41300: 'The file is too large (10 MB at most)',
       41500: 'Only JPEG, PNG or WebP images are accepted',
+      41600: 'The requested range is outside the file; download again',
       42201: 'The workspace has no AI provider API key: add one under API keys',
       42202: 'Contains banned words that are never allowed',
       42203: 'The workspace has no AI connection that draws images; add one, or ask for 0 images',

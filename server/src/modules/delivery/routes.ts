@@ -46,7 +46,7 @@ async function sendPackageFile(ctx: AppContext, request: FastifyRequest, reply: 
   reply.header('accept-ranges', 'bytes').header('cache-control', 'private, no-store');
   if (range === 'unsatisfiable') {
     // 416 is not in the contract's table; its code follows the handler's status × 100 rule.
-    return reply.code(416).header('content-range', `bytes */${file.size}`).send({ code: 41600, message: `range not satisfiable: the file has ${file.size} bytes` });
+    throw fail('download.range_not_satisfiable', { size: file.size }, { 'content-range': `bytes */${file.size}` });
   }
   const stream = await ctx.storage.createReadStream(file.key, range);
   reply
