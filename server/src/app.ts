@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from './context.js';
 import { authHooks, rejectRefusedRequests } from './http/auth.js';
 import { API_PREFIX, type App } from './http/module.js';
-import { AppError } from './http/errors.js';
+import { fail } from './http/errors.js';
 import { clientErrorHandler, installErrorHandlers, sendError } from './http/errors-handler.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { documentEveryRoute, openapiOptions } from './http/openapi.js';
@@ -69,7 +69,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
   // Hooks on every request take `done` rather than being async: no promise per hook per request.
   app.addHook('onRequest', (_request, _reply, done) => {
-    done(draining ? new AppError('unavailable', 'the server is shutting down; retry the request') : undefined);
+    done(draining ? fail('server.shutting_down') : undefined);
   });
   // First, so its timing and request-id hooks see every request, refused ones included.
   await opsRoutes(app, ctx);
@@ -194,6 +194,6 @@ async function serveWebClient(app: App, distDir: string) {
     if (!isApi && isClientRoute && hasClient && (request.method === 'GET' || request.method === 'HEAD')) {
       return reply.type('text/html').sendFile('index.html');
     }
-    return sendError(reply, 'notFound', `no route ${request.method} ${pathname}`);
+    return sendError(reply, fail('route.not_found', { method: request.method, path: pathname }));
   });
 }

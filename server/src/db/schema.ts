@@ -17,6 +17,8 @@ type Bool = ColumnType<boolean, boolean, boolean>;
 type Json<T> = ColumnType<T, string, string>;
 /** A nullable JSON column that may be left out of an insert. */
 type OptionalJson<T> = ColumnType<T | null, string | undefined, string>;
+/** A nullable JSON column that may be left out of an insert and set back to null by an update. */
+type NullableJson<T> = ColumnType<T | null, string | undefined, string | null>;
 type Id = Generated<number>;
 /**
  * A column naming a stored file. The unused-file sweep deletes every stored file that no such
@@ -243,6 +245,9 @@ export interface TasksTable {
   generation: number;
   progress: Json<{ stage: string; done: number; total: number } | null>;
   failure_reason: string | null;
+  /** The reason key of `failure_reason` and its params (http/reasons.ts FAILURE_REASONS; migration 20261128_0600). */
+  failure_key: string | null;
+  failure_params: NullableJson<Record<string, unknown>>;
   idempotency_key: string | null;
   /** sha256 of the canonical JSON body the task was created with under idempotency_key. */
   idempotency_hash: string | null;
@@ -332,6 +337,9 @@ export interface ImageCandidatesTable {
   status: ColumnType<'pending' | 'done' | 'failed', 'pending' | 'done' | 'failed' | undefined, 'pending' | 'done' | 'failed'>;
   error: string | null;
   error_kind: string | null;
+  /** The reason key of `error` and its params (migration 20261128_0600). */
+  error_key: string | null;
+  error_params: NullableJson<Record<string, unknown>>;
   /** The image before any text was drawn on it (null: `file_key` has no text drawn). */
   raw_file_key: FileKey<null>;
   raw_mime: string | null;
@@ -414,6 +422,9 @@ export interface DeliveryPackagesTable {
   file_name: string | null;
   size_bytes: number | null;
   error: string | null;
+  /** The reason key of `error` and its params (migration 20261128_0600). */
+  error_key: string | null;
+  error_params: NullableJson<Record<string, unknown>>;
   expires_at: Timestamp | null;
   ready_at: Timestamp | null;
   created_at: Timestamp;
@@ -433,6 +444,9 @@ export interface FissionTasksTable {
   image_key_id: number | null;
   provider: string | null;
   error: string | null;
+  /** The reason key of `error` and its params (migration 20261128_0600). */
+  error_key: string | null;
+  error_params: NullableJson<Record<string, unknown>>;
   lease_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -478,6 +492,9 @@ export interface FissionImagesTable {
   /** Why the last attempt failed: the marker retry-images looks for. */
   error: string | null;
   error_kind: string | null;
+  /** The reason key of `error` and its params (migration 20261128_0600). */
+  error_key: string | null;
+  error_params: NullableJson<Record<string, unknown>>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -715,14 +732,16 @@ export const COLUMN_CODECS: TableCodecs = {
   benchmarks: { features: 'json', analysis_warning_codes: 'json' },
   banned_words: { updatable: 'bool' },
   api_keys: { last_test: 'json', options: 'json' },
-  tasks: { need_product_image: 'bool', overlay_text: 'bool', progress: 'json', providers: 'json' },
+  tasks: { need_product_image: 'bool', overlay_text: 'bool', progress: 'json', providers: 'json', failure_params: 'json' },
   text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool' },
-  image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json' },
+  image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json', error_params: 'json' },
   task_events: { data: 'json' },
   preference_snapshots: { context: 'json' },
   reviews: { final: 'bool' },
   fission_notes: { note: 'json', passed: 'bool', needs_optimization: 'bool' },
-  fission_images: { overlay: 'json' },
+  fission_images: { overlay: 'json', error_params: 'json' },
+  fission_tasks: { error_params: 'json' },
+  delivery_packages: { error_params: 'json' },
   provider_calls: { result: 'json' },
   webhooks: { url_sealed: 'json', secret_sealed: 'json', events: 'json', is_active: 'bool' },
   webhook_deliveries: { payload: 'json' },

@@ -5,7 +5,7 @@ import { preparedQuery } from '../db/database.js';
 import type { Role } from '../db/schema.js';
 import { can, roleAllows, roleFor, scopeAllows, scopeFor, type RouteScope, type Scope, type WorkspaceAction } from '../policy/policy.js';
 import { isPersonalToken } from '../security/personal-tokens.js';
-import { AppError } from './errors.js';
+import { AppError, fail } from './errors.js';
 import { authenticatePersonalToken } from './personal-token-auth.js';
 
 export interface AuthUser {
@@ -119,10 +119,10 @@ export function sessionIsCurrent(ctx: AppContext, session: Session): Promise<boo
 export async function authenticate(ctx: AppContext, token: string): Promise<AuthUser & { mustChangePassword: boolean }> {
   if (isPersonalToken(token)) return authenticatePersonalToken(ctx, token);
   const claims = await ctx.tokens.verify(token);
-  if (!claims) throw new AppError('tokenInvalid', 'token invalid or expired');
+  if (!claims) throw fail('auth.token_invalid');
   const [row] = await sessionUser(ctx.db, claims.sub, claims.ws);
   if (!row || !row.is_active || row.token_version !== claims.ver || row.session_version !== (claims.mv ?? 0)) {
-    throw new AppError('tokenInvalid', 'token invalid or expired');
+    throw fail('auth.token_invalid');
   }
   return {
     userId: row.id,
@@ -146,10 +146,10 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
     if (!access || access.auth === 'public') return;
     // A route registered outside rejectRefusedRequests' reach could not answer a deferred
     // refusal: it fails closed here instead.
-    if (!request.routeOptions.config?.answersRefusals) throw new AppError('internal', `route ${request.routeOptions.url} is not guarded`);
+    if (!request.routeOptions.config?.answersRefusals) throw fail('server.route_unguarded', { route: request.routeOptions.url ?? '' });
     const token = bearerToken(request);
     if (token === undefined) {
-      request.authRefusal = new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <token>');
+      request.authRefusal = fail('auth.credentials_missing');
       return;
     }
     let user: Awaited<ReturnType<typeof authenticate>>;
@@ -163,7 +163,7 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
     // Known from here on: refusals below count against this user's budget, not the address's.
     request.authUser = user;
     if (user.mustChangePassword && access.auth !== 'token') {
-      request.authRefusal = new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
+      request.authRefusal = fail('auth.password_change_required');
     } else {
       request.authRefusal = accessRefusal(user, access, request.method);
     }
@@ -177,7 +177,7 @@ async function authPlugin(app: FastifyInstance, opts: { ctx: AppContext }) {
  */
 export function accessRefusal(user: AuthUser, access: RouteAccess, method: string): AppError | undefined {
   if (access.can && !roleAllows(user, access.can)) {
-    return new AppError('forbidden', `this operation needs the ${roleFor(access.can)} role or higher; your role is ${user.role}`);
+    return fail('auth.role_too_low', { role: roleFor(access.can), your_role: user.role });
   }
   if (access.can && !can(user, access.can)) return scopeRefusal(user, scopeFor(access.can));
   if (!access.can && user.scopes) {
@@ -188,13 +188,8 @@ export function accessRefusal(user: AuthUser, access: RouteAccess, method: strin
 }
 
 function scopeRefusal(user: AuthUser, needs: RouteScope): AppError {
-  const has = user.scopes?.length ? user.scopes.join(', ') : 'none';
-  return new AppError(
-    'forbidden',
-    needs === 'session'
-      ? 'an access token cannot do this: sign in to the console as the person'
-      : `this access token lacks the ${needs} scope this operation needs (its scopes: ${has}); create a token with ${needs} on the Integrations page`,
-  );
+  if (needs === 'session') return fail('token.session_only');
+  return fail('token.scope_missing', { scope: needs, scopes: user.scopes?.length ? user.scopes.join(', ') : 'none' });
 }
 
 /**

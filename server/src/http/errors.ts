@@ -1,6 +1,8 @@
+import { ERROR_REASONS, FAILURE_REASONS, paramNames, renderReason, type ErrorReason, type FailureReason, type Params, type ParamsArg } from './reasons.js';
+
 /**
- * The error kinds of contract-decisions §2. Services throw these; the error handler turns them
- * into `{code, message}` with the matching HTTP status.
+ * The error kinds of contract-decisions §2. Every reason of the catalogue (reasons.ts) belongs to
+ * one; the error handler answers `{code, message, reason, params}` with the kind's HTTP status.
  */
 export const ErrorKinds = {
   validation: { status: 400, code: 40000 },
@@ -25,27 +27,60 @@ export const ErrorKinds = {
   rateLimited: { status: 429, code: 42900 },
   internal: { status: 500, code: 50000 },
   providerFailed: { status: 502, code: 50200 },
+  /** Ours (the contract has no row): a download range outside the file; the code follows the status × 100 rule. */
+  rangeNotSatisfiable: { status: 416, code: 41600 },
   /** Ours (the contract has no row): a request that reaches a process while it shuts down. */
   unavailable: { status: 503, code: 50300 },
 } as const;
 
 export type ErrorKind = keyof typeof ErrorKinds;
 
+/**
+ * An error the API answers: a reason of the catalogue (reasons.ts) with its params. The kind,
+ * and so the status and code, come from the reason; the English message is rendered from it.
+ */
 export class AppError extends Error {
   readonly status: number;
   readonly code: number;
+  readonly reason: ErrorReason;
+  readonly params: Params;
   readonly headers: Record<string, string>;
 
-  constructor(kind: ErrorKind, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  constructor(reason: ErrorReason, params: Params = {}, headers: Record<string, string> = {}) {
+    super(renderReason(reason, params));
     this.name = 'AppError';
+    const kind = ERROR_REASONS[reason].kind;
     this.status = ErrorKinds[kind].status;
     this.code = ErrorKinds[kind].code;
+    this.reason = reason;
+    this.params = params;
     this.headers = headers;
+  }
+
+  /** The error body (contract-decisions §2 plus the reason and its params). */
+  body() {
+    return { code: this.code, message: this.message, reason: this.reason, params: this.params };
   }
 }
 
-export const badRequest = (message: string) => new AppError('validation', message);
-export const notFound = (what: string) => new AppError('notFound', `${what} not found`);
-export const forbidden = (message = 'your role does not allow this operation') => new AppError('forbidden', message);
-export const conflict = (message: string) => new AppError('conflict', message);
+/** The error a throw site names: `throw fail('task.not_found')`, `throw fail('product.too_many_images', { max: 9 })`. */
+export function fail<R extends ErrorReason>(reason: R, ...[params, headers]: [...ParamsArg<R>, headers?: Record<string, string>]): AppError {
+  return new AppError(reason, (params ?? {}) as Params, headers);
+}
+
+/** The generated catalogue the console reads (web/src/api/constants.ts): key → code and param names. */
+export function reasonCatalogue() {
+  return {
+    errors: Object.fromEntries(
+      (Object.keys(ERROR_REASONS) as ErrorReason[]).map((r) => [r, { code: ErrorKinds[ERROR_REASONS[r].kind].code, params: paramNames(r) }]),
+    ),
+    failures: Object.fromEntries((Object.keys(FAILURE_REASONS) as FailureReason[]).map((r) => [r, { params: paramNames(r) }])),
+  };
+}
+
+/** A note part over its limit (contract-decisions §9), refused with 400 naming the field and the limit. */
+export function limitError(problem: { field: string; limit: number; actual: number }): AppError {
+  const field = `body.${problem.field}`;
+  if (problem.field === 'tags') return fail('note.too_many_tags', { field, actual: problem.actual, limit: problem.limit });
+  return fail('note.too_long', { field, name: problem.field, actual: problem.actual, limit: problem.limit });
+}

@@ -3,7 +3,7 @@ import { preparedQuery } from '../db/database.js';
 import { nowIso } from '../db/codec.js';
 import { hashPersonalToken } from '../security/personal-tokens.js';
 import type { AuthUser } from './auth.js';
-import { AppError } from './errors.js';
+import { fail } from './errors.js';
 
 /** How stale `last_used_at` may get before a request writes it again (one write a minute at most). */
 const LAST_USE_GRANULARITY_MS = 60_000;
@@ -53,7 +53,7 @@ export async function authenticatePersonalToken(ctx: AppContext, token: string):
     row.token_version !== row.issued_token_version ||
     row.session_version !== row.issued_session_version
   ) {
-    throw new AppError('tokenInvalid', 'access token invalid, expired or revoked: create a new one on the Integrations page');
+    throw fail('token.invalid');
   }
   if (row.last_used_at === null || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USE_GRANULARITY_MS) {
     await ctx.db.updateTable('access_tokens').set({ last_used_at: nowIso(now) }).where('id', '=', row.token_id).execute();

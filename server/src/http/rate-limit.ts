@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import { Redis } from 'ioredis';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError } from './errors.js';
+import { fail } from './errors.js';
 
 /**
  * The general limit of contract-decisions §3 (RATE_LIMIT_PER_MINUTE per user, per address before
@@ -40,7 +40,7 @@ export async function registerRateLimit(app: FastifyInstance, ctx: AppContext) {
       : {}),
     errorResponseBuilder: (_req, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new AppError('rateLimited', `rate limit of ${context.max} requests a minute exceeded: retry in ${seconds} s`, {
+      return fail('rate.limited', { max: context.max, seconds }, {
         'retry-after': String(seconds),
       });
     },

@@ -1,13 +1,31 @@
 import { Type, type TSchema, type Static } from 'typebox';
+import { ERROR_REASONS, FAILURE_REASONS, type ErrorReason, type FailureReason } from './reasons.js';
 
 /** `{code: 0, data}`: the success envelope of every JSON route. */
 export function Ok<T extends TSchema>(data: T) {
   return Type.Object({ code: Type.Literal(0), data });
 }
 
+/** `{reason, params}`: a key of the reason catalogue (server/src/http/reasons.ts) and the values its wording needs. */
+export const ReasonParams = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Array(Type.String()), Type.Null()]), {
+  description: 'the values the wording of the reason needs (field, words, minutes, status…), by name',
+});
+
+/** The reason key of a stored failure (FAILURE_REASONS of http/reasons.ts), beside its English text; null when there is none. */
+export const FailureKey = Type.Union([Type.Enum(Object.keys(FAILURE_REASONS) as FailureReason[]), Type.Null()], {
+  description: 'reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it',
+});
+/** The params of a stored failure's reason; null when there is none. */
+export const FailureParams = Type.Union([ReasonParams, Type.Null()]);
+
 export const ErrorEnvelope = Type.Object(
-  { code: Type.Integer(), message: Type.String() },
-  { $id: 'ErrorEnvelope', description: 'Error body: code (see contract-decisions §2) and a human-readable message' },
+  {
+    code: Type.Integer(),
+    message: Type.String({ description: 'English, human-readable, names the field or rule at fault' }),
+    reason: Type.Enum(Object.keys(ERROR_REASONS) as ErrorReason[], { description: 'stable key of the reason catalogue: word the error from it, never from message' }),
+    params: ReasonParams,
+  },
+  { $id: 'ErrorEnvelope', description: 'Error body: code (see contract-decisions §2), a human-readable English message, and the reason key with its params (docs/api.md, Errors)' },
 );
 
 /** Success response for routes whose data shape the contract leaves open and that return nothing useful. */

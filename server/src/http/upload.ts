@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { App } from './module.js';
-import { AppError, badRequest } from './errors.js';
+import { AppError, fail } from './errors.js';
 
 /** 10 MB as contract-decisions §6 defines it. */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
@@ -37,14 +37,14 @@ export async function readUpload(request: FastifyRequest, fileField: string): Pr
   try {
     for await (const part of request.parts()) {
       if (part.type === 'file') {
-        if (part.fieldname !== fileField) throw badRequest(`unexpected file field "${part.fieldname}"; send the file as "${fileField}"`);
+        if (part.fieldname !== fileField) throw fail('upload.unexpected_file', { field: part.fieldname, expected: fileField });
         file = await part.toBuffer();
       } else {
         // busboy cuts an over-long field silently; a cut text must not be stored as if whole.
-        if (part.valueTruncated) throw new AppError('payloadTooLarge', `multipart field "${part.fieldname}" is too long`);
+        if (part.valueTruncated) throw fail('upload.field_too_long', { field: part.fieldname });
         const value = typeof part.value === 'string' ? part.value : String(part.value);
         // The rule every JSON field gets from the validation layer (http/validation.ts).
-        if (value.includes('\u0000')) throw badRequest(`multipart field "${part.fieldname}" must not contain the NUL character (U+0000)`);
+        if (value.includes('\u0000')) throw fail('upload.field_nul', { field: part.fieldname });
         fields[part.fieldname] = value;
       }
     }
@@ -57,7 +57,7 @@ export async function readUpload(request: FastifyRequest, fileField: string): Pr
       !(err instanceof AppError) &&
       ((err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' ||
         (!('code' in err) && /^(Multipart: |Unexpected end of|Malformed|Part terminated early)/.test(err.message)));
-    if (malformed) throw badRequest(`malformed multipart body: ${err.message}`);
+    if (malformed) throw fail('upload.malformed', { detail: err.message });
     throw err;
   }
   return { file, fields };

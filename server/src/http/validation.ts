@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifyInstance, FastifySchemaCompiler, FastifySchemaValidationError, FastifyServerOptions } from 'fastify';
-import { badRequest } from './errors.js';
+import { fail } from './errors.js';
 
 type BuildValidator = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator']>;
 // The typings (the package's and Fastify's) describe the pool as returning `(schema) => …`; at
@@ -108,11 +108,11 @@ export function registerStrictJsonParser(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
-    if (!isUtf8(bytes)) return done(badRequest('body is not valid UTF-8'), undefined);
+    if (!isUtf8(bytes)) return done(fail('request.not_utf8'), undefined);
     parseJson(request, bytes.toString('utf8'), (err, value) => {
       if (err) return done(err, undefined);
       const at = findString(value, '', (s) => LONE_SURROGATE.test(s));
-      if (at !== undefined) return done(badRequest(`body${at.replaceAll('/', '.')} contains a lone UTF-16 surrogate`), undefined);
+      if (at !== undefined) return done(fail('request.lone_surrogate', { field: `body${at.replaceAll('/', '.')}` }), undefined);
       done(null, value);
     });
   });

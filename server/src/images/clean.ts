@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { ImageTooLargeError, MAX_INPUT_PIXELS, probeImage, type ProbedImage } from './probe.js';
-import { AppError } from '../http/errors.js';
+import { fail } from '../http/errors.js';
 
 export interface CleanImage {
   data: Buffer;
@@ -21,10 +21,10 @@ export const THUMB_SIZE = 320;
 export async function cleanUploadedImage(data: Buffer): Promise<CleanImage> {
   const probed = await probeImage(data).catch((err: unknown) => {
     // A decompression bomb is an image, only too large to take: 413 (docs/decisions.md).
-    if (err instanceof ImageTooLargeError) throw new AppError('payloadTooLarge', err.message);
+    if (err instanceof ImageTooLargeError) throw fail('upload.image_too_large', { width: err.width, height: err.height, megapixels: MAX_INPUT_PIXELS / 1_000_000 });
     throw err;
   });
-  if (!probed) throw new AppError('unsupportedMediaType', 'the upload is not a JPEG, PNG or WebP image (checked by its content)');
+  if (!probed) throw fail('upload.not_image');
   const upright = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).rotate();
   const encoded =
     probed.extension === 'png'

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError } from '../http/errors.js';
+import { fail } from '../http/errors.js';
 import type { JobBackend } from '../jobs/types.js';
 import { bearerToken } from '../http/auth.js';
 import { httpDuration, metricsRegistry, processMetrics, queueJobs } from './metrics.js';
@@ -49,8 +49,8 @@ export async function opsRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get('/metrics', { config: ops, schema: hidden }, async (request, reply) => {
     if (metricsToken) {
       const token = bearerToken(request);
-      if (token === undefined) throw new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <METRICS_TOKEN>');
-      if (!sameSecret(token, metricsToken)) throw new AppError('tokenInvalid', 'metrics token invalid');
+      if (token === undefined) throw fail('metrics.credentials_missing');
+      if (!sameSecret(token, metricsToken)) throw fail('metrics.token_invalid');
     }
     // ctx.queue is the process's JobBackend; only a test's stand-in lacks counts().
     const queue = ctx.queue as Partial<Pick<JobBackend, 'counts'>>;

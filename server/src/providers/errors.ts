@@ -1,4 +1,4 @@
-import type { ProviderErrorKind } from './types.js';
+import type { ProviderErrorKind, ProviderSituation } from './types.js';
 
 /**
  * A provider's refusal read from its documented error body, not its status alone: Zhipu reports
@@ -13,6 +13,8 @@ export interface FailureReading {
   refusedResponseFormat: boolean;
   /** What to do, where the kind alone would mislead (a region refusal is not a wrong key). */
   advice?: string;
+  /** The same, as a key the console words (a stored failure's `situation` param). */
+  situation?: ProviderSituation;
   /** The request was refused for this parameter: a connection whose option is `auto` may ask again without it. */
   refusedParam?: RefusedParam;
 }
@@ -34,7 +36,7 @@ function refusedParamOf(param: string, message: string): RefusedParam | undefine
   );
 }
 
-/** Stable wordings the console recognises (web/src/api/errorText.ts): keep them as they are. */
+/** Advice for the log and the English message; the console words the `situation` instead. */
 export const REGION_ADVICE = "the provider refuses requests from this server's country or region: use a relay or another provider";
 export const CONTEXT_ADVICE = "the request is longer than the model's context window: choose a model with a larger context or shorten the product's texts";
 
@@ -74,10 +76,10 @@ export function readFailure(status: number, body: unknown): FailureReading {
   // Balance before rate limits and auth: these arrive as 402, 403, 400 and 429 alike.
   if (status === 402 || code === '1113' || code === '30001' || BALANCE.test(text)) return final('insufficient_balance');
   if (code === '1301' || BLOCKED.test(text)) return final('content_blocked');
-  if (REGION.test(text)) return { ...final('unsupported'), advice: REGION_ADVICE };
+  if (REGION.test(text)) return { ...final('unsupported'), advice: REGION_ADVICE, situation: 'region' };
   if (status === 401 || ZHIPU_AUTH.has(code) || AUTH.test(text)) return final('auth');
   if (code === '1211' || code === '20012' || MODEL.test(text) || (status === 404 && /model|endpoint/i.test(text))) return final('model_not_found');
-  if ((status === 400 || status === 413 || status === 422) && CONTEXT.test(text)) return { ...final('unsupported'), advice: CONTEXT_ADVICE };
+  if ((status === 400 || status === 413 || status === 422) && CONTEXT.test(text)) return { ...final('unsupported'), advice: CONTEXT_ADVICE, situation: 'context' };
   if (status === 429 || ZHIPU_RATE.has(code) || RATE.test(text)) return again('rate_limited');
   if (status === 403) return final('auth');
   if (status === 408) return again('timeout');

@@ -346,8 +346,9 @@ export class OpenAICompatibleProvider implements Provider {
     if (finish === 'content_filter') throw new ProviderError('content_blocked', `${this.label} ${what}: the provider's moderation stopped the reply (finish_reason content_filter)`, this.label);
     if (finish === 'insufficient_system_resource') throw new ProviderError('unavailable', `${this.label} ${what}: the provider broke the reply off for lack of capacity (insufficient_system_resource)`, this.label);
     if (finish !== 'length' || (request.acceptTruncated && text.trim() !== '')) return text;
-    const why = reply.reasoned && text.trim() === '' ? "the model's thinking used the whole budget before it answered (set the connection's thinking to off)" : 'the reply was cut off';
-    throw new ProviderError('truncated', `${this.label} ${what}: ${why} at its output budget of ${budget} tokens`, this.label);
+    const thinking = reply.reasoned && text.trim() === '';
+    const why = thinking ? "the model's thinking used the whole budget before it answered (set the connection's thinking to off)" : 'the reply was cut off';
+    throw new ProviderError('truncated', `${this.label} ${what}: ${why} at its output budget of ${budget} tokens`, this.label, undefined, false, undefined, thinking ? 'thinking' : undefined);
   }
 
   private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {

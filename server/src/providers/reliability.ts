@@ -2,7 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { SsrfRefused } from '../security/ssrf.js';
 import type { Logger } from 'pino';
 import { readFailure, type RefusedParam } from './errors.js';
-import { ProviderError, type ProviderErrorKind } from './types.js';
+import { ProviderError, type ProviderErrorKind, type ProviderSituation } from './types.js';
 
 export interface ReliabilityOptions {
   /** Budget of one attempt, stream included. */
@@ -96,6 +96,7 @@ interface Classified {
   retryAfterMs?: number;
   detail: string;
   advice?: string;
+  situation?: ProviderSituation;
 }
 
 function retryAfterMs(headers: Headers | undefined, now: number): number | undefined {
@@ -246,7 +247,7 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
       const tries = n + 1;
       const status = outcome.status ? ` (HTTP ${outcome.status})` : '';
       const message = `${call.provider} ${call.what} failed after ${tries} attempt${tries > 1 ? 's' : ''}${status}: ${outcome.advice ?? advice[outcome.kind]}. Provider said: ${outcome.detail}`;
-      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false, outcome.refusedParam);
+      throw new ProviderError(outcome.kind, redact(message, call.apiKey), call.provider, outcome.status, outcome.refusedResponseFormat ?? false, outcome.refusedParam, outcome.situation);
     }
     const waitMs = Math.round(backoffMs(n, options, outcome.retryAfterMs, outcome.kind));
     call.log?.warn(

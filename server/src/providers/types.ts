@@ -98,6 +98,19 @@ export const PROVIDER_ERROR_KINDS = [
 ] as const;
 export type ProviderErrorKind = (typeof PROVIDER_ERROR_KINDS)[number];
 
+/**
+ * Situations one kind covers where the fix differs: a region refusal is `unsupported` but needs a
+ * relay, a request over the context window is `unsupported` but needs a larger model, a budget
+ * spent on thinking is `truncated` but needs thinking off.
+ */
+export type ProviderSituation = 'region' | 'context' | 'thinking';
+
+/** The params a stored failure carries for a provider failure: its kind (§7) and situation; none for other errors. */
+export function providerParams(err: unknown): { error_kind?: ProviderErrorKind; situation?: ProviderSituation } {
+  if (!(err instanceof ProviderError)) return {};
+  return { error_kind: err.kind, ...(err.situation ? { situation: err.situation } : {}) };
+}
+
 /** Kinds a retry cannot fix. */
 export const FINAL_ERROR_KINDS: ReadonlySet<ProviderErrorKind> = new Set(['auth', 'insufficient_balance', 'content_blocked', 'model_not_found']);
 
@@ -112,6 +125,8 @@ export class ProviderError extends Error {
     readonly refusedResponseFormat = false,
     /** The request was refused for this parameter (errors.ts RefusedParam). */
     readonly refusedParam?: 'max_tokens' | 'max_completion_tokens' | 'temperature',
+    /** What the kind alone would not tell, for the console's wording (a stored failure's `situation` param). */
+    readonly situation?: ProviderSituation,
   ) {
     super(message);
     this.name = 'ProviderError';

@@ -51,6 +51,18 @@ describe('generation with an OpenAI-compatible provider', () => {
     const errors = named(events, 'error').map((e) => e.message);
     expect(errors.filter((m) => /^image [ABC]\d \(quality\) failed/.test(m))).toHaveLength(3);
     expect(errors.at(-1)).toBe('partly done: 3 of 18 images failed; the rest is ready');
+    // The console words them from the reason and params, never from the sentence.
+    expect(named(events, 'error').at(-1)).toEqual({
+      message: 'partly done: 3 of 18 images failed; the rest is ready',
+      error_kind: null,
+      reason: 'failure.partly',
+      params: { parts: '3 of 18 images failed', images_failed: 3, images_total: 18 },
+    });
+    expect(failed.map((i) => [i.error_key, i.error_params.role, i.error_params.set])).toEqual([
+      ['failure.image', 'quality', 'A'],
+      ['failure.image', 'quality', 'B'],
+      ['failure.image', 'quality', 'C'],
+    ]);
     expect(events.at(-1)).toMatchObject({ name: 'done', data: { status: 'pending_selection' } });
     expect(named(events, 'progress').at(-1)).toEqual({ stage: 'image', done: 15, failed: 3, total: 18 });
 
@@ -139,6 +151,11 @@ describe('generation with an OpenAI-compatible provider', () => {
     expect(setErrors.map((e) => e.error_kind)).toEqual(['auth', 'auth']);
     expect(events.at(-1)).toMatchObject({ name: 'done', data: { status: 'failed' } });
     expect(named(events, 'error').at(-1).message).toBe(row.failure_reason);
+    expect([detail.failure_key, detail.failure_params.error_kind]).toEqual(['failure.nothing', 'auth']);
+    expect(setErrors.map((e) => [e.reason, e.params.set, e.params.error_kind])).toEqual([
+      ['failure.text_set', 'A', 'auth'],
+      ['failure.text_set', 'B', 'auth'],
+    ]);
     // The key never appears anywhere a user or a log reader could see it.
     expect(JSON.stringify(events)).not.toContain('sk-test-not-real');
     expect(server.logs.join('')).not.toContain('sk-test-not-real');

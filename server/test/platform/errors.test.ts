@@ -3,12 +3,14 @@ import { SignJWT } from 'jose';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../src/security/tokens.js';
 import { ADMIN_PASSWORD, startTestServer, userWithRole, type Response, type TestServer } from '../helpers/server.js';
 
-/** Every error of the platform endpoints is the contract's envelope with the exact status and code. */
+/** Every error of the platform endpoints is the contract's envelope with the exact status and code, plus its reason and params. */
 function expectError(res: Response, status: number, code: number, messagePart?: string | RegExp) {
   expect({ status: res.status, code: res.body?.code }, res.text).toEqual({ status, code });
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(Object.keys(res.body).sort()).toEqual(['code', 'message']);
+  expect(Object.keys(res.body).sort()).toEqual(['code', 'message', 'params', 'reason']);
   expect(typeof res.body.message).toBe('string');
+  expect(res.body.reason).toMatch(/^[a-z_]+\.[a-z_]+$/);
+  expect(typeof res.body.params).toBe('object');
   if (messagePart) expect(res.body.message).toMatch(messagePart);
 }
 
@@ -201,6 +203,86 @@ describe('error envelope of the platform endpoints', () => {
         raw: 'provider=local&api_key=abcdef',
       });
       expectError(form, 415, 41500);
+    });
+  });
+
+  describe('reason and params: the console words an error from these, never from message', () => {
+    const answer = (res: Response) => ({ status: res.status, code: res.body.code, reason: res.body.reason, params: res.body.params, message: res.body.message });
+
+    it('schema validation: required, one_of, minimum and format name the field', async () => {
+      expect(answer(await server.request('POST', '/api/v1/auth/login', { body: { username: 'admin' } }))).toEqual({
+        status: 400,
+        code: 40000,
+        reason: 'validation.required',
+        params: { field: 'body.password' },
+        message: 'body.password is required',
+      });
+      const role = await server.request('POST', '/api/v1/users', {
+        token: admin,
+        body: { username: 'reasonless', email: 'r2@example.com', password: 'long-enough-pw', role: 'owner' },
+      });
+      expect(answer(role)).toEqual({
+        status: 400,
+        code: 40000,
+        reason: 'validation.one_of',
+        params: { field: 'body.role', allowed: ['admin', 'supervisor', 'operator'] },
+        message: 'body.role must be one of admin, supervisor, operator',
+      });
+      expect(answer(await server.request('GET', '/api/v1/users?page_size=0', { token: admin }))).toEqual({
+        status: 400,
+        code: 40000,
+        reason: 'validation.minimum',
+        params: { field: 'querystring.page_size', comparison: '>=', limit: 1 },
+        message: 'querystring.page_size must be >= 1',
+      });
+      const email = await server.request('POST', '/api/v1/users', {
+        token: admin,
+        body: { username: 'reasonless', email: 'not-an-email', password: 'long-enough-pw', role: 'operator' },
+      });
+      expect({ reason: email.body.reason, params: email.body.params }).toEqual({ reason: 'validation.format', params: { field: 'body.email', format: 'email' } });
+    });
+
+    it('service rules: wrong credentials, a taken slug, an unknown record, no route, a media type', async () => {
+      expect(answer(await server.request('POST', '/api/v1/auth/login', { body: { username: 'admin', password: 'not-the-password' } }))).toEqual({
+        status: 401,
+        code: 40102,
+        reason: 'auth.wrong_credentials',
+        params: {},
+        message: 'wrong username or password',
+      });
+      const ws = { name: 'Reasons', slug: 'reasons' };
+      expect((await server.request('POST', '/api/v1/workspaces', { token: admin, body: ws })).status).toBe(200);
+      expect(answer(await server.request('POST', '/api/v1/workspaces', { token: admin, body: ws }))).toEqual({
+        status: 409,
+        code: 40900,
+        reason: 'workspace.slug_taken',
+        params: { slug: 'reasons' },
+        message: 'a workspace with slug "reasons" already exists',
+      });
+      expect(answer(await server.request('DELETE', '/api/v1/api-keys/424242', { token: admin }))).toEqual({
+        status: 404,
+        code: 40400,
+        reason: 'connection.not_found',
+        params: {},
+        message: 'API key not found',
+      });
+      expect(answer(await server.request('GET', '/api/v1/no-such-thing', { token: admin }))).toEqual({
+        status: 404,
+        code: 40400,
+        reason: 'route.not_found',
+        params: { method: 'GET', path: '/api/v1/no-such-thing' },
+        message: 'no route GET /api/v1/no-such-thing',
+      });
+      const text = await server.request('POST', '/api/v1/auth/login', { headers: { 'content-type': 'text/plain' }, raw: '{}' });
+      expect(answer(text)).toEqual({
+        status: 415,
+        code: 41500,
+        reason: 'request.media_type',
+        params: { type: 'text/plain' },
+        message: 'unsupported content type "text/plain" for this route',
+      });
+      const noAuth = await server.request('GET', '/api/v1/users');
+      expect({ reason: noAuth.body.reason, code: noAuth.body.code }).toEqual({ reason: 'auth.credentials_missing', code: 40100 });
     });
   });
 

@@ -1,8 +1,8 @@
 /**
  * The one door to the API: adds the bearer token, unwraps the `{code, data}` envelope and turns
- * every failure into an ApiError carrying the envelope's `code` and `message`; screens show
- * `errorMessage(error)`, worded by code in the interface language, never a stack, an English
- * server sentence or `[object Object]`.
+ * every failure into an ApiError carrying the envelope's `code`, `message`, `reason` and
+ * `params`; screens show `errorMessage(error)`, worded from the reason in the interface language,
+ * never a stack, an English server sentence or `[object Object]`.
  */
 import createClient from 'openapi-fetch';
 import i18n from '../i18n';
@@ -14,15 +14,18 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: number,
     message: string,
+    /** The reason key of the error body (server: http/reasons.ts) and its params; absent when the answer had none. */
+    readonly reason: string | null = null,
+    readonly params: Record<string, unknown> | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
   }
 }
 
-/** What the console shows for a failure: worded in the interface language by its code (errorText.ts). */
+/** What the console shows for a failure: worded in the interface language by its reason, else its code (errorText.ts). */
 export function errorMessage(error: unknown): string {
-  if (error instanceof ApiError) return error.code === 0 ? error.message : wordServerError(i18n.t, error.status, error.code, error.message);
+  if (error instanceof ApiError) return error.code === 0 ? error.message : wordServerError(i18n.t, error.status, error.code, error.reason, error.params);
   return i18n.t('error.unexpected');
 }
 
@@ -95,7 +98,7 @@ export function formData(body: unknown): FormData {
 }
 
 async function toApiError(res: Response, hadToken: boolean): Promise<ApiError> {
-  let envelope: { code?: unknown; message?: unknown } | undefined;
+  let envelope: { code?: unknown; message?: unknown; reason?: unknown; params?: unknown } | undefined;
   try {
     envelope = (await res.json()) as typeof envelope;
   } catch {
@@ -106,5 +109,7 @@ async function toApiError(res: Response, hadToken: boolean): Promise<ApiError> {
     typeof envelope?.message === 'string' && envelope.message ? envelope.message : i18n.t('error.http', { status: res.status });
   if (res.status === 401 && hadToken) sessionListener?.('expired');
   if (code === 40301) sessionListener?.('password-change');
-  return new ApiError(res.status, code, message);
+  const reason = typeof envelope?.reason === 'string' ? envelope.reason : null;
+  const params = typeof envelope?.params === 'object' && envelope.params !== null ? (envelope.params as Record<string, unknown>) : null;
+  return new ApiError(res.status, code, message, reason, params);
 }

@@ -82,3 +82,1020 @@ export const IMAGE_ROLES = [
   "convert",
   "main"
 ] as const;
+
+/** Every error code the server answers (server: http/errors.ts ErrorKinds, contract-decisions §2). */
+export const ERROR_CODES = [
+  40000,
+  40100,
+  40101,
+  40102,
+  40300,
+  40301,
+  40400,
+  40900,
+  40901,
+  40902,
+  40903,
+  40904,
+  40905,
+  41000,
+  41300,
+  41500,
+  42201,
+  42202,
+  42203,
+  42900,
+  50000,
+  50200,
+  41600,
+  50300
+] as const;
+
+/** The reason keys of error bodies: their code and the params their wording may use (server: http/reasons.ts). */
+export const ERROR_REASONS = {
+  "request.malformed": {
+    "code": 40000,
+    "params": [
+      "detail"
+    ]
+  },
+  "request.malformed_http": {
+    "code": 40000,
+    "params": []
+  },
+  "request.timeout": {
+    "code": 40000,
+    "params": []
+  },
+  "request.headers_too_large": {
+    "code": 40000,
+    "params": []
+  },
+  "request.too_large": {
+    "code": 41300,
+    "params": []
+  },
+  "request.media_type": {
+    "code": 41500,
+    "params": [
+      "type"
+    ]
+  },
+  "request.closed": {
+    "code": 40000,
+    "params": []
+  },
+  "request.not_utf8": {
+    "code": 40000,
+    "params": []
+  },
+  "request.lone_surrogate": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "request.refused": {
+    "code": 40000,
+    "params": [
+      "detail"
+    ]
+  },
+  "route.not_found": {
+    "code": 40400,
+    "params": [
+      "method",
+      "path"
+    ]
+  },
+  "server.internal": {
+    "code": 50000,
+    "params": [
+      "request_id"
+    ]
+  },
+  "server.shutting_down": {
+    "code": 50300,
+    "params": []
+  },
+  "server.route_unguarded": {
+    "code": 50000,
+    "params": [
+      "route"
+    ]
+  },
+  "rate.limited": {
+    "code": 42900,
+    "params": [
+      "max",
+      "seconds"
+    ]
+  },
+  "validation.required": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "validation.blank": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "validation.one_of": {
+    "code": 40000,
+    "params": [
+      "field",
+      "allowed"
+    ]
+  },
+  "validation.type": {
+    "code": 40000,
+    "params": [
+      "field",
+      "type"
+    ]
+  },
+  "validation.format": {
+    "code": 40000,
+    "params": [
+      "field",
+      "format"
+    ]
+  },
+  "validation.pattern": {
+    "code": 40000,
+    "params": [
+      "field",
+      "pattern"
+    ]
+  },
+  "validation.minimum": {
+    "code": 40000,
+    "params": [
+      "field",
+      "comparison",
+      "limit"
+    ]
+  },
+  "validation.maximum": {
+    "code": 40000,
+    "params": [
+      "field",
+      "comparison",
+      "limit"
+    ]
+  },
+  "validation.min_length": {
+    "code": 40000,
+    "params": [
+      "field",
+      "limit"
+    ]
+  },
+  "validation.max_length": {
+    "code": 40000,
+    "params": [
+      "field",
+      "limit"
+    ]
+  },
+  "validation.min_items": {
+    "code": 40000,
+    "params": [
+      "field",
+      "limit"
+    ]
+  },
+  "validation.max_items": {
+    "code": 40000,
+    "params": [
+      "field",
+      "limit"
+    ]
+  },
+  "validation.unknown_property": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "validation.invalid": {
+    "code": 40000,
+    "params": [
+      "field",
+      "detail"
+    ]
+  },
+  "validation.too_long": {
+    "code": 40000,
+    "params": [
+      "field",
+      "max"
+    ]
+  },
+  "validation.http_url": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "validation.date": {
+    "code": 40000,
+    "params": [
+      "field",
+      "value"
+    ]
+  },
+  "validation.dates_reversed": {
+    "code": 40000,
+    "params": []
+  },
+  "upload.file_missing": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "upload.unexpected_file": {
+    "code": 40000,
+    "params": [
+      "field",
+      "expected"
+    ]
+  },
+  "upload.field_too_long": {
+    "code": 41300,
+    "params": [
+      "field"
+    ]
+  },
+  "upload.field_nul": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "upload.malformed": {
+    "code": 40000,
+    "params": [
+      "detail"
+    ]
+  },
+  "upload.not_image": {
+    "code": 41500,
+    "params": []
+  },
+  "upload.unusable_image": {
+    "code": 41500,
+    "params": [
+      "detail"
+    ]
+  },
+  "upload.image_too_large": {
+    "code": 41300,
+    "params": [
+      "width",
+      "height",
+      "megapixels"
+    ]
+  },
+  "auth.credentials_missing": {
+    "code": 40100,
+    "params": []
+  },
+  "auth.download_credentials_missing": {
+    "code": 40100,
+    "params": []
+  },
+  "auth.token_invalid": {
+    "code": 40101,
+    "params": []
+  },
+  "auth.wrong_credentials": {
+    "code": 40102,
+    "params": []
+  },
+  "auth.login_busy": {
+    "code": 42900,
+    "params": []
+  },
+  "auth.login_locked": {
+    "code": 42900,
+    "params": [
+      "minutes"
+    ]
+  },
+  "auth.no_workspace": {
+    "code": 40300,
+    "params": []
+  },
+  "auth.not_member": {
+    "code": 40300,
+    "params": [
+      "workspace_id"
+    ]
+  },
+  "auth.wrong_current_password": {
+    "code": 40000,
+    "params": []
+  },
+  "auth.same_password": {
+    "code": 40000,
+    "params": []
+  },
+  "auth.password_change_required": {
+    "code": 40301,
+    "params": []
+  },
+  "auth.role_too_low": {
+    "code": 40300,
+    "params": [
+      "role",
+      "your_role"
+    ]
+  },
+  "token.invalid": {
+    "code": 40101,
+    "params": []
+  },
+  "token.session_only": {
+    "code": 40300,
+    "params": []
+  },
+  "token.scope_missing": {
+    "code": 40300,
+    "params": [
+      "scope",
+      "scopes"
+    ]
+  },
+  "token.review_not_allowed": {
+    "code": 40000,
+    "params": [
+      "role"
+    ]
+  },
+  "token.expiry_past": {
+    "code": 40000,
+    "params": []
+  },
+  "token.too_many": {
+    "code": 40900,
+    "params": [
+      "max"
+    ]
+  },
+  "token.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "metrics.credentials_missing": {
+    "code": 40100,
+    "params": []
+  },
+  "metrics.token_invalid": {
+    "code": 40101,
+    "params": []
+  },
+  "stream.ticket_invalid": {
+    "code": 40101,
+    "params": []
+  },
+  "file.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "file.link_expired": {
+    "code": 40300,
+    "params": []
+  },
+  "file.link_invalid": {
+    "code": 40300,
+    "params": []
+  },
+  "user.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "user.named_not_found": {
+    "code": 40400,
+    "params": [
+      "username"
+    ]
+  },
+  "user.username_unavailable": {
+    "code": 40900,
+    "params": []
+  },
+  "user.other_workspaces": {
+    "code": 40300,
+    "params": []
+  },
+  "workspace.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "workspace.slug_taken": {
+    "code": 40900,
+    "params": [
+      "slug"
+    ]
+  },
+  "workspace.admin_only": {
+    "code": 40300,
+    "params": []
+  },
+  "workspace.last_admin": {
+    "code": 40900,
+    "params": []
+  },
+  "member.who": {
+    "code": 40000,
+    "params": []
+  },
+  "member.user_not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "member.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "invitation.who": {
+    "code": 40000,
+    "params": []
+  },
+  "invitation.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "invitation.too_many": {
+    "code": 40900,
+    "params": [
+      "max"
+    ]
+  },
+  "invitation.not_revocable": {
+    "code": 40900,
+    "params": [
+      "status"
+    ]
+  },
+  "invitation.not_pending": {
+    "code": 40900,
+    "params": [
+      "status"
+    ]
+  },
+  "invitation.answered": {
+    "code": 40900,
+    "params": []
+  },
+  "connection.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "connection.none_for_text": {
+    "code": 42201,
+    "params": []
+  },
+  "connection.none_for_image": {
+    "code": 42203,
+    "params": []
+  },
+  "connection.url_credentials": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.url_query": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.host_unresolvable": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.private_address": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.local_fixed": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.base_url_required": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.no_image_endpoint": {
+    "code": 40000,
+    "params": [
+      "provider"
+    ]
+  },
+  "connection.no_model": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.provider_unknown": {
+    "code": 40000,
+    "params": [
+      "providers"
+    ]
+  },
+  "connection.key_too_short": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.not_own": {
+    "code": 40300,
+    "params": [
+      "verb"
+    ]
+  },
+  "connection.key_for_new_url": {
+    "code": 40000,
+    "params": []
+  },
+  "connection.key_does_not_open": {
+    "code": 40900,
+    "params": []
+  },
+  "connection.routed": {
+    "code": 40000,
+    "params": [
+      "capability"
+    ]
+  },
+  "connection.lacks_capability": {
+    "code": 40000,
+    "params": [
+      "id",
+      "capability"
+    ]
+  },
+  "product.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "product.id_not_found": {
+    "code": 40400,
+    "params": [
+      "id"
+    ]
+  },
+  "product.in_use": {
+    "code": 40900,
+    "params": []
+  },
+  "product.unknown_banned_words": {
+    "code": 40000,
+    "params": [
+      "ids"
+    ]
+  },
+  "product.image_not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "product.too_many_images": {
+    "code": 40900,
+    "params": [
+      "max"
+    ]
+  },
+  "product.primary_race": {
+    "code": 40900,
+    "params": []
+  },
+  "banned_word.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "banned_word.exists": {
+    "code": 40900,
+    "params": [
+      "word"
+    ]
+  },
+  "banned_word.locked": {
+    "code": 40300,
+    "params": [
+      "word"
+    ]
+  },
+  "banned_word.preset_not_found": {
+    "code": 40400,
+    "params": [
+      "name"
+    ]
+  },
+  "banned_word.hard_block": {
+    "code": 42202,
+    "params": [
+      "words"
+    ]
+  },
+  "benchmark.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "benchmark.id_not_found": {
+    "code": 40400,
+    "params": [
+      "id"
+    ]
+  },
+  "benchmark.url_credentials": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "benchmark.no_link": {
+    "code": 40000,
+    "params": []
+  },
+  "benchmark.busy": {
+    "code": 40900,
+    "params": []
+  },
+  "task.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "task.idempotency_reused": {
+    "code": 40900,
+    "params": []
+  },
+  "task.benchmark_other_product": {
+    "code": 40000,
+    "params": [
+      "id"
+    ]
+  },
+  "task.not_queued": {
+    "code": 50000,
+    "params": [
+      "id",
+      "detail"
+    ]
+  },
+  "task.cursor_invalid": {
+    "code": 40000,
+    "params": []
+  },
+  "task.cursor_page": {
+    "code": 40000,
+    "params": []
+  },
+  "task.page_window": {
+    "code": 40000,
+    "params": [
+      "max"
+    ]
+  },
+  "task.action_role": {
+    "code": 40300,
+    "params": [
+      "action",
+      "role",
+      "your_role"
+    ]
+  },
+  "task.wrong_status": {
+    "code": 40900,
+    "params": [
+      "action",
+      "status",
+      "accepted"
+    ]
+  },
+  "task.not_finished": {
+    "code": 40901,
+    "params": [
+      "action",
+      "status",
+      "accepted"
+    ]
+  },
+  "task.changed_meanwhile": {
+    "code": 40900,
+    "params": []
+  },
+  "task.import_only": {
+    "code": 40900,
+    "params": []
+  },
+  "task.select_first": {
+    "code": 40900,
+    "params": []
+  },
+  "text.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "text.not_in_task": {
+    "code": 40400,
+    "params": [
+      "id"
+    ]
+  },
+  "text.blocked_select": {
+    "code": 40900,
+    "params": []
+  },
+  "text.hard_blocked": {
+    "code": 42202,
+    "params": [
+      "id",
+      "words"
+    ]
+  },
+  "note.too_long": {
+    "code": 40000,
+    "params": [
+      "field",
+      "name",
+      "actual",
+      "limit"
+    ]
+  },
+  "note.too_many_tags": {
+    "code": 40000,
+    "params": [
+      "field",
+      "actual",
+      "limit"
+    ]
+  },
+  "image.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "image.still_pending": {
+    "code": 40900,
+    "params": []
+  },
+  "image.queue_race": {
+    "code": 40900,
+    "params": []
+  },
+  "image.store_race": {
+    "code": 40900,
+    "params": []
+  },
+  "image.none_failed": {
+    "code": 40900,
+    "params": []
+  },
+  "image.not_queued": {
+    "code": 50000,
+    "params": [
+      "detail"
+    ]
+  },
+  "image.strategy": {
+    "code": 40000,
+    "params": []
+  },
+  "image.seq": {
+    "code": 40000,
+    "params": []
+  },
+  "image.slot_not_found": {
+    "code": 40400,
+    "params": [
+      "slot"
+    ]
+  },
+  "image.slot_role": {
+    "code": 40000,
+    "params": [
+      "slot",
+      "role",
+      "given"
+    ]
+  },
+  "package.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "package.nothing": {
+    "code": 40900,
+    "params": []
+  },
+  "package.not_ready": {
+    "code": 40902,
+    "params": [
+      "status"
+    ]
+  },
+  "package.expired": {
+    "code": 40903,
+    "params": [
+      "expires_at"
+    ]
+  },
+  "package.file_gone": {
+    "code": 40903,
+    "params": []
+  },
+  "download.range_not_satisfiable": {
+    "code": 41600,
+    "params": [
+      "size"
+    ]
+  },
+  "download.token_invalid": {
+    "code": 41000,
+    "params": []
+  },
+  "fission.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "fission.note_not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "fission.source_not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "fission.source_has_no_text": {
+    "code": 40900,
+    "params": []
+  },
+  "fission.generating_retry": {
+    "code": 40900,
+    "params": []
+  },
+  "fission.generating_edit": {
+    "code": 40900,
+    "params": []
+  },
+  "fission.empty_generating": {
+    "code": 40904,
+    "params": []
+  },
+  "fission.empty": {
+    "code": 40904,
+    "params": []
+  },
+  "fission.export_rejected": {
+    "code": 40905,
+    "params": [
+      "problems"
+    ]
+  },
+  "webhook.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "webhook.private_url": {
+    "code": 40000,
+    "params": [
+      "detail"
+    ]
+  },
+  "webhook.no_events": {
+    "code": 40000,
+    "params": []
+  },
+  "webhook.wecom_secret": {
+    "code": 40000,
+    "params": []
+  }
+} as const;
+
+/** The reason keys of stored failures and the params their wording may use (server: http/reasons.ts). */
+export const FAILURE_REASONS = {
+  "failure.text_set": {
+    "params": [
+      "set",
+      "detail",
+      "error_kind",
+      "situation"
+    ]
+  },
+  "failure.image": {
+    "params": [
+      "set",
+      "seq",
+      "role",
+      "detail",
+      "error_kind",
+      "situation"
+    ]
+  },
+  "failure.note_image": {
+    "params": [
+      "role",
+      "detail",
+      "error_kind",
+      "situation"
+    ]
+  },
+  "failure.retry": {
+    "params": [
+      "detail",
+      "error_kind",
+      "situation",
+      "because"
+    ]
+  },
+  "failure.partly": {
+    "params": [
+      "parts",
+      "texts_failed",
+      "texts_total",
+      "images_failed",
+      "images_total"
+    ]
+  },
+  "failure.nothing": {
+    "params": [
+      "detail",
+      "error_kind",
+      "situation"
+    ]
+  },
+  "failure.fission_call": {
+    "params": [
+      "detail",
+      "error_kind",
+      "situation"
+    ]
+  },
+  "failure.task_no_text_connection": {
+    "params": []
+  },
+  "failure.fission_no_text_connection": {
+    "params": []
+  },
+  "failure.product_gone": {
+    "params": []
+  },
+  "failure.source_gone": {
+    "params": []
+  },
+  "failure.generation_stopped": {
+    "params": [
+      "detail"
+    ]
+  },
+  "failure.fission_stopped": {
+    "params": [
+      "detail"
+    ]
+  },
+  "failure.images_stopped": {
+    "params": [
+      "detail"
+    ]
+  },
+  "failure.no_image_connection": {
+    "params": []
+  },
+  "failure.queue_unavailable": {
+    "params": []
+  },
+  "failure.images_queue_unavailable": {
+    "params": []
+  },
+  "failure.package_build": {
+    "params": []
+  },
+  "failure.package_rejected": {
+    "params": [
+      "detail"
+    ]
+  },
+  "failure.package_queue": {
+    "params": []
+  },
+  "failure.other": {
+    "params": [
+      "detail",
+      "error_kind",
+      "situation"
+    ]
+  }
+} as const;
+
+/** The provider failure kinds, error_kind (server: providers/types.ts, contract-decisions §7). */
+export const PROVIDER_ERROR_KINDS = [
+  "auth",
+  "insufficient_balance",
+  "content_blocked",
+  "model_not_found",
+  "rate_limited",
+  "unsupported",
+  "timeout",
+  "unavailable",
+  "bad_output",
+  "truncated"
+] as const;

@@ -1693,10 +1693,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Error body: code (see contract-decisions §2) and a human-readable message */
+        /** @description Error body: code (see contract-decisions §2), a human-readable English message, and the reason key with its params (docs/api.md, Errors) */
         ErrorEnvelope: {
             code: number;
+            /** @description English, human-readable, names the field or rule at fault */
             message: string;
+            /**
+             * @description stable key of the reason catalogue: word the error from it, never from message
+             * @enum {unknown}
+             */
+            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
+            /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
+            params: {
+                [key: string]: string | number | string[] | null;
+            };
         };
         Product: {
             id: number;
@@ -1795,6 +1805,11 @@ export interface components {
             /** @description number of generation runs started (regenerate adds one) */
             generation: number;
             failure_reason: string | null;
+            /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+            failure_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+            failure_params: {
+                [key: string]: string | number | string[] | null;
+            } | null;
             /** @description the connection and model of each capability the latest generation used (contract-decisions §7); null where none was used */
             providers: {
                 text: {
@@ -1878,6 +1893,11 @@ export interface components {
                  */
                 status: "pending" | "done" | "failed";
                 error_kind: string | null;
+                /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                error_params: {
+                    [key: string]: string | number | string[] | null;
+                } | null;
                 instruction: string | null;
             }[];
         };
@@ -1893,6 +1913,11 @@ export interface components {
             /** @description the text candidates packed, in folder order */
             note_ids: number[];
             error: string | null;
+            /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+            error_params: {
+                [key: string]: string | number | string[] | null;
+            } | null;
             /** Format: date-time */
             created_at: string;
             ready_at: string | null;
@@ -9136,6 +9161,11 @@ export interface operations {
                              */
                             status: "pending" | "done" | "failed";
                             error_kind: string | null;
+                            /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_params: {
+                                [key: string]: string | number | string[] | null;
+                            } | null;
                             instruction: string | null;
                         };
                     };
@@ -9859,6 +9889,11 @@ export interface operations {
                              */
                             status: "pending" | "done" | "failed";
                             error_kind: string | null;
+                            /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_params: {
+                                [key: string]: string | number | string[] | null;
+                            } | null;
                             instruction: string | null;
                         };
                     };
@@ -10368,6 +10403,11 @@ export interface operations {
                                      */
                                     status: "pending" | "done" | "failed";
                                     error_kind: string | null;
+                                    /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                                    error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                    error_params: {
+                                        [key: string]: string | number | string[] | null;
+                                    } | null;
                                     instruction: string | null;
                                 } | null;
                                 selected_sets: {
@@ -10433,6 +10473,11 @@ export interface operations {
                                          */
                                         status: "pending" | "done" | "failed";
                                         error_kind: string | null;
+                                        /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                                        error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                        error_params: {
+                                            [key: string]: string | number | string[] | null;
+                                        } | null;
                                         instruction: string | null;
                                     }[];
                                 }[];
@@ -12117,6 +12162,11 @@ export interface operations {
                                 running: number;
                             };
                             error: string | null;
+                            /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_params: {
+                                [key: string]: string | number | string[] | null;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -12243,6 +12293,11 @@ export interface operations {
                                     /** @description error marker: this image failed; retry-images makes it again */
                                     error?: string;
                                     error_kind?: string | null;
+                                    /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                                    error_key?: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                    error_params?: {
+                                        [key: string]: string | number | string[] | null;
+                                    } | null;
                                     /** @description queued for a retry; poll the notes */
                                     retrying?: boolean;
                                 }[];
@@ -12477,6 +12532,11 @@ export interface operations {
                                 /** @description error marker: this image failed; retry-images makes it again */
                                 error?: string;
                                 error_kind?: string | null;
+                                /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                                error_key?: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                error_params?: {
+                                    [key: string]: string | number | string[] | null;
+                                } | null;
                                 /** @description queued for a retry; poll the notes */
                                 retrying?: boolean;
                             }[];

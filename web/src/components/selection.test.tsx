@@ -31,7 +31,7 @@ function text(id: number, strategy: Strategy | null, over: Partial<TextCandidate
 }
 
 function image(id: number, strategy: Strategy, seq: number, selected = false, over: Partial<ImageCandidate> = {}): ImageCandidate {
-  return { candidate_id: id, strategy, url: `data:image/png;base64,iVBORw0KGgo=`, role: 'main', seq, is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null, source: 'ai', status: 'done', error_kind: null, instruction: null, ...over };
+  return { candidate_id: id, strategy, url: `data:image/png;base64,iVBORw0KGgo=`, role: 'main', seq, is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null, source: 'ai', status: 'done', error_kind: null, error_key: null, error_params: null, instruction: null, ...over };
 }
 
 const selectedIds = (texts: TextCandidate[]) => texts.filter((t) => t.is_selected).map((t) => t.candidate_id);

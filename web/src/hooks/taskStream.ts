@@ -32,7 +32,7 @@ export interface LiveState {
   texts: Record<number, TextCandidate>;
   images: Record<number, ImageCandidate>;
   /** Failures as the server recorded them, with the provider failure kind (contract-decisions §7) where it is one. */
-  errors: Array<{ message: string; kind: string | null }>;
+  errors: Array<{ message: string; kind: string | null; key: string | null; params: Record<string, unknown> | null }>;
   /** The last applied event was `done`. */
   done: boolean;
 }
@@ -79,7 +79,15 @@ export function reduceLive(state: LiveState, name: StreamEventName, data: any): 
     case 'image_candidate':
       return { ...state, images: { ...state.images, [data.candidate_id]: data }, done: false };
     case 'error':
-      return { ...state, errors: [...state.errors, { message: String(data?.message ?? ''), kind: typeof data?.error_kind === 'string' ? data.error_kind : null }], done: false };
+      return { ...state, errors: [
+          ...state.errors,
+          {
+            message: String(data?.message ?? ''),
+            kind: typeof data?.error_kind === 'string' ? data.error_kind : null,
+            key: typeof data?.reason === 'string' ? data.reason : null,
+            params: typeof data?.params === 'object' && data.params !== null ? (data.params as Record<string, unknown>) : null,
+          },
+        ], done: false };
     case 'done':
       return { ...state, status: data.status ?? state.status, drafts: {}, done: true };
     default:

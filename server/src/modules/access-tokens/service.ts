@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { Scope } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { roleAllows } from '../../policy/policy.js';
 import { newPersonalToken } from '../../security/personal-tokens.js';
 import * as repo from './repository.js';
@@ -46,22 +46,22 @@ export async function createToken(ctx: AppContext, auth: AuthUser, input: Create
   const scopes = [...new Set(input.scopes)];
   // A scope the role can never use would only mislead whoever configures the assistant.
   if (scopes.includes('review') && !roleAllows(auth, 'review.decide')) {
-    throw badRequest(`scopes: your role (${auth.role}) cannot approve or reject, so a token cannot either: leave out review`);
+    throw fail('token.review_not_allowed', { role: auth.role });
   }
   let expiresAt: string | null = null;
   if (input.expires_at) {
     const at = new Date(input.expires_at);
-    if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime()) throw badRequest('expires_at must be a date-time in the future');
+    if (Number.isNaN(at.getTime()) || at.getTime() <= now.getTime()) throw fail('token.expiry_past');
     expiresAt = nowIso(at);
   }
   return ctx.db.transaction().execute(async (tx) => {
     const versions = await repo.currentVersions(tx, auth.workspaceId, auth.userId);
     // The session is checked per request, but it may have died since: a token must not outlive it.
     if (!versions || versions.token_version !== auth.tokenVersion || versions.session_version !== auth.membershipVersion) {
-      throw new AppError('tokenInvalid', 'token invalid or expired');
+      throw fail('auth.token_invalid');
     }
     if ((await repo.countLive(tx, auth.workspaceId, auth.userId)) >= MAX_TOKENS) {
-      throw conflict(`you already hold ${MAX_TOKENS} access tokens in this workspace: revoke one first`);
+      throw fail('token.too_many', { max: MAX_TOKENS });
     }
     const secret = newPersonalToken();
     const row = await repo.insertToken(tx, {
@@ -84,5 +84,5 @@ export async function createToken(ctx: AppContext, auth: AuthUser, input: Create
 
 /** Revokes one of the caller's tokens; another user's, or another workspace's, is a 404. */
 export async function revokeToken(ctx: AppContext, auth: AuthUser, id: number) {
-  if (!(await repo.revokeToken(ctx.db, auth.workspaceId, auth.userId, id, nowIso(ctx.clock.now())))) throw notFound('access token');
+  if (!(await repo.revokeToken(ctx.db, auth.workspaceId, auth.userId, id, nowIso(ctx.clock.now())))) throw fail('token.not_found');
 }

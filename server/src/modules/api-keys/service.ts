@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { ConnectionTest, Row, UsedConnection } from '../../db/schema.js';
-import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { canOn, recordActions, type Actor } from '../../policy/policy.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
@@ -119,16 +119,16 @@ async function checkBaseUrl(ctx: AppContext, raw: string): Promise<string> {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw badRequest('base_url must be an http or https URL');
+    throw fail('validation.http_url', { field: 'base_url' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest('base_url must be an http or https URL');
-  if (url.username || url.password) throw badRequest('base_url must not carry credentials');
-  if (url.search || url.hash) throw badRequest('base_url must not carry a query or fragment');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail('validation.http_url', { field: 'base_url' });
+  if (url.username || url.password) throw fail('connection.url_credentials');
+  if (url.search || url.hash) throw fail('connection.url_query');
   if (!ctx.config.allowPrivateUrls) {
     try {
       await checkPublicUrl(url.toString(), { isAllowedAddress: ctx.config.outbound.userEndpoints, resolve: ctx.config.outbound.resolve, mustResolve: true });
     } catch (err) {
-      if (err instanceof SsrfRefused) throw badRequest(err.reason === 'unresolvable' ? 'base_url: the host name does not resolve' : 'base_url must point to a public address');
+      if (err instanceof SsrfRefused) throw fail(err.reason === 'unresolvable' ? 'connection.host_unresolvable' : 'connection.private_address');
       throw err;
     }
   }
@@ -149,23 +149,23 @@ async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input
   if (input.concurrency !== undefined) columns.concurrency = input.concurrency;
   // A PATCH names only the options it changes; the others keep their stored values.
   if (input.options !== undefined) columns.options = json({ ...(stored ?? {}), ...input.options });
-  if (provider === 'local' && Object.keys(columns).some((c) => c !== 'name')) throw badRequest('the local provider has no endpoint or models to set');
+  if (provider === 'local' && Object.keys(columns).some((c) => c !== 'name')) throw fail('connection.local_fixed');
   return columns;
 }
 
 function checkConnection(ctx: AppContext, row: ConnectionRow) {
   const effective = effectiveOf(ctx, row);
-  if (row.provider === 'openai-compatible' && !effective.baseUrl) throw badRequest('base_url is required for an openai-compatible connection');
-  if (row.image_model && !PRESETS[row.provider as keyof typeof PRESETS]?.image) throw badRequest(`${displayName(row.provider)} has no image endpoint: image_model must be empty`);
+  if (row.provider === 'openai-compatible' && !effective.baseUrl) throw fail('connection.base_url_required');
+  if (row.image_model && !PRESETS[row.provider as keyof typeof PRESETS]?.image) throw fail('connection.no_image_endpoint', { provider: displayName(row.provider) });
   const caps = capabilitiesOf(effective);
-  if (!caps.text && !caps.image) throw badRequest('a connection needs a text_model or an image_model');
+  if (!caps.text && !caps.image) throw fail('connection.no_model');
 }
 
 export async function createApiKey(ctx: AppContext, auth: AuthUser, body: ConnectionInput & { provider: string; api_key: string }) {
   const label = body.provider.trim().toLowerCase();
-  if (!isProviderLabel(label)) throw badRequest(`provider must be one of ${PROVIDER_LABELS.join(', ')}`);
+  if (!isProviderLabel(label)) throw fail('connection.provider_unknown', { providers: PROVIDER_LABELS });
   const secret = body.api_key.trim();
-  if (secret.length < 4) throw badRequest('api_key is too short');
+  if (secret.length < 4) throw fail('connection.key_too_short');
   const columns = await connectionColumns(ctx, label, body);
   checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns, options: body.options ?? null });
   const row = await repo.insertKey(ctx.db, {
@@ -183,8 +183,8 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
 /** The connection, when the access policy lets the caller `action` it (operators: the ones they added). */
 async function keyFor(ctx: AppContext, auth: AuthUser, id: number, action: 'update' | 'delete' | 'test') {
   const key = await repo.findKey(ctx.db, auth.workspaceId, id);
-  if (!key) throw notFound('API key');
-  if (!canOn(auth, 'api_key', action, key)) throw new AppError('forbidden', `operators can ${action === 'update' ? 'change' : action} only the keys they added`);
+  if (!key) throw fail('connection.not_found');
+  if (!canOn(auth, 'api_key', action, key)) throw fail('connection.not_own', { verb: action === 'update' ? 'change' : action });
   return key;
 }
 
@@ -202,19 +202,15 @@ export function sealedKeyColumns(ctx: Pick<AppContext, 'secrets'>, provider: str
   return { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag, key_version: sealed.keyVersion };
 }
 
-export const KEY_DOES_NOT_OPEN = 'the stored api_key cannot be used for this connection: enter the key again';
-
-export const BASE_URL_NEEDS_KEY = 'changing base_url needs api_key again: a stored key is only sent to the address it was entered for';
-
 export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, input: ConnectionInput) {
   const key = await keyFor(ctx, auth, id, 'update');
   const columns: Record<string, unknown> = await connectionColumns(ctx, key.provider as ProviderLabel, input, key.options);
   // Whoever may edit a connection could otherwise point someone else's key at a host they run.
   const endpointChanged = columns.base_url !== undefined && columns.base_url !== key.base_url;
-  if (endpointChanged && input.api_key === undefined) throw badRequest(BASE_URL_NEEDS_KEY);
+  if (endpointChanged && input.api_key === undefined) throw fail('connection.key_for_new_url');
   if (input.api_key !== undefined) {
     const secret = input.api_key.trim();
-    if (secret.length < 4) throw badRequest('api_key is too short');
+    if (secret.length < 4) throw fail('connection.key_too_short');
     Object.assign(columns, { ...sealedKeyColumns(ctx, key.provider, (columns.base_url as string | null | undefined) ?? key.base_url, secret), key_last4: secret.slice(-4) });
   }
   const next = { ...key, ...columns, options: input.options ? { ...(key.options ?? {}), ...input.options } : key.options };
@@ -223,13 +219,13 @@ export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, 
   const routing = await repo.routingOf(ctx.db, auth.workspaceId);
   const caps = capabilitiesOf(effectiveOf(ctx, next));
   for (const capability of CAPABILITIES) {
-    if (routing?.[`${capability}_key_id`] === id && !caps[capability]) throw badRequest(`this connection is routed for ${capability}: choose another one there before removing its ${capability} model`);
+    if (routing?.[`${capability}_key_id`] === id && !caps[capability]) throw fail('connection.routed', { capability });
   }
   // A new endpoint, model or key starts again from the preset's structured mode, and its last test no longer says anything.
   const changed = Object.keys(columns).some((c) => c !== 'name' && c !== 'concurrency');
   if (changed) Object.assign(columns, { structured_mode: null, last_test: null });
   const row = Object.keys(columns).length ? await repo.updateKey(ctx.db, auth.workspaceId, id, columns) : await repo.findPublicKey(ctx.db, auth.workspaceId, id);
-  if (!row) throw notFound('API key');
+  if (!row) throw fail('connection.not_found');
   return connectionView(ctx, row, auth);
 }
 
@@ -245,7 +241,7 @@ function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
     apiKey = ctx.secrets.open({ ciphertext: key.ciphertext, iv: key.iv, authTag: key.auth_tag, keyVersion: key.key_version }, keyBinding(key.provider, key.base_url));
   } catch {
     // Sealed under another SECRET_KEY (a restore without it) or for another endpoint.
-    throw conflict(KEY_DOES_NOT_OPEN);
+    throw fail('connection.key_does_not_open');
   }
   return {
     keyId: key.id,
@@ -329,8 +325,8 @@ export async function putRouting(ctx: AppContext, auth: AuthUser, routing: Routi
     const id = routing[`${capability}_key_id`];
     if (id === null) continue;
     const key = await repo.findPublicKey(ctx.db, auth.workspaceId, id);
-    if (!key) throw notFound('API key');
-    if (!capabilitiesOf(effectiveOf(ctx, key))[capability]) throw badRequest(`connection ${id} has no ${capability} model`);
+    if (!key) throw fail('connection.not_found');
+    if (!capabilitiesOf(effectiveOf(ctx, key))[capability]) throw fail('connection.lacks_capability', { id, capability });
   }
   await repo.saveRouting(ctx.db, auth.workspaceId, routing);
   return { ...routing, warnings: await routingWarnings(ctx, auth.workspaceId, routing) };

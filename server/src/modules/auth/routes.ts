@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AppError } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
 import { commonErrors, ErrorEnvelope, Ok, ok } from '../../http/schemas.js';
@@ -31,7 +31,7 @@ export const authRoutes: ApiModule = async (app, ctx) => {
       });
       const result = await auth.login(ctx, request.body.username, request.body.password, { client: request.ip, signal: gone.signal }).catch((err: unknown) => {
         // Nobody is left to answer: not an error of the service.
-        if (gone.signal.aborted) throw new AppError('validation', 'the client closed the request');
+        if (gone.signal.aborted) throw fail('request.closed');
         throw err;
       });
       return ok(result);

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { DbOrTx } from '../../db/database.js';
 import { nowIso } from '../../db/codec.js';
 import type { Role } from '../../db/schema.js';
-import { AppError, badRequest } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { workspaceActions } from '../../policy/policy.js';
 import { hashPassword, imitateVerification, needsRehash, verifyPassword } from '../../security/passwords.js';
@@ -63,20 +63,20 @@ export async function login(ctx: AppContext, username: string, password: string,
   // The same answer whether the user is unknown, inactive or the password wrong.
   const passwordOk = user
     ? await ctx.logins.run(from.client, from.signal, () => verifyPassword(password, user.password_hash)).catch((err: unknown) => {
-        if (err instanceof GateFull) throw new AppError('rateLimited', 'too many logins in progress: retry in 1 s', { 'retry-after': '1' });
+        if (err instanceof GateFull) throw fail('auth.login_busy', {}, { 'retry-after': '1' });
         throw err;
       })
     : await imitateVerification(from.signal);
   if (!user || !user.is_active || !passwordOk) {
     await recordFailure(ctx, username, now);
-    throw new AppError('wrongCredentials', 'wrong username or password');
+    throw fail('auth.wrong_credentials');
   }
   // A hash made with older parameters is replaced now that the password is at hand.
   if (needsRehash(user.password_hash, ctx.config.passwordHashCost)) {
     await updateUser(ctx.db, user.id, { password_hash: await hashPassword(password, ctx.config.passwordHashCost), now: nowIso(now) });
   }
   const workspace = await loginWorkspace(ctx.db, user);
-  if (!workspace) throw new AppError('forbidden', 'this account is not a member of any workspace; ask an admin to add it');
+  if (!workspace) throw fail('auth.no_workspace');
   await repo.clearThrottle(ctx.db, username);
   if (user.current_workspace_id !== workspace.id) {
     await updateUser(ctx.db, user.id, { current_workspace_id: workspace.id, now: nowIso(now) });
@@ -89,7 +89,7 @@ async function assertNotLocked(ctx: AppContext, username: string, now: Date) {
   const row = await repo.findThrottle(ctx.db, username);
   if (row?.locked_until && row.locked_until > now.toISOString()) {
     const retryAfter = Math.max(1, Math.ceil((Date.parse(row.locked_until) - now.getTime()) / 1000));
-    throw new AppError('rateLimited', `too many failed logins for this username; try again in ${Math.ceil(retryAfter / 60)} min`, {
+    throw fail('auth.login_locked', { minutes: Math.ceil(retryAfter / 60) }, {
       'retry-after': String(retryAfter),
     });
   }
@@ -117,11 +117,11 @@ async function recordFailure(ctx: AppContext, username: string, now: Date) {
 
 export async function changePassword(ctx: AppContext, auth: AuthUser, currentPassword: string, newPassword: string) {
   const user = await findUserById(ctx.db, auth.userId);
-  if (!user) throw new AppError('tokenInvalid', 'token invalid or expired');
+  if (!user) throw fail('auth.token_invalid');
   if (!(await verifyPassword(currentPassword, user.password_hash))) {
-    throw badRequest('current_password is wrong');
+    throw fail('auth.wrong_current_password');
   }
-  if (currentPassword === newPassword) throw badRequest('new_password must differ from the current password');
+  if (currentPassword === newPassword) throw fail('auth.same_password');
   await updateUser(ctx.db, user.id, {
     password_hash: await hashPassword(newPassword, ctx.config.passwordHashCost),
     must_change_password: false,
@@ -136,7 +136,7 @@ export async function changePassword(ctx: AppContext, auth: AuthUser, currentPas
 
 export async function currentUserView(ctx: AppContext, auth: AuthUser) {
   const [user, workspace] = await Promise.all([findUserById(ctx.db, auth.userId), findWorkspace(ctx.db, auth.workspaceId)]);
-  if (!user || !workspace) throw new AppError('tokenInvalid', 'token invalid or expired');
+  if (!user || !workspace) throw fail('auth.token_invalid');
   return {
     ...userView(user, auth.workspaceId, auth.role),
     workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug },
@@ -146,7 +146,7 @@ export async function currentUserView(ctx: AppContext, auth: AuthUser) {
 
 export async function switchWorkspace(ctx: AppContext, auth: AuthUser, workspaceId: number) {
   const membership = await findMembership(ctx.db, workspaceId, auth.userId);
-  if (!membership) throw new AppError('forbidden', `you are not a member of workspace ${workspaceId}`);
+  if (!membership) throw fail('auth.not_member', { workspace_id: workspaceId });
   await updateUser(ctx.db, auth.userId, { current_workspace_id: workspaceId, now: nowIso(ctx.clock.now()) });
   const token = await ctx.tokens.sign({ sub: auth.userId, ws: workspaceId, role: membership.role, ver: auth.tokenVersion, mv: membership.session_version });
   return { current_workspace_id: workspaceId, role: membership.role, token };

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { BannedLevel } from '../../db/schema.js';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { canOn, recordActions, type Actor } from '../../policy/policy.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
@@ -21,7 +21,7 @@ export interface BannedWordInput {
 
 function normalise(input: BannedWordInput) {
   const word = input.word.trim();
-  if (word.length === 0) throw badRequest('body.word must not be blank');
+  if (word.length === 0) throw fail('validation.blank', { field: 'body.word' });
   const replacement = input.replacement?.trim() ? input.replacement.trim() : null;
   return { word, level: input.level, replacement, updatable: input.updatable ?? true };
 }
@@ -38,7 +38,7 @@ export async function listBannedWords(ctx: AppContext, auth: AuthUser, query: Pa
 
 async function requireWord(ctx: AppContext, auth: AuthUser, id: number) {
   const row = await repo.findWord(ctx.db, auth.workspaceId, id);
-  if (!row) throw notFound('banned word');
+  if (!row) throw fail('banned_word.not_found');
   return row;
 }
 
@@ -47,7 +47,7 @@ export async function getBannedWord(ctx: AppContext, auth: AuthUser, id: number)
 }
 
 function duplicate(word: string) {
-  return conflict(`banned word "${word}" already exists in this workspace`);
+  return fail('banned_word.exists', { word });
 }
 
 export async function createBannedWord(ctx: AppContext, auth: AuthUser, input: BannedWordInput) {
@@ -65,7 +65,7 @@ export async function createBannedWord(ctx: AppContext, auth: AuthUser, input: B
 /** `updatable: false` words are the legal baseline: only an admin may change or remove them. */
 function assertMayChange(auth: AuthUser, row: { updatable: boolean; word: string }, action: 'update' | 'delete') {
   if (!canOn(auth, 'banned_word', action, row)) {
-    throw forbidden(`banned word "${row.word}" is locked (updatable: false): only an admin may change or delete it`);
+    throw fail('banned_word.locked', { word: row.word });
   }
 }
 
@@ -77,7 +77,7 @@ export async function updateBannedWord(ctx: AppContext, auth: AuthUser, id: numb
   if (other && other.id !== id) throw duplicate(values.word);
   try {
     const row = await repo.updateWord(ctx.db, auth.workspaceId, id, { ...values, updated_at: nowIso(ctx.clock.now()) });
-    if (!row) throw notFound('banned word');
+    if (!row) throw fail('banned_word.not_found');
     return wordView(auth, row);
   } catch (err) {
     if (isUniqueViolation(err)) throw duplicate(values.word);
@@ -112,7 +112,7 @@ function presetRows(preset: BannedPreset, workspaceId: number, now: string) {
 /** Idempotent: words already in the workspace (by exact text) are left as they are. */
 export async function importPreset(ctx: AppContext, auth: AuthUser, name: string) {
   const preset = findPreset(name);
-  if (!preset) throw notFound(`banned-word preset "${name}"`);
+  if (!preset) throw fail('banned_word.preset_not_found', { name });
   const now = nowIso(ctx.clock.now());
   const imported = (await ctx.db.transaction().execute((trx) => repo.insertMissingWords(trx, presetRows(preset, auth.workspaceId, now)))).length;
   return { preset: preset.name, imported, skipped: preset.words.length - imported };
@@ -149,7 +149,7 @@ function normaliseAt(item: BannedWordInput, index: number) {
   try {
     return normalise(item);
   } catch {
-    throw badRequest(`body.items/${index}/word must not be blank`);
+    throw fail('validation.blank', { field: `body.items/${index}/word` });
   }
 }
 
@@ -161,7 +161,7 @@ export async function deleteBannedWords(ctx: AppContext, auth: AuthUser, ids: nu
   const wanted = [...new Set(ids)];
   await ctx.db.transaction().execute(async (trx) => {
     const rows = await repo.findWords(trx, auth.workspaceId, wanted);
-    if (rows.length !== wanted.length) throw notFound('banned word');
+    if (rows.length !== wanted.length) throw fail('banned_word.not_found');
     for (const row of rows) assertMayChange(auth, row, 'delete');
     await repo.deleteWords(trx, auth.workspaceId, wanted);
   });
@@ -215,7 +215,7 @@ export async function assertNoHardBlock(ctx: AppContext, workspaceId: number, pr
   const matcher = await bannedWordMatcherFor(ctx, workspaceId, productId);
   const words = matcher.hardBlocks(texts.filter((t): t is string => typeof t === 'string'));
   if (words.length > 0) {
-    throw new AppError('bannedWordBlock', `banned words (hard_block) found: ${words.join(', ')}`);
+    throw fail('banned_word.hard_block', { words });
   }
 }
 

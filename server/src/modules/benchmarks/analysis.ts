@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
-import { AppError, conflict } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { ImageTooLargeError, probeImage } from '../../images/probe.js';
 import { ProviderError, type ImageInput, type TextRequest } from '../../providers/types.js';
@@ -143,11 +143,11 @@ async function runAnalysis(ctx: AppContext, row: BenchmarkRow, routes: { text?: 
 export async function analyzeBenchmark(ctx: AppContext, auth: AuthUser, id: number) {
   const row = await findBenchmarkOr404(ctx, auth, id);
   const routes = await resolveConnections(ctx, { workspaceId: auth.workspaceId, operatorId: auth.userId });
-  if (!routes.text && !routes.vision) throw new AppError('noApiKey', 'no provider connection that writes text in this workspace: add one first');
+  if (!routes.text && !routes.vision) throw fail('connection.none_for_text');
   const now = ctx.clock.now();
   const staleBefore = nowIso(new Date(now.getTime() - STALE_ANALYSIS_MS));
   if (!(await repo.claimAnalysis(ctx.db, auth.workspaceId, id, staleBefore, nowIso(now)))) {
-    throw conflict('this benchmark is being analysed right now; try again when it finishes');
+    throw fail('benchmark.busy');
   }
   let outcome: Outcome;
   try {

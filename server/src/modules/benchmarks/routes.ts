@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
-import { badRequest } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
 import { multipartBody } from '../../http/openapi.js';
 import { readUpload, uploadScope } from '../../http/upload.js';
@@ -77,11 +77,11 @@ export const benchmarkRoutes: ApiModule = async (app, ctx) => {
       async (request) => {
         const auth = currentUser(request);
         const upload = await readUpload(request, 'screenshot');
-        if (!upload.file) throw badRequest('multipart field "screenshot" (the file) is required');
+        if (!upload.file) throw fail('upload.file_missing', { field: 'screenshot' });
         const { highlights, link_url, share_text } = upload.fields;
-        if (highlights && highlights.length > HIGHLIGHTS_MAX) throw badRequest(`highlights must be at most ${HIGHLIGHTS_MAX} characters`);
-        if (link_url && link_url.length > 2048) throw badRequest('link_url must be at most 2048 characters');
-        if (share_text && share_text.length > SHARE_TEXT_MAX) throw badRequest(`share_text must be at most ${SHARE_TEXT_MAX} characters`);
+        if (highlights && highlights.length > HIGHLIGHTS_MAX) throw fail('validation.too_long', { field: 'highlights', max: HIGHLIGHTS_MAX });
+        if (link_url && link_url.length > 2048) throw fail('validation.too_long', { field: 'link_url', max: 2048 });
+        if (share_text && share_text.length > SHARE_TEXT_MAX) throw fail('validation.too_long', { field: 'share_text', max: SHARE_TEXT_MAX });
         return ok(await service.createBenchmark(ctx, auth, request.params.id, { highlights, link_url, share_text }, upload.file));
       },
     );

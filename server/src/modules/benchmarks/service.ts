@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
@@ -43,10 +43,10 @@ export function httpUrlOrNull(field: string, value: string | null | undefined): 
   try {
     url = new URL(trimmed);
   } catch {
-    throw badRequest(`${field} must be an http or https URL`);
+    throw fail('validation.http_url', { field });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(`${field} must be an http or https URL`);
-  if (url.username || url.password) throw badRequest(`${field} must not contain credentials`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw fail('validation.http_url', { field });
+  if (url.username || url.password) throw fail('benchmark.url_credentials', { field });
   return url.toString();
 }
 
@@ -58,7 +58,7 @@ export async function listBenchmarks(ctx: AppContext, auth: AuthUser, productId:
 
 export async function findBenchmarkOr404(ctx: AppContext, auth: AuthUser, id: number): Promise<BenchmarkRow> {
   const row = await repo.findBenchmark(ctx.db, auth.workspaceId, id);
-  if (!row) throw notFound('benchmark');
+  if (!row) throw fail('benchmark.not_found');
   return row;
 }
 
@@ -82,7 +82,7 @@ export interface BenchmarkInput {
 function withSharedNote<T extends BenchmarkInput>(input: T): T {
   if (!input.share_text?.trim()) return input;
   const shared = parseShareText(input.share_text);
-  if (!shared.link) throw badRequest('share_text holds no http or https link');
+  if (!shared.link) throw fail('benchmark.no_link');
   return {
     ...input,
     link_url: input.link_url?.trim() ? input.link_url : shared.link,

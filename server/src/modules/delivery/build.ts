@@ -2,6 +2,7 @@ import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import type { AppContext } from '../../context.js';
 import { safeDownloadName } from '../../http/content-disposition.js';
+import { errorColumns, failure, NO_ERROR } from '../../http/reasons.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { MAX_INPUT_PIXELS, sniffImageMime, type ImageMime } from '../../images/probe.js';
@@ -26,7 +27,7 @@ const EXTENSIONS: Record<ImageMime, string> = { 'image/jpeg': 'jpg', 'image/png'
 /** A reason the build cannot succeed that the user can act on; shown on the package as is. */
 class PackageBuildError extends PermanentJobError {}
 
-const INTERNAL_FAILURE = 'the package could not be built (internal error); create it again';
+const INTERNAL_FAILURE = failure('failure.package_build').message;
 
 type Image = Awaited<ReturnType<typeof repo.taskImages>>[number];
 type Text = Awaited<ReturnType<typeof repo.taskTexts>>[number];
@@ -190,7 +191,7 @@ async function buildDeliveryPackage(ctx: AppContext, packageId: number, signal: 
       file_key: stored.key,
       size_bytes: stored.size,
       file_name: packageFileName(task.product_name, task.theme, pkg.id),
-      error: null,
+      ...NO_ERROR,
       ready_at: nowIso(now),
       expires_at: nowIso(new Date(now.getTime() + PACKAGE_LIFETIME_DAYS * 24 * 60 * 60 * 1000)),
       updated_at: nowIso(now),
@@ -226,6 +227,8 @@ export const packageBuildJob: JobDefinition = {
   },
   async onFailed(ctx, packageId, reason) {
     const pkg = await repo.findPackageForBuild(ctx.db, packageId);
-    if (pkg) await repo.transition(ctx.db, pkg.workspace_id, packageId, 'pending', { status: 'failed', error: reason, updated_at: nowIso(ctx.clock.now()) });
+    // The queue hands over the job's last error text: ours for an internal error, else a PackageBuildError's.
+    const failed = reason === INTERNAL_FAILURE ? failure('failure.package_build') : failure('failure.package_rejected', { detail: reason });
+    if (pkg) await repo.transition(ctx.db, pkg.workspace_id, packageId, 'pending', { status: 'failed', ...errorColumns(failed), updated_at: nowIso(ctx.clock.now()) });
   },
 };

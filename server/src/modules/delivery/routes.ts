@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import type { AppContext } from '../../context.js';
 import { authenticate, bearerToken, currentUser } from '../../http/auth.js';
-import { AppError } from '../../http/errors.js';
-import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import { fail } from '../../http/errors.js';
+import { commonErrors, DateTime, ErrorEnvelope, FailureKey, FailureParams, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { parseRange } from '../../http/download.js';
 import * as service from './service.js';
 import { contentDisposition } from '../../http/content-disposition.js';
@@ -24,6 +24,8 @@ const PackageView = Type.Object({
   size_bytes: Nullable(Type.Integer()),
   note_ids: Type.Array(Type.Integer(), { description: 'the text candidates packed, in folder order' }),
   error: Nullable(Type.String()),
+  error_key: FailureKey,
+  error_params: FailureParams,
   created_at: DateTime,
   ready_at: Nullable(DateTime),
 }, { $id: 'DeliveryPackage' });
@@ -33,9 +35,9 @@ const errors409 = { ...commonErrors, 409: ErrorEnvelope };
 /** The bearer rules of download-file without a token: none 401/40100, bad 401/40101. */
 async function bearerUser(ctx: AppContext, request: FastifyRequest) {
   const token = bearerToken(request);
-  if (token === undefined) throw new AppError('credentialsMissing', 'credentials missing: send Authorization: Bearer <token> or ?token=<download token>');
+  if (token === undefined) throw fail('auth.download_credentials_missing');
   const user = await authenticate(ctx, token);
-  if (user.mustChangePassword) throw new AppError('passwordChangeRequired', 'password change required: call POST /api/v1/auth/change-password first');
+  if (user.mustChangePassword) throw fail('auth.password_change_required');
   return user;
 }
 
@@ -44,7 +46,7 @@ async function sendPackageFile(ctx: AppContext, request: FastifyRequest, reply: 
   reply.header('accept-ranges', 'bytes').header('cache-control', 'private, no-store');
   if (range === 'unsatisfiable') {
     // 416 is not in the contract's table; its code follows the handler's status × 100 rule.
-    return reply.code(416).header('content-range', `bytes */${file.size}`).send({ code: 41600, message: `range not satisfiable: the file has ${file.size} bytes` });
+    throw fail('download.range_not_satisfiable', { size: file.size }, { 'content-range': `bytes */${file.size}` });
   }
   const stream = await ctx.storage.createReadStream(file.key, range);
   reply

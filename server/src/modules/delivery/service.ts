@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
-import { AppError, conflict, notFound } from '../../http/errors.js';
+import { AppError, fail } from '../../http/errors.js';
+import { errorColumns, failure, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { sessionIsCurrent, type AuthUser } from '../../http/auth.js';
 import { API_PREFIX } from '../../http/module.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
@@ -18,7 +19,7 @@ const byScoreThenId = (a: Text, b: Text) => b.score_total - a.score_total || a.i
 
 function hardBlocked(text: Text): AppError {
   const words = [...new Set(text.banned_hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
-  return new AppError('bannedWordBlock', `text candidate ${text.id} contains hard-blocked words: ${words.join(', ') || '(unknown)'}`);
+  return fail('text.hard_blocked', { id: text.id, words: words.length > 0 ? words : ['(unknown)'] });
 }
 
 /**
@@ -34,7 +35,7 @@ function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
     const byId = new Map(texts.map((t) => [t.id, t]));
     chosen = [...new Set(noteIds)].map((id) => {
       const text = byId.get(id);
-      if (!text) throw notFound(`text candidate ${id} of this task`);
+      if (!text) throw fail('text.not_in_task', { id });
       if (text.banned_word_status === 'hard_block') throw hardBlocked(text);
       return text;
     });
@@ -53,10 +54,10 @@ function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
 
 export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: number, noteIds: number[] | undefined) {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
-  if (!task) throw notFound('task');
+  if (!task) throw fail('task.not_found');
   assertAccepts('package', task, auth);
   const resolved = resolveNotes(await repo.taskTexts(ctx.db, auth.workspaceId, taskId), noteIds);
-  if (resolved.length === 0) throw conflict('nothing to package: the task has no text candidate that may be delivered');
+  if (resolved.length === 0) throw fail('package.nothing');
   const now = nowIso(ctx.clock.now());
   const pkg = await ctx.db.transaction().execute(async (trx) => {
     const inserted = await repo.insertPackage(trx, { workspace_id: auth.workspaceId, task_id: taskId, created_by: auth.userId, status: 'pending', created_at: now, updated_at: now });
@@ -67,7 +68,7 @@ export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: num
     await ctx.queue.enqueue(packageBuildJob.kind, pkg.id);
   } catch (err) {
     // Without its job the package would stay pending forever: say so on the package.
-    await repo.transition(ctx.db, auth.workspaceId, pkg.id, 'pending', { status: 'failed', error: 'the build could not be queued; create the package again', updated_at: nowIso(ctx.clock.now()) });
+    await repo.transition(ctx.db, auth.workspaceId, pkg.id, 'pending', { status: 'failed', ...errorColumns(failure('failure.package_queue')), updated_at: nowIso(ctx.clock.now()) });
     throw err;
   }
   return { delivery_package_id: pkg.id, status: 'pending' as const };
@@ -98,6 +99,8 @@ export function packageView(pkg: Row<'delivery_packages'>, noteIds: number[], no
     size_bytes: pkg.size_bytes === null ? null : Number(pkg.size_bytes),
     note_ids: noteIds,
     error: pkg.error,
+    error_key: pkg.error_key as FailureReason | null,
+    error_params: pkg.error_key ? ((pkg.error_params ?? {}) as StoredParams) : null,
     created_at: pkg.created_at,
     ready_at: pkg.ready_at,
   };
@@ -105,7 +108,7 @@ export function packageView(pkg: Row<'delivery_packages'>, noteIds: number[], no
 
 async function packageOf(ctx: AppContext, workspaceId: number, id: number) {
   const pkg = await repo.findPackage(ctx.db, workspaceId, id);
-  if (!pkg) throw notFound('delivery package');
+  if (!pkg) throw fail('package.not_found');
   return pkg;
 }
 
@@ -119,7 +122,7 @@ export function getPackage(ctx: AppContext, auth: AuthUser, id: number) {
 }
 
 export async function listTaskPackages(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
-  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw fail('task.not_found');
   const [rows, total] = await repo.taskPackages(ctx.db, auth.workspaceId, taskId, pageWindow(query));
   const notes = await repo.packageNoteIds(ctx.db, auth.workspaceId, rows.map((row) => row.id));
   const now = ctx.clock.now();
@@ -132,7 +135,7 @@ export async function markDownloaded(ctx: AppContext, auth: AuthUser, id: number
   if (pkg.status === 'ready') {
     await repo.transition(ctx.db, auth.workspaceId, id, 'ready', { status: 'downloaded', updated_at: nowIso(ctx.clock.now()) });
   } else if (pkg.status !== 'downloaded') {
-    throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
+    throw fail('package.not_ready', { status: pkg.status });
   }
   return viewOf(ctx, auth.workspaceId, id);
 }
@@ -143,13 +146,13 @@ export async function markDownloaded(ctx: AppContext, auth: AuthUser, id: number
  */
 async function downloadableFile(ctx: AppContext, pkg: Row<'delivery_packages'>): Promise<{ key: string; size: number; name: string }> {
   if (pkg.status !== 'ready' && pkg.status !== 'downloaded') {
-    throw new AppError('packageNotReady', `package not ready: its status is ${pkg.status}`);
+    throw fail('package.not_ready', { status: pkg.status });
   }
   if (hasExpired(pkg, ctx.clock.now())) {
-    throw new AppError('packageFileAbsent', `the package expired at ${pkg.expires_at}: create a new package`);
+    throw fail('package.expired', { expires_at: pkg.expires_at });
   }
   const stat = pkg.file_key ? await ctx.storage.stat(pkg.file_key) : undefined;
-  if (!pkg.file_key || !stat) throw new AppError('packageFileAbsent', 'the package file is gone: create a new package');
+  if (!pkg.file_key || !stat) throw fail('package.file_gone');
   return { key: pkg.file_key, size: stat.size, name: pkg.file_name ?? `delivery_${pkg.id}.zip` };
 }
 
@@ -182,7 +185,7 @@ export async function fileForDownload(ctx: AppContext, id: number, who: { token:
     const current =
       consumed?.user_id != null &&
       (await sessionIsCurrent(ctx, { userId: consumed.user_id, workspaceId: consumed.workspace_id, tokenVersion: consumed.token_version, membershipVersion: consumed.session_version }));
-    if (!consumed || !current) throw new AppError('downloadTokenInvalid', 'download token invalid, expired, already used or for another package');
+    if (!consumed || !current) throw fail('download.token_invalid');
     workspaceId = consumed.workspace_id;
   } else {
     workspaceId = who.auth.workspaceId;

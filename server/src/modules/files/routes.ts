@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { ErrorEnvelope } from '../../http/schemas.js';
 import { fileResponse } from '../../http/openapi.js';
 import { verifyFileLink } from '../../storage/signed-url.js';
@@ -34,11 +34,11 @@ export const fileRoutes: ApiModule = async (app, ctx) => {
     },
     async (request, reply) => {
       const { key } = request.params;
-      if (!isFileKey(key)) throw notFound('file');
+      if (!isFileKey(key)) throw fail('file.not_found');
       const check = verifyFileLink(ctx, key, request.query.exp, request.query.sig);
-      if (check !== 'ok') throw new AppError('forbidden', check === 'expired' ? 'file link expired' : 'file link signature invalid');
+      if (check !== 'ok') throw fail(check === 'expired' ? 'file.link_expired' : 'file.link_invalid');
       const size = await ctx.storage.stat(key);
-      if (!size) throw notFound('file');
+      if (!size) throw fail('file.not_found');
       const maxAge = Math.max(0, request.query.exp - Math.floor(ctx.clock.now().getTime() / 1000));
       return reply
         .header('content-type', contentTypeOfKey(key))

@@ -16,7 +16,8 @@ import { clip } from '../../content/text.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { warmImageThreads } from '../../images/threads.js';
 import { Semaphore } from '../../providers/reliability.js';
-import { ProviderError, type Provider } from '../../providers/types.js';
+import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
+import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { pickProductImages } from '../../content/pick-image.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
@@ -87,8 +88,8 @@ function describe(err: unknown): string {
 }
 
 /** generating → failed with the reason; a fission already settled is left as it is. */
-export async function failFission(ctx: AppContext, fission: Pick<FissionRow, 'id' | 'workspace_id'>, reason: string): Promise<boolean> {
-  return repo.updateFissionIf(ctx.db, fission.workspace_id, fission.id, 'generating', { status: 'failed', error: clip(reason, MAX_REASON), updated_at: nowIso(ctx.clock.now()) });
+export async function failFission(ctx: AppContext, fission: Pick<FissionRow, 'id' | 'workspace_id'>, reason: Failure): Promise<boolean> {
+  return repo.updateFissionIf(ctx.db, fission.workspace_id, fission.id, 'generating', { status: 'failed', ...errorColumns(reason, MAX_REASON), updated_at: nowIso(ctx.clock.now()) });
 }
 
 /**
@@ -114,12 +115,12 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
   const ws = fission.workspace_id;
   const source = await repo.findSourceTask(ctx.db, ws, fission.source_task_id);
   if (!source) {
-    await failFission(ctx, fission, 'the source task no longer exists');
+    await failFission(ctx, fission, failure('failure.source_gone'));
     return;
   }
   const routes = await connectionsFor(ctx, fission, source);
   if (!routes.text) {
-    await failFission(ctx, fission, 'the workspace has no connection that writes text: add one under provider connections, then create the fission again');
+    await failFission(ctx, fission, failure('failure.fission_no_text_connection'));
     return;
   }
   const imageKeyId = routes.image?.creds.keyId ?? null;
@@ -143,7 +144,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
       if (signal?.aborted) throw signal.reason;
       if (!(err instanceof FissionFailure || err instanceof ProviderError)) throw err;
       ctx.log.warn({ fissionId, err: describe(err) }, 'fission could not be planned');
-      await failFission(ctx, fission, err instanceof ProviderError ? `the fission call failed: ${describe(err)}` : describe(err));
+      await failFission(ctx, fission, err instanceof ProviderError ? failure('failure.fission_call', { detail: describe(err), ...providerParams(err) }) : failure('failure.other', { detail: describe(err) }));
       return;
     }
     notes = await repo.notesOf(ctx.db, ws, fissionId);
@@ -403,13 +404,13 @@ async function illustrate(
           raw_file_key: lettered ? raw.file_key : null,
           raw_mime: lettered ? raw.mime : null,
           lettered_title: lettered ? line.text : null,
-          error: null,
+          ...NO_ERROR,
           error_kind: null,
         };
       } catch (err) {
         if (signal?.aborted) throw err;
         ctx.log.warn({ fissionId: fission.id, seq: noteSeq, image: image.seq, role: image.role, err: describe(err) }, 'fission image failed');
-        outcome = { ...NO_FILE, status: 'failed', error: `${image.role} image failed: ${describe(err)}`, error_kind: err instanceof ProviderError ? err.kind : null };
+        outcome = { ...NO_FILE, status: 'failed', ...errorColumns(failure('failure.note_image', { role: image.role, detail: describe(err), ...providerParams(err) })), error_kind: err instanceof ProviderError ? err.kind : null };
       }
       await settleImage(ctx, fission, image, outcome);
     }),
@@ -508,7 +509,7 @@ export async function retryFissionImages(ctx: AppContext, noteId: number, signal
   const source = await repo.findSourceTask(ctx.db, fission.workspace_id, fission.source_task_id);
   const routes = source && (await connectionsFor(ctx, fission, source));
   if (!source || !routes?.image) {
-    await giveUpRetry(ctx, noteId, source ? 'the workspace has no connection that draws images: add one under provider connections, then retry' : 'the source task no longer exists');
+    await giveUpRetry(ctx, noteId, failure(source ? 'failure.no_image_connection' : 'failure.source_gone'));
     return;
   }
   const provider = ctx.providers.forCredentials(routes.image.creds);
@@ -517,13 +518,13 @@ export async function retryFissionImages(ctx: AppContext, noteId: number, signal
 }
 
 /** Images still queued for a retry get an error marker back, so they can be retried again. */
-async function giveUpRetry(ctx: AppContext, noteId: number, reason: string): Promise<void> {
+async function giveUpRetry(ctx: AppContext, noteId: number, reason: Failure): Promise<void> {
   const note = await repo.findNoteById(ctx.db, noteId);
   const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id));
   if (!note || !fission) return;
   for (const image of await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)) {
     if (image.status !== 'retrying') continue;
-    await settleImage(ctx, fission, image, { ...NO_FILE, status: 'failed', error: clip(`retry failed: ${reason}`, MAX_REASON), error_kind: null });
+    await settleImage(ctx, fission, image, { ...NO_FILE, status: 'failed', ...errorColumns(failure('failure.retry', { detail: reason.message, because: reason.reason }), MAX_REASON), error_kind: null });
   }
 }
 
@@ -534,7 +535,7 @@ export const fissionGenerateJob: JobDefinition = {
   run: (ctx, fissionId, job) => runFission(ctx, fissionId, job.signal),
   onFailed: async (ctx, fissionId, reason) => {
     const fission = await repo.findFissionById(ctx.db, fissionId);
-    if (fission) await failFission(ctx, fission, `fission stopped: ${reason}`);
+    if (fission) await failFission(ctx, fission, failure('failure.fission_stopped', { detail: reason }));
   },
 };
 
@@ -542,5 +543,5 @@ export const fissionRetryImagesJob: JobDefinition = {
   kind: 'fission.retry-images',
   findStale: repo.findStaleRetries,
   run: (ctx, noteId, job) => retryFissionImages(ctx, noteId, job.signal),
-  onFailed: (ctx, noteId, reason) => giveUpRetry(ctx, noteId, reason),
+  onFailed: (ctx, noteId, reason) => giveUpRetry(ctx, noteId, failure('failure.other', { detail: reason })),
 };

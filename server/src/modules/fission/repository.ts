@@ -117,7 +117,7 @@ export async function reletterImage(
 export async function markFailedForRetry(db: DbOrTx, workspaceId: number, noteId: number, at: string) {
   return db
     .updateTable('fission_images')
-    .set({ status: 'retrying', error: null, error_kind: null, updated_at: at })
+    .set({ status: 'retrying', error: null, error_key: null, error_params: null, error_kind: null, updated_at: at })
     .where('workspace_id', '=', workspaceId)
     .where('note_id', '=', noteId)
     .where('status', '=', 'failed')

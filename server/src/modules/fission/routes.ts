@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { IMAGE_ROLES } from '../../content/schemas.js';
 import { currentUser } from '../../http/auth.js';
-import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
+import { commonErrors, DateTime, ErrorEnvelope, FailureKey, FailureParams, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { contentDisposition } from '../../http/content-disposition.js';
 import { fileResponse } from '../../http/openapi.js';
 import { REFERENCE_LEVELS } from '../../content/fission.js';
@@ -30,6 +30,8 @@ const FissionView = Type.Object({
     running: Type.Integer({ description: 'images not settled yet (being made, or queued for a retry): poll while it is above 0 or the fission is generating' }),
   }),
   error: Nullable(Type.String({ description: 'why the fission failed or has no usable set' })),
+  error_key: FailureKey,
+  error_params: FailureParams,
   created_at: DateTime,
   updated_at: DateTime,
 });
@@ -51,6 +53,8 @@ const ImageElement = Type.Object({
   url: Type.Optional(Type.String({ description: 'signed, short-lived link to the image' })),
   error: Type.Optional(Type.String({ description: 'error marker: this image failed; retry-images makes it again' })),
   error_kind: Type.Optional(Nullable(Type.String({ description: 'the provider failure kind of a failed image (contract-decisions §7), null when not a provider failure' }))),
+  error_key: Type.Optional(FailureKey),
+  error_params: Type.Optional(FailureParams),
   retrying: Type.Optional(Type.Boolean({ description: 'queued for a retry; poll the notes' })),
 });
 

@@ -6,8 +6,9 @@ import { cleanTags, distinctTags, limitProblems, publishableBody } from '../../c
 import { bannedWordMatcherFor } from '../banned-words/service.js';
 import { IMAGE_EXTENSION } from '../generation/service.js';
 import type { AuthUser } from '../../http/auth.js';
-import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail, limitError } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import type { FailureReason, StoredParams } from '../../http/reasons.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
 import { assertAccepts } from '../tasks/service.js';
@@ -23,13 +24,13 @@ const pad2 = (n: number) => String(n).padStart(2, '0');
 export async function createFission(ctx: AppContext, auth: AuthUser, body: { source_task_id: number; reference_level: ReferenceLevel; fanout_count: number }) {
   const ws = auth.workspaceId;
   const source = await repo.findSourceTask(ctx.db, ws, body.source_task_id);
-  if (!source) throw notFound('source task');
+  if (!source) throw fail('fission.source_not_found');
   // The task lifecycle's rule for a fission (who may, in which status), like every task action.
   assertAccepts('fission', source, auth);
   if ((await repo.countTexts(ctx.db, ws, source.id)) === 0) {
-    throw conflict('the source task has no text yet: a fission starts from a generated or imported text');
+    throw fail('fission.source_has_no_text');
   }
-  if (!(await workspaceHasApiKey(ctx, ws))) throw new AppError('noApiKey', 'the workspace has no API key: add one under API keys first');
+  if (!(await workspaceHasApiKey(ctx, ws))) throw fail('connection.none_for_text');
   const at = nowIso(ctx.clock.now());
   const row = await repo.insertFission(ctx.db, {
     workspace_id: ws,
@@ -57,7 +58,7 @@ export async function createFission(ctx: AppContext, auth: AuthUser, body: { sou
 
 async function ownFission(ctx: AppContext, auth: AuthUser, id: number) {
   const fission = await repo.findFission(ctx.db, auth.workspaceId, id);
-  if (!fission) throw notFound('fission');
+  if (!fission) throw fail('fission.not_found');
   return fission;
 }
 
@@ -108,6 +109,8 @@ export async function getFission(ctx: AppContext, auth: AuthUser, id: number) {
     status: fission.status,
     progress,
     error: fission.error,
+    error_key: fission.error_key as FailureReason | null,
+    error_params: fission.error_key ? ((fission.error_params ?? {}) as StoredParams) : null,
     created_at: fission.created_at,
     updated_at: fission.updated_at,
   };
@@ -123,7 +126,7 @@ function imageView(ctx: AppContext, image: SetImage) {
     seq: image.seq,
     role: image.role,
     ...(image.file_key ? { url: fileUrl(ctx, image.file_key) } : {}),
-    ...(image.error ? { error: image.error, error_kind: image.error_kind } : {}),
+    ...(image.error ? { error: image.error, error_kind: image.error_kind, error_key: image.error_key as FailureReason | null, error_params: image.error_key ? ((image.error_params ?? {}) as StoredParams) : null } : {}),
     ...(image.status === 'retrying' ? { retrying: true } : {}),
   };
 }
@@ -175,8 +178,8 @@ export async function listNotes(ctx: AppContext, auth: AuthUser, id: number) {
 export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, seq: number) {
   const fission = await ownFission(ctx, auth, id);
   const note = await repo.findNoteBySeq(ctx.db, auth.workspaceId, id, seq);
-  if (!note) throw notFound('fission note');
-  if (fission.status === 'generating') throw conflict('the fission is still generating: retry its images once it has finished');
+  if (!note) throw fail('fission.note_not_found');
+  if (fission.status === 'generating') throw fail('fission.generating_retry');
   const marked = await ctx.db.transaction().execute(async (trx) => {
     await repo.lockNote(trx, ctx.dialect, auth.workspaceId, note.id);
     const failed = await repo.markFailedForRetry(trx, auth.workspaceId, note.id, nowIso(ctx.clock.now()));
@@ -206,9 +209,9 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number,
   const { images: allImages, notes: allNotes } = await setsOf(ctx, auth.workspaceId, id);
   // One set alone (contract-decisions §8: each set downloadable on its own), with its own checklist.
   const notes = onlySeq === undefined ? allNotes : allNotes.filter((n) => n.seq === onlySeq);
-  if (onlySeq !== undefined && notes.length === 0) throw notFound('fission note');
+  if (onlySeq !== undefined && notes.length === 0) throw fail('fission.note_not_found');
   if (notes.length === 0) {
-    throw new AppError('fissionEmpty', fission.status === 'generating' ? 'the fission has no notes yet: it is still generating' : 'the fission has no notes: nothing to download');
+    throw fail(fission.status === 'generating' ? 'fission.empty_generating' : 'fission.empty');
   }
   const problems: string[] = [];
   const entries: LazyZipEntry[] = [];
@@ -231,7 +234,7 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number,
       entries.push({ name, compress: false, produce: () => ctx.storage.read(key) });
     }
   }
-  if (problems.length > 0) throw new AppError('fissionExportRejected', `export rejected: ${problems.join('; ')}`);
+  if (problems.length > 0) throw fail('fission.export_rejected', { problems: problems.join('; ') });
   const checklist = checklistMarkdown(fission, sets);
   entries.unshift({ name: 'checklist.md', compress: true, produce: async () => Buffer.from(checklist, 'utf8') });
   const zip = lazyZip(entries, { mtime: new Date(fission.created_at) });
@@ -253,22 +256,22 @@ export interface NoteEdit {
  */
 export async function editNote(ctx: AppContext, auth: AuthUser, id: number, seq: number, edit: NoteEdit) {
   const fission = await ownFission(ctx, auth, id);
-  if (fission.status === 'generating') throw conflict('the fission is still generating: edit its notes once it has finished');
+  if (fission.status === 'generating') throw fail('fission.generating_edit');
   const source = await repo.findSourceTask(ctx.db, auth.workspaceId, fission.source_task_id);
-  if (!source) throw notFound('fission');
+  if (!source) throw fail('fission.not_found');
   const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId, source.product_id);
   await ctx.db.transaction().execute(async (trx) => {
     const row = await repo.findNoteBySeq(trx, auth.workspaceId, id, seq);
-    if (!row) throw notFound('fission note');
+    if (!row) throw fail('fission.note_not_found');
     await repo.lockNote(trx, ctx.dialect, auth.workspaceId, row.id);
     const stored = row.note as unknown as StoredNote;
     const body = publishableBody(edit.content ?? stored.content);
-    if (!body.content) throw badRequest('body.content must not be blank');
+    if (!body.content) throw fail('validation.blank', { field: 'body.content' });
     const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
     const tags = edit.tags ?? stored.tags;
     const draft = { title: oneLine(edit.title ?? stored.title), content: body.content, cover_title: oneLine(edit.cover_title ?? stored.cover_title) };
     const refused = limitProblems({ ...draft, tags: distinctTags(tags) })[0];
-    if (refused) throw badRequest(`body.${refused.field}: ${refused.message}`);
+    if (refused) throw limitError(refused);
     const checked = checkNote(matcher, { ...draft, tags: cleanTags([...tags, ...body.tags]) });
     const note: StoredNote = { ...stored, ...checked.note, _block: { status: checked.status, hits: checked.hits } };
     await repo.updateNote(trx, auth.workspaceId, row.id, { note: json(note), updated_at: nowIso(ctx.clock.now()) });

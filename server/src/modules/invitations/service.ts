@@ -4,7 +4,7 @@ import { nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Role } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { findMembership, upsertMembership } from '../memberships/service.js';
 import { findUserByUsername } from '../users/service.js';
@@ -46,7 +46,7 @@ function adminView(row: InvitationRow, now: string) {
 
 /** `username` as typed; an email address lower-cased: addresses are matched without case. */
 function inviteeOf(who: { username?: string | undefined; email?: string | undefined }) {
-  if ((who.username === undefined) === (who.email === undefined)) throw badRequest('body must have either username or email');
+  if ((who.username === undefined) === (who.email === undefined)) throw fail('invitation.who');
   return who.username !== undefined
     ? { kind: 'username' as const, invitee: who.username }
     : { kind: 'email' as const, invitee: who.email!.trim().toLowerCase() };
@@ -90,7 +90,7 @@ export async function invite(
         return pending.id;
       }
       if ((await repo.countLivePending(trx, workspaceId, stamp)) >= MAX_PENDING_INVITATIONS) {
-        throw conflict(`this workspace has ${MAX_PENDING_INVITATIONS} pending invitations: revoke some first`);
+        throw fail('invitation.too_many', { max: MAX_PENDING_INVITATIONS });
       }
       return repo.insertInvitation(trx, { workspace_id: workspaceId, invitee: invitee.invitee, invitee_kind: invitee.kind, status: 'pending', ...fields });
     });
@@ -109,9 +109,9 @@ export async function listWorkspaceInvitations(ctx: AppContext, auth: AuthUser, 
 export async function revoke(ctx: AppContext, auth: AuthUser, workspaceId: number, id: number) {
   await assertAdminOf(ctx, auth, workspaceId);
   const row = await repo.findInvitationInWorkspace(ctx.db, workspaceId, id);
-  if (!row) throw notFound('invitation');
+  if (!row) throw fail('invitation.not_found');
   const now = nowIso(ctx.clock.now());
-  if (!(await repo.settleInvitation(ctx.db, id, 'revoked', now))) throw conflict(`this invitation is ${statusOf(row, now)}: only a pending one can be revoked`);
+  if (!(await repo.settleInvitation(ctx.db, id, 'revoked', now))) throw fail('invitation.not_revocable', { status: statusOf(row, now) });
   return adminView((await repo.findInvitationInWorkspace(ctx.db, workspaceId, id))!, now);
 }
 
@@ -134,9 +134,9 @@ export async function listMine(ctx: AppContext, auth: AuthUser, query: PageQuery
  */
 async function openInvitationFor(ctx: AppContext, auth: AuthUser, id: number, now: string) {
   const row = await repo.findInvitationFor(ctx.db, auth.userId, id);
-  if (!row) throw notFound('invitation');
+  if (!row) throw fail('invitation.not_found');
   const status = statusOf(row, now);
-  if (status !== 'pending') throw conflict(`this invitation is ${status}`);
+  if (status !== 'pending') throw fail('invitation.not_pending', { status });
   return row;
 }
 
@@ -153,15 +153,15 @@ export async function accept(ctx: AppContext, auth: AuthUser, id: number) {
 export async function redeem(ctx: AppContext, auth: AuthUser, token: string) {
   const now = nowIso(ctx.clock.now());
   const row = await repo.findByTokenHash(ctx.db, hashToken(token));
-  if (!row) throw notFound('invitation');
+  if (!row) throw fail('invitation.not_found');
   const status = statusOf(row, now);
-  if (status !== 'pending') throw conflict(`this invitation is ${status}`);
+  if (status !== 'pending') throw fail('invitation.not_pending', { status });
   return join(ctx, auth, row, now);
 }
 
 async function join(ctx: AppContext, auth: AuthUser, row: repo.InvitationRow, now: string) {
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await repo.settleInvitation(trx, row.id, 'accepted', now, { unexpired: true, by: auth.userId }))) throw conflict('this invitation was answered or expired just now');
+    if (!(await repo.settleInvitation(trx, row.id, 'accepted', now, { unexpired: true, by: auth.userId }))) throw fail('invitation.answered');
     if (!(await findMembership(trx, row.workspace_id, auth.userId))) {
       await upsertMembership(trx, { workspaceId: row.workspace_id, userId: auth.userId, role: row.role, now });
     }
@@ -174,5 +174,5 @@ async function join(ctx: AppContext, auth: AuthUser, row: repo.InvitationRow, no
 export async function decline(ctx: AppContext, auth: AuthUser, id: number) {
   const now = nowIso(ctx.clock.now());
   await openInvitationFor(ctx, auth, id, now);
-  if (!(await repo.settleInvitation(ctx.db, id, 'declined', now, { unexpired: true }))) throw conflict('this invitation was answered or expired just now');
+  if (!(await repo.settleInvitation(ctx.db, id, 'declined', now, { unexpired: true }))) throw fail('invitation.answered');
 }

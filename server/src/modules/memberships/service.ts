@@ -1,6 +1,6 @@
 import type { DbOrTx } from '../../db/database.js';
 import type { Role } from '../../db/schema.js';
-import { conflict } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { countAdmins } from './repository.js';
 
 /**
@@ -24,6 +24,6 @@ export {
  */
 export async function assertAnAdminRemains(trx: DbOrTx, workspaceId: number, current: Role | undefined, next: Role | null): Promise<void> {
   if (current === 'admin' && next !== 'admin' && (await countAdmins(trx, workspaceId)) <= 1) {
-    throw conflict('a workspace must keep at least one admin');
+    throw fail('workspace.last_admin');
   }
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { PreferenceContext } from '../../db/schema.js';
-import { notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { rejectionsOf } from '../../content/prompts.js';
@@ -150,20 +150,20 @@ function withRejections(context: PreferenceContext) {
 
 export async function taskPreferenceContext(ctx: AppContext, auth: AuthUser, taskId: number) {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
-  if (!task) throw notFound('task');
+  if (!task) throw fail('task.not_found');
   const snapshot = await repo.latestSnapshot(ctx.db, auth.workspaceId, task.id);
   if (snapshot) return { ...withRejections(snapshot.context), generation: snapshot.generation, snapshot_at: snapshot.created_at };
   return { ...withRejections(await buildPreferenceContext(ctx, auth.workspaceId, task.product_id)), generation: null, snapshot_at: null };
 }
 
 export async function productPreferenceScores(ctx: AppContext, auth: AuthUser, productId: number) {
-  if (!(await repo.productExists(ctx.db, auth.workspaceId, productId))) throw notFound('product');
+  if (!(await repo.productExists(ctx.db, auth.workspaceId, productId))) throw fail('product.not_found');
   const { signals, now } = await signalsInWindow(ctx, auth.workspaceId, productId);
   return { half_life_days: HALF_LIFE_DAYS, lookback_days: LOOKBACK_DAYS, signal_count: signals.length, ...scoreSignals(signals, now) };
 }
 
 export async function listTaskSignals(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
-  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw fail('task.not_found');
   const [items, total] = await repo.taskSignals(ctx.db, auth.workspaceId, taskId, pageWindow(query));
   return pageOf(items, total, query);
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ApiModule } from '../../http/module.js';
 import { currentUser } from '../../http/auth.js';
-import { badRequest } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, OkEmpty, PageQuery, Paged } from '../../http/schemas.js';
 import { multipartBody } from '../../http/openapi.js';
 import { BenchmarkView } from '../benchmarks/views.js';
@@ -172,9 +172,9 @@ export const productRoutes: ApiModule = async (app, ctx) => {
       async (request) => {
         const auth = currentUser(request);
         const upload = await readUpload(request, 'image');
-        if (!upload.file) throw badRequest('multipart field "image" (the file) is required');
+        if (!upload.file) throw fail('upload.file_missing', { field: 'image' });
         const scene = (upload.fields.scene ?? '').trim();
-        if (scene.length > 100) throw badRequest('scene must be at most 100 characters');
+        if (scene.length > 100) throw fail('validation.too_long', { field: 'scene', max: 100 });
         return ok(await service.uploadProductImage(ctx, auth, request.params.id, upload.file, scene));
       },
     );

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
@@ -29,12 +29,12 @@ const optionalText = (value: string | null | undefined) => (value?.trim() ? valu
 async function productValues(ctx: AppContext, workspaceId: number, input: ProductInput) {
   const name = input.name.trim();
   const category = input.category.trim();
-  if (!name) throw badRequest('body.name must not be blank');
-  if (!category) throw badRequest('body.category must not be blank');
+  if (!name) throw fail('validation.blank', { field: 'body.name' });
+  if (!category) throw fail('validation.blank', { field: 'body.category' });
   const bannedIds = [...new Set(input.banned_word_ids ?? [])];
   const known = await repo.existingBannedWordIds(ctx.db, workspaceId, bannedIds);
   const unknown = bannedIds.filter((id) => !known.has(id));
-  if (unknown.length > 0) throw badRequest(`body.banned_word_ids: not banned words of this workspace: ${unknown.join(', ')}`);
+  if (unknown.length > 0) throw fail('product.unknown_banned_words', { ids: unknown.map(String) });
   return {
     row: {
       name,
@@ -65,7 +65,7 @@ export async function listProducts(ctx: AppContext, auth: AuthUser, query: PageQ
 
 async function requireProduct(ctx: AppContext, auth: AuthUser, id: number) {
   const product = await repo.findProduct(ctx.db, auth.workspaceId, id);
-  if (!product) throw notFound('product');
+  if (!product) throw fail('product.not_found');
   return product;
 }
 
@@ -89,7 +89,7 @@ export async function updateProduct(ctx: AppContext, auth: AuthUser, id: number,
   const { row, bannedWordIds } = await productValues(ctx, auth.workspaceId, input);
   return ctx.db.transaction().execute(async (trx) => {
     const updated = await repo.updateProduct(trx, auth.workspaceId, id, { ...row, updated_at: nowIso(ctx.clock.now()) });
-    if (!updated) throw notFound('product');
+    if (!updated) throw fail('product.not_found');
     await repo.setAttachedBannedWords(trx, auth.workspaceId, id, bannedWordIds);
     return { ...updated, banned_word_ids: bannedWordIds.sort((a, b) => a - b) };
   });
@@ -102,7 +102,7 @@ export async function updateProduct(ctx: AppContext, auth: AuthUser, id: number,
  */
 export async function deleteProduct(ctx: AppContext, auth: AuthUser, id: number) {
   await requireProduct(ctx, auth, id);
-  const refused = () => conflict('the product has production tasks; archive or delete those first (nothing referenced is deleted)');
+  const refused = () => fail('product.in_use');
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, id);
@@ -167,7 +167,7 @@ export function productImagesForGeneration(ctx: AppContext, workspaceId: number,
 
 async function findImageOr404(ctx: AppContext, auth: AuthUser, productId: number, imageId: number) {
   const image = await repo.findImage(ctx.db, auth.workspaceId, productId, imageId);
-  if (!image) throw notFound('product image');
+  if (!image) throw fail('product.image_not_found');
   return image;
 }
 
@@ -179,9 +179,9 @@ export async function uploadProductImage(ctx: AppContext, auth: AuthUser, produc
   const storedThumb = await ctx.storage.put(thumb, { contentType: 'image/webp', extension: 'webp' });
   try {
     const row = await ctx.db.transaction().execute(async (trx) => {
-      if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
+      if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw fail('product.not_found');
       const existing = await repo.listImages(trx, auth.workspaceId, productId);
-      if (existing.length >= MAX_IMAGES_PER_PRODUCT) throw conflict(`a product holds at most ${MAX_IMAGES_PER_PRODUCT} images`);
+      if (existing.length >= MAX_IMAGES_PER_PRODUCT) throw fail('product.too_many_images', { max: MAX_IMAGES_PER_PRODUCT });
       return repo.insertImage(trx, {
         workspace_id: auth.workspaceId,
         product_id: productId,
@@ -198,7 +198,7 @@ export async function uploadProductImage(ctx: AppContext, auth: AuthUser, produc
     return imageView(ctx, row);
   } catch (err) {
     // The files stored above stay until the unused-file sweep: another upload may share them.
-    if (isUniqueViolation(err)) throw conflict('another image became primary at the same moment; retry the upload');
+    if (isUniqueViolation(err)) throw fail('product.primary_race');
     throw err;
   }
 }
@@ -211,8 +211,8 @@ export async function changeImageScene(ctx: AppContext, auth: AuthUser, productI
 
 export async function makeImagePrimary(ctx: AppContext, auth: AuthUser, productId: number, imageId: number) {
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
-    if (!(await repo.findImage(trx, auth.workspaceId, productId, imageId))) throw notFound('product image');
+    if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw fail('product.not_found');
+    if (!(await repo.findImage(trx, auth.workspaceId, productId, imageId))) throw fail('product.image_not_found');
     await repo.setPrimaryImage(trx, auth.workspaceId, productId, imageId);
   });
   return imageView(ctx, await findImageOr404(ctx, auth, productId, imageId));
@@ -221,9 +221,9 @@ export async function makeImagePrimary(ctx: AppContext, auth: AuthUser, productI
 /** Deleting the primary promotes the oldest remaining image, so a product with images always has one. */
 export async function deleteProductImage(ctx: AppContext, auth: AuthUser, productId: number, imageId: number) {
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw notFound('product');
+    if (!(await repo.lockProduct(trx, ctx.dialect, auth.workspaceId, productId))) throw fail('product.not_found');
     const image = await repo.findImage(trx, auth.workspaceId, productId, imageId);
-    if (!image) throw notFound('product image');
+    if (!image) throw fail('product.image_not_found');
     await repo.deleteImage(trx, auth.workspaceId, imageId);
     if (image.is_primary) {
       const next = (await repo.listImages(trx, auth.workspaceId, productId))[0];

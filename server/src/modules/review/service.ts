@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { DB, Row, RowUpdate } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { noteExcerpt } from '../../content/text.js';
 import { recordSignal } from '../preferences/service.js';
@@ -55,7 +55,7 @@ async function decidedText(trx: Transaction<DB>, workspaceId: number, taskId: nu
 
 export function submitForReview(ctx: AppContext, auth: AuthUser, taskId: number) {
   return reviewStep(ctx, auth, taskId, 'submit_review', async (trx, task, now) => {
-    if (!(await decidedText(trx, auth.workspaceId, task.id))) throw conflict('select at least one text candidate before submitting for review');
+    if (!(await decidedText(trx, auth.workspaceId, task.id))) throw fail('task.select_first');
     await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'submit', reason: null, final: false, created_at: now });
     return { review_status: 'pending', submitted_at: now, submitted_by: auth.userId };
   });
@@ -89,7 +89,7 @@ export function approve(ctx: AppContext, auth: AuthUser, taskId: number) {
  * generation of the product verbatim, with the start of the note it rejected.
  */
 export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: string, final: boolean) {
-  if (reason.trim() === '') throw badRequest('body.reason must not be blank');
+  if (reason.trim() === '') throw fail('validation.blank', { field: 'body.reason' });
   return reviewStep(ctx, auth, taskId, final ? 'reject_final' : 'reject', async (trx, task, now) => {
     const text = await decidedText(trx, auth.workspaceId, task.id);
     await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'reject', reason, final, created_at: now });
@@ -150,7 +150,7 @@ export async function reviewQueue(ctx: AppContext, auth: AuthUser, query: PageQu
 }
 
 export async function reviewHistory(ctx: AppContext, auth: AuthUser, taskId: number, query: PageQuery) {
-  if (!(await repo.taskExists(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  if (!(await repo.taskExists(ctx.db, auth.workspaceId, taskId))) throw fail('task.not_found');
   const [items, total] = await repo.reviewHistory(ctx.db, auth.workspaceId, taskId, pageWindow(query));
   return pageOf(items, total, query);
 }

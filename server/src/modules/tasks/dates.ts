@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
@@ -28,7 +28,7 @@ export function parseDateBound(raw: string, field: string, edge: 'start' | 'end'
   const dateTime = DATE_TIME.exec(text);
   const ms = dateTime && realDay(dateTime[1]!) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
-    throw badRequest(`querystring.${field} must be YYYY-MM-DD or an ISO 8601 date-time with offset (e.g. 2026-11-22T08:00:00Z), got "${raw.slice(0, 40)}"`);
+    throw fail('validation.date', { field: `querystring.${field}`, value: raw.slice(0, 40) });
   }
   return { value: new Date(ms).toISOString(), inclusive: true };
 }

@@ -9,13 +9,14 @@ import { json, nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
 import type { Row } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { InvalidImageError } from '../../images/normalize.js';
 import { normalizeImageInThread } from '../../images/threads.js';
 import { sniffImageMime } from '../../images/probe.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
-import { ProviderError } from '../../providers/types.js';
+import { ProviderError, providerParams } from '../../providers/types.js';
+import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { generateFrameImage, IMAGE_EXTENSION, letterImage, reletterCover, type StoredImage } from '../generation/service.js';
@@ -110,13 +111,13 @@ export async function regenerateImage(ctx: AppContext, auth: AuthUser, taskId: n
   const wish = instruction?.trim() || null;
   if (wish) {
     const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
-    if (!task) throw notFound('task');
+    if (!task) throw fail('task.not_found');
     await assertNoHardBlock(ctx, auth.workspaceId, task.product_id, [wish]);
   }
   const queued = await runTaskAction(ctx, auth, taskId, 'regenerate_image', async (trx, task, now) => {
     const source = await repo.findImageCandidate(trx, auth.workspaceId, taskId, candidateId);
-    if (!source) throw notFound('image candidate');
-    if (source.status === 'pending') throw conflict('this image is still being made; wait for it before regenerating it');
+    if (!source) throw fail('image.not_found');
+    if (source.status === 'pending') throw fail('image.still_pending');
     const stamp = nowIso(now);
     const row = await repo.insertImageCandidate(trx, {
       ...slotOf(source),
@@ -134,7 +135,7 @@ export async function regenerateImage(ctx: AppContext, auth: AuthUser, taskId: n
       created_at: stamp,
       updated_at: stamp,
     });
-    if (!row) throw conflict('another image of this slot was queued at the same moment; reload the task');
+    if (!row) throw fail('image.queue_race');
     await recordSignal(trx, {
       workspaceId: auth.workspaceId,
       productId: task.product_id,
@@ -179,34 +180,34 @@ export interface UploadFields {
  */
 export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: number, data: Buffer, fields: UploadFields) {
   const strategy = fields.strategy?.trim();
-  if (strategy !== 'A' && strategy !== 'B' && strategy !== 'C') throw badRequest('strategy must be A, B or C');
+  if (strategy !== 'A' && strategy !== 'B' && strategy !== 'C') throw fail('image.strategy');
   const seq = Number(fields.seq);
-  if (!/^\d{1,3}$/.test(fields.seq?.trim() ?? '') || seq < 1) throw badRequest('seq must be a positive integer');
+  if (!/^\d{1,3}$/.test(fields.seq?.trim() ?? '') || seq < 1) throw fail('image.seq');
   const role = fields.role?.trim();
-  if (!role) throw badRequest('role is required');
+  if (!role) throw fail('validation.required', { field: 'role' });
 
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
-  if (!task) throw notFound('task');
-  if (!sniffImageMime(data)) throw new AppError('unsupportedMediaType', 'the upload is not a JPEG, PNG or WebP image (checked by its content)');
+  if (!task) throw fail('task.not_found');
+  if (!sniffImageMime(data)) throw fail('upload.not_image');
   let normalised;
   try {
     normalised = await normalizeImageInThread(data);
   } catch (err) {
-    if (err instanceof InvalidImageError) throw new AppError('unsupportedMediaType', `the upload is not a usable image: ${err.message}`);
+    if (err instanceof InvalidImageError) throw fail('upload.unusable_image', { detail: err.message });
     throw err;
   }
   const raw = await ctx.storage.put(normalised.data, { contentType: normalised.mime, extension: IMAGE_EXTENSION[normalised.mime] ?? 'jpg' });
   // Lettering needs the slot's line, read again inside the action; drawing happens before it so
   // the transaction (SQLite's only connection) holds no image work.
   const slot = await latestSlot(ctx.db, auth.workspaceId, taskId, strategy, seq);
-  if (!slot) throw notFound(`image slot ${strategy}${seq}`);
-  if (slot.role !== role) throw badRequest(`slot ${strategy}${seq} is a ${slot.role} image, not ${role}`);
+  if (!slot) throw fail('image.slot_not_found', { slot: `${strategy}${seq}` });
+  if (slot.role !== role) throw fail('image.slot_role', { slot: `${strategy}${seq}`, role: slot.role, given: role });
   const line = lineFor(slot, await coverTitles(ctx.db, auth.workspaceId, taskId));
   const drawn = await lettered(ctx, { file_key: raw.key, mime: normalised.mime }, line, task, strategy);
 
   const row = await runTaskAction(ctx, auth, taskId, 'upload_image', async (trx, _task, now) => {
     const current = await latestSlot(trx, auth.workspaceId, taskId, strategy, seq);
-    if (!current) throw notFound(`image slot ${strategy}${seq}`);
+    if (!current) throw fail('image.slot_not_found', { slot: `${strategy}${seq}` });
     const stamp = nowIso(now);
     const inserted = await repo.insertImageCandidate(trx, {
       ...slotOf(current),
@@ -227,7 +228,7 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
       created_at: stamp,
       updated_at: stamp,
     });
-    if (!inserted) throw conflict('another image of this slot was stored at the same moment; retry the upload');
+    if (!inserted) throw fail('image.store_race');
     const view = imageCandidateView(ctx, inserted);
     return { result: view, events: [{ name: 'image_candidate', data: view }] };
   });
@@ -246,10 +247,10 @@ async function latestSlot(db: DbOrTx, workspaceId: number, taskId: number, strat
 export async function retryImages(ctx: AppContext, auth: AuthUser, taskId: number) {
   const retried = await runTaskAction(ctx, auth, taskId, 'retry_images', async (trx, task, now) => {
     const failed = await repo.failedImagesOfGeneration(trx, auth.workspaceId, taskId, task.generation);
-    if (failed.length === 0) throw conflict('no image of the latest generation failed');
+    if (failed.length === 0) throw fail('image.none_failed');
     const stamp = nowIso(now);
     for (const image of failed) {
-      await repo.updateImageCandidate(trx, auth.workspaceId, image.id, { status: 'pending', error: null, error_kind: null, updated_at: stamp });
+      await repo.updateImageCandidate(trx, auth.workspaceId, image.id, { status: 'pending', ...NO_ERROR, error_kind: null, updated_at: stamp });
     }
     return { result: failed, events: [] };
   });
@@ -263,12 +264,12 @@ async function enqueueImages(ctx: AppContext, workspaceId: number, taskId: numbe
     await ctx.queue.enqueue(taskImagesJob.kind, taskId);
   } catch (err) {
     ctx.log.error({ err, taskId }, 'could not queue the images');
-    const reason = 'the job queue is unavailable; retry the images';
+    const reason = failure('failure.images_queue_unavailable');
     await ctx.events.commit(taskId, async (trx) => {
-      for (const id of ids) await repo.updateImageCandidate(trx, workspaceId, id, { status: 'failed', error: reason, updated_at: nowIso(ctx.clock.now()) });
+      for (const id of ids) await repo.updateImageCandidate(trx, workspaceId, id, { status: 'failed', ...errorColumns(reason), updated_at: nowIso(ctx.clock.now()) });
       return { result: undefined, events: [] };
     });
-    throw new AppError('internal', `the images were stored but could not be queued: ${reason}`);
+    throw fail('image.not_queued', { detail: reason.message });
   }
 }
 
@@ -289,7 +290,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
     productForGeneration(ctx, task.workspace_id, task.product_id),
   ]);
   if (!routes.image || !product) {
-    await failQueued(ctx, task, routes.image ? 'the product of this task no longer exists' : 'no connection of the workspace draws images: add one under provider connections, then retry');
+    await failQueued(ctx, task, failure(routes.image ? 'failure.product_gone' : 'failure.no_image_connection'));
     return;
   }
   const provider = ctx.providers.forCredentials(routes.image.creds);
@@ -329,7 +330,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
       } catch (err) {
         if (signal?.aborted) throw err;
         ctx.log.warn({ taskId: task.id, imageId: image.id, err: describe(err) }, 'single image failed');
-        change = { status: 'failed', error: `${image.role} image failed: ${describe(err)}`, error_kind: err instanceof ProviderError ? err.kind : null };
+        change = { status: 'failed', ...errorColumns(failure('failure.note_image', { role: image.role, detail: describe(err), ...providerParams(err) })), error_kind: err instanceof ProviderError ? err.kind : null };
       }
       await settle(ctx, task, image.id, change);
     }),
@@ -347,9 +348,9 @@ async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: P
 }
 
 /** Queued images get a failure back (so they can be retried), with the reason. */
-async function failQueued(ctx: AppContext, task: TaskRow, reason: string) {
+async function failQueued(ctx: AppContext, task: TaskRow, reason: Failure) {
   for (const image of await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id)) {
-    await settle(ctx, task, image.id, { status: 'failed', error: clip(reason, MAX_ERROR), error_kind: null });
+    await settle(ctx, task, image.id, { status: 'failed', ...errorColumns(reason, MAX_ERROR), error_kind: null });
   }
 }
 
@@ -359,6 +360,6 @@ export const taskImagesJob: JobDefinition = {
   run: (ctx, taskId, job) => runTaskImages(ctx, taskId, job.signal),
   onFailed: async (ctx, taskId, reason) => {
     const task = await repo.findTaskById(ctx.db, taskId);
-    if (task) await failQueued(ctx, task, `images stopped: ${reason}`);
+    if (task) await failQueued(ctx, task, failure('failure.images_stopped', { detail: reason }));
   },
 };

@@ -2,7 +2,8 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { DB, Row, RowUpdate, TaskStatus, WebhookEvent } from '../../db/schema.js';
 import type { NewTaskEvent } from '../../events/types.js';
-import { AppError, conflict, forbidden, notFound, type ErrorKind } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
+import type { ErrorReason } from '../../http/reasons.js';
 import { notifyTaskEvent } from '../webhooks/service.js';
 import { can, roleFor, type Actor, type WorkspaceAction } from '../../policy/policy.js';
 import * as repo from './repository.js';
@@ -24,7 +25,7 @@ interface ActionRule {
   /** The workspace action of the access policy it is; absent: writing tasks (`tasks.write`). */
   needs?: WorkspaceAction;
   /** The error when the status does not accept the action (contract-decisions §2; default 409 / 40900). */
-  refusal?: ErrorKind;
+  refusal?: Extract<ErrorReason, 'task.not_finished'>;
   /** The team notification the move sends (contract-decisions §10), written in its transaction. */
   notify?: WebhookEvent;
 }
@@ -46,7 +47,7 @@ export const TASK_RULES = {
   reject: { from: ['pending_review'], to: 'pending_selection', needs: 'review.decide', notify: 'task.rejected' },
   /** A reject with `final: true` (contract-decisions §6): offered to the client as `reject`. */
   reject_final: { from: ['pending_review'], to: 'rejected', needs: 'review.decide', notify: 'task.rejected' },
-  package: { from: ['approved', 'pending_selection'], refusal: 'generationNotFinished' },
+  package: { from: ['approved', 'pending_selection'], refusal: 'task.not_finished' },
   archive: { from: ['approved', 'pending_selection', 'failed'], to: 'archived' },
   fission: { from: ALL_STATUSES },
   // ---- the generation job ----
@@ -99,10 +100,10 @@ export function assertAccepts(action: TaskAction, task: Pick<TaskRow, 'status'>,
   const rule = ruleOf(action);
   if (actor && !mayTake(actor, rule)) {
     const needs = rule.needs ?? 'tasks.write';
-    throw forbidden(`${action} needs the ${roleFor(needs)} role or higher; your role is ${actor.role}`);
+    throw fail('task.action_role', { action, role: roleFor(needs), your_role: actor.role });
   }
   if (!rule.from.includes(task.status)) {
-    throw new AppError(rule.refusal ?? 'conflict', `${action} is not accepted while the task is ${task.status} (accepted: ${rule.from.join(', ')})`);
+    throw fail(rule.refusal ?? 'task.wrong_status', { action, status: task.status, accepted: rule.from });
   }
 }
 
@@ -185,13 +186,13 @@ export function runTaskAction<T>(
 ): Promise<T> {
   return ctx.events.commit(taskId, async (trx) => {
     const task = await repo.lockTask(trx, ctx.dialect, caller.workspaceId, taskId);
-    if (!task) throw notFound('task');
+    if (!task) throw fail('task.not_found');
     assertAccepts(action, task, caller);
     const outcome = await work(trx, task, ctx.clock.now());
     const events = [...(outcome.events ?? [])];
     if (ruleOf(action).to || outcome.changes) {
       const moved = await transition(trx, task, action, outcome.changes);
-      if (!moved) throw conflict('the task changed meanwhile; reload it');
+      if (!moved) throw fail('task.changed_meanwhile');
       events.unshift(...moved);
     }
     return { result: outcome.result, events };

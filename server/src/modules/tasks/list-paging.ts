@@ -1,4 +1,4 @@
-import { badRequest } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { TaskCursor, TaskPageStart } from './repository.js';
 
 /**
@@ -20,7 +20,7 @@ function decodeCursor(raw: string): TaskCursor {
   const [createdAt, id, ...rest] = Buffer.from(raw, 'base64url').toString('utf8').split('|');
   const n = Number(id);
   if (rest.length > 0 || !createdAt || !ISO_UTC.test(createdAt) || Number.isNaN(Date.parse(createdAt)) || !Number.isInteger(n) || n < 1 || n > 2147483647) {
-    throw badRequest('querystring.cursor is not a cursor this API gave out (use next_cursor of a GET /tasks page)');
+    throw fail('task.cursor_invalid');
   }
   return { createdAt, id: n };
 }
@@ -28,13 +28,11 @@ function decodeCursor(raw: string): TaskCursor {
 /** Where the requested page starts: after a cursor, or at an offset within PAGE_WINDOW. */
 export function pageStart(query: { page: number; page_size: number; cursor?: string | undefined }): TaskPageStart {
   if (query.cursor !== undefined) {
-    if (query.page !== 1) throw badRequest('querystring.page must be 1 (or absent) with a cursor: the cursor says where the page starts');
+    if (query.page !== 1) throw fail('task.cursor_page');
     return { after: decodeCursor(query.cursor), limit: query.page_size };
   }
   if (query.page * query.page_size > PAGE_WINDOW) {
-    throw badRequest(
-      `querystring.page × page_size must be at most ${PAGE_WINDOW}; to read further, pass cursor=<next_cursor> of the last page you have`,
-    );
+    throw fail('task.page_window', { max: PAGE_WINDOW });
   }
   return { offset: (query.page - 1) * query.page_size, limit: query.page_size };
 }

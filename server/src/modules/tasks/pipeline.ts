@@ -18,7 +18,8 @@ import type { DB, NewRow, Row } from '../../db/schema.js';
 import type { NewTaskEvent } from '../../events/types.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
-import { ProviderError, type Provider } from '../../providers/types.js';
+import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
+import { errorColumns, failure, failureEvent, NO_TASK_FAILURE, taskFailureColumns, type Failure } from '../../http/reasons.js';
 import { resolveConnections } from '../api-keys/service.js';
 import {
   generateFrameImage,
@@ -70,14 +71,14 @@ function describe(err: unknown): string {
  * Moves a task that is still pending or generating to `failed` with the reason, and tells the
  * stream. Used when a run cannot start and, through the job handler, when the job fails for good.
  */
-export function failTaskGeneration(ctx: AppContext, task: Pick<TaskRow, 'id' | 'workspace_id' | 'status'>, reason: string): Promise<boolean> {
-  const failureReason = clip(reason, MAX_REASON);
+export function failTaskGeneration(ctx: AppContext, task: Pick<TaskRow, 'id' | 'workspace_id' | 'status'>, reason: Failure): Promise<boolean> {
+  const columns = taskFailureColumns(reason, MAX_REASON);
   return moveTask(
     ctx,
     task,
     'fail_generation',
-    { failure_reason: failureReason, updated_at: nowIso(ctx.clock.now()) },
-    { before: [{ name: 'error', data: { message: failureReason, error_kind: null } }], after: [{ name: 'done', data: { status: 'failed' } }] },
+    { ...columns, updated_at: nowIso(ctx.clock.now()) },
+    { before: [failureEvent({ ...reason, message: columns.failure_reason })], after: [{ name: 'done', data: { status: 'failed' } }] },
   );
 }
 
@@ -96,11 +97,11 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
     productForGeneration(ctx, task.workspace_id, task.product_id),
   ]);
   if (!routes.text && task.track === 'ai') {
-    await failTaskGeneration(ctx, task, 'the workspace has no connection that writes text: add one under provider connections, then regenerate');
+    await failTaskGeneration(ctx, task, failure('failure.task_no_text_connection'));
     return;
   }
   if (!product) {
-    await failTaskGeneration(ctx, task, 'the product of this task no longer exists');
+    await failTaskGeneration(ctx, task, failure('failure.product_gone'));
     return;
   }
   const loaded = await loadGenerationInputs(ctx, task, generation, product);
@@ -113,7 +114,7 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
     image_key_id: imageRoute?.creds.keyId ?? null,
     providers: json({ text: routes.text?.used ?? null, vision: null, image: imageRoute?.used ?? null }),
     need_product_image: loaded.productImages.length > 0,
-    failure_reason: null,
+    ...NO_TASK_FAILURE,
     updated_at: nowIso(ctx.clock.now()),
   });
   if (!started) return;
@@ -141,6 +142,8 @@ class GenerationRun {
   private readonly counters: Counters = { textsDone: 0, textsTotal: 0, imagesDone: 0, imagesFailed: 0, imagesTotal: 0 };
   private readonly setFailures: string[] = [];
   private readonly imageFailures: string[] = [];
+  /** The provider failure kind (and situation) of the first call that failed, for a failure of the whole run. */
+  private cause: ReturnType<typeof providerParams> | undefined;
   private textsThisGeneration = 0;
 
   constructor(
@@ -231,8 +234,9 @@ class GenerationRun {
     } catch (err) {
       if (this.signal?.aborted) throw err;
       this.setFailures.push(`set ${strategy}: ${describe(err)}`);
+      this.cause ??= providerParams(err);
       this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'text generation of a set failed');
-      await this.ctx.events.append(this.task.id, [{ name: 'error', data: { message: `texts of set ${strategy} failed: ${describe(err)}`, error_kind: kindOf(err) } }]);
+      await this.ctx.events.append(this.task.id, [failureEvent(failure('failure.text_set', { set: strategy, detail: describe(err), ...providerParams(err) }))]);
       return done;
     }
     const textProgress = this.commitLocked(async (trx) => {
@@ -463,8 +467,10 @@ class GenerationRun {
 
   /** A failed image is stored as a failed slot (its error kind with it), so retry-images can make it again. */
   private async imageFailed(strategy: StrategyCode, frame: StoryboardFrame, prompt: string, err: unknown): Promise<void> {
-    const message = `image ${strategy}${frame.seq} (${frame.role}) failed: ${describe(err)}`;
+    const failed = failure('failure.image', { set: strategy, seq: frame.seq, role: frame.role, detail: describe(err), ...providerParams(err) });
+    const message = failed.message;
     this.imageFailures.push(message);
+    this.cause ??= providerParams(err);
     this.ctx.log.warn({ taskId: this.task.id, strategy, seq: frame.seq, err: describe(err) }, 'image generation failed');
     await this.commitLocked(async (trx) => {
       const row = await repo.insertImageCandidate(trx, {
@@ -472,11 +478,11 @@ class GenerationRun {
         status: 'failed',
         file_key: null,
         mime: null,
-        error: message,
+        ...errorColumns(failed),
         error_kind: kindOf(err),
       });
       if (row) this.counters.imagesFailed += 1;
-      const events: NewTaskEvent[] = [{ name: 'error', data: { message, error_kind: kindOf(err) } }];
+      const events: NewTaskEvent[] = [failureEvent(failed)];
       if (row) events.push({ name: 'image_candidate', data: imageCandidateView(this.ctx, row) });
       return { result: undefined, events: [...events, await this.imageProgress(trx)] };
     });
@@ -523,15 +529,24 @@ class GenerationRun {
     const problems = [...this.setFailures.sort(), ...this.imageFailures.sort()];
     const status = usable ? 'pending_selection' : 'failed';
     const before: NewTaskEvent[] = [];
-    let failureReason: string | null = null;
+    let failed: ReturnType<typeof taskFailureColumns> | typeof NO_TASK_FAILURE = NO_TASK_FAILURE;
     if (!usable) {
-      failureReason = clip(`nothing usable was produced: ${problems.join('; ') || 'no result'}`, MAX_REASON);
-      before.push({ name: 'error', data: { message: failureReason, error_kind: null } });
+      const nothing = failure('failure.nothing', { detail: problems.join('; ') || 'no result', ...(this.cause ?? {}) });
+      failed = taskFailureColumns(nothing, MAX_REASON);
+      // The event's error_kind stays null (several calls may have failed); params carry the first one's.
+      before.push({ name: 'error', data: { ...failureEvent(nothing).data, message: failed.failure_reason, error_kind: null } });
     } else if (problems.length > 0) {
       const parts: string[] = [];
-      if (this.setFailures.length > 0) parts.push(`${this.setFailures.length} of ${slotsByStrategy(task.text_count).length} text sets failed`);
-      if (counters.imagesFailed > 0) parts.push(`${counters.imagesFailed} of ${counters.imagesTotal} images failed`);
-      before.push({ name: 'error', data: { message: `partly done: ${parts.join(', ')}; the rest is ready`, error_kind: null } });
+      const counts: Record<string, number> = {};
+      if (this.setFailures.length > 0) {
+        parts.push(`${this.setFailures.length} of ${slotsByStrategy(task.text_count).length} text sets failed`);
+        Object.assign(counts, { texts_failed: this.setFailures.length, texts_total: slotsByStrategy(task.text_count).length });
+      }
+      if (counters.imagesFailed > 0) {
+        parts.push(`${counters.imagesFailed} of ${counters.imagesTotal} images failed`);
+        Object.assign(counts, { images_failed: counters.imagesFailed, images_total: counters.imagesTotal });
+      }
+      before.push(failureEvent(failure('failure.partly', { parts: parts.join(', '), ...counts })));
     }
     const progress = task.image_count > 0 && counters.imagesTotal > 0
       ? { stage: 'image', done: counters.imagesDone, failed: counters.imagesFailed, total: counters.imagesTotal }
@@ -540,7 +555,7 @@ class GenerationRun {
       this.ctx,
       task,
       usable ? 'complete_generation' : 'fail_generation',
-      { failure_reason: failureReason, progress: json(progress), updated_at: this.now() },
+      { ...failed, progress: json(progress), updated_at: this.now() },
       { generation: task.generation, before, after: [{ name: 'done', data: { status } }] },
     );
   }
@@ -597,6 +612,6 @@ export const taskGenerateJob: JobDefinition = {
   run: (ctx, taskId, job) => runTaskGeneration(ctx, taskId, job.signal),
   onFailed: async (ctx, taskId, reason) => {
     const task = await repo.findTaskById(ctx.db, taskId);
-    if (task) await failTaskGeneration(ctx, task, `generation stopped: ${reason}`);
+    if (task) await failTaskGeneration(ctx, task, failure('failure.generation_stopped', { detail: reason }));
   },
 };

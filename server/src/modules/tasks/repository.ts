@@ -29,7 +29,7 @@ export const LIST_COLUMNS = [
   'tasks.reviewed_at',
 ] as const;
 
-const detailColumns = [...LIST_COLUMNS, 'tasks.progress', 'tasks.generation', 'tasks.failure_reason', 'tasks.overlay_text', 'tasks.providers'] as const;
+const detailColumns = [...LIST_COLUMNS, 'tasks.progress', 'tasks.generation', 'tasks.failure_reason', 'tasks.failure_key', 'tasks.failure_params', 'tasks.overlay_text', 'tasks.providers'] as const;
 
 export interface TaskFilters {
   status?: TaskStatus | undefined;

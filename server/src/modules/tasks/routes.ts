@@ -8,7 +8,7 @@ import { ImageCandidateSchema, TextCandidateSchema } from './views.js';
 import * as service from './service.js';
 import * as images from './images.js';
 import { readUpload, uploadScope } from '../../http/upload.js';
-import { badRequest } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { IMAGE_ROLES } from '../../content/schemas.js';
 import { NOTE_LIMITS } from '../../content/limits.js';
 import * as tickets from './tickets.js';
@@ -332,7 +332,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
       },
       async (request) => {
         const upload = await readUpload(request, 'image');
-        if (!upload.file) throw badRequest('multipart field "image" (the file) is required');
+        if (!upload.file) throw fail('upload.file_missing', { field: 'image' });
         return ok(await images.uploadImage(ctx, currentUser(request), request.params.id, upload.file, upload.fields));
       },
     );

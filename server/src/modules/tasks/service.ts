@@ -12,7 +12,8 @@ import { clip, clipWords } from '../../content/text.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { imageCandidateView, providersView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
-import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail, limitError } from '../../http/errors.js';
+import { failure, NO_TASK_FAILURE, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { pageOf, type PageQuery } from '../../http/schemas.js';
 import { workspaceCapabilities } from '../api-keys/service.js';
 import { assertNoHardBlock, bannedWordMatcherFor } from '../banned-words/service.js';
@@ -66,7 +67,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
   /** A repeat answers with the first task; the key reused for another body is a 409 (as Stripe does). */
   const repeatOf = (earlier: { id: number; idempotency_hash: string | null }) => {
     if (earlier.idempotency_hash !== null && earlier.idempotency_hash !== bodyHash) {
-      throw conflict('this Idempotency-Key was used for a different request body within 24 hours: use a new key for a new task');
+      throw fail('task.idempotency_reused');
     }
     return earlier.id;
   };
@@ -76,22 +77,22 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
   }
 
   const product = await productForGeneration(ctx, auth.workspaceId, input.product_id);
-  if (!product) throw notFound(`product ${input.product_id}`);
+  if (!product) throw fail('product.id_not_found', { id: input.product_id });
   const benchmarkIds = [...new Set(input.benchmark_ids ?? [])];
   const benchmarks = await repo.findBenchmarks(ctx.db, auth.workspaceId, benchmarkIds);
   for (const id of benchmarkIds) {
     const benchmark = benchmarks.find((b) => b.id === id);
-    if (!benchmark) throw notFound(`benchmark ${id}`);
-    if (benchmark.product_id !== product.id) throw badRequest(`body.benchmark_ids: benchmark ${id} belongs to another product`);
+    if (!benchmark) throw fail('benchmark.id_not_found', { id });
+    if (benchmark.product_id !== product.id) throw fail('task.benchmark_other_product', { id });
   }
   const theme = input.theme.trim();
-  if (!theme) throw badRequest('body.theme must not be blank');
+  if (!theme) throw fail('validation.blank', { field: 'body.theme' });
   const capabilities = await workspaceCapabilities(ctx, auth.workspaceId);
   if (input.track === 'ai' ? !capabilities.text : !(capabilities.text || capabilities.image)) {
-    throw new AppError('noApiKey', 'this workspace has no provider connection that writes text: add one under provider connections first');
+    throw fail('connection.none_for_text');
   }
   if (input.image_count > 0 && !capabilities.image) {
-    throw new AppError('noImageConnection', 'no provider connection of this workspace draws images: add one (e.g. 豆包, 通义千问, 智谱, 硅基流动 or OpenAI), or ask for 0 images');
+    throw fail('connection.none_for_image');
   }
   await assertNoHardBlock(ctx, auth.workspaceId, product.id, [
     theme,
@@ -155,9 +156,9 @@ async function enqueueGeneration(ctx: AppContext, task: Pick<TaskRow, 'id' | 'wo
     await ctx.queue.enqueue(taskGenerateJob.kind, task.id);
   } catch (err) {
     ctx.log.error({ err, taskId: task.id }, 'could not queue the task');
-    const reason = 'the job queue is unavailable; regenerate the task to try again';
+    const reason = failure('failure.queue_unavailable');
     await failTaskGeneration(ctx, task, reason);
-    throw new AppError('internal', `task ${task.id} was stored but could not be queued: ${reason}`);
+    throw fail('task.not_queued', { id: task.id, detail: reason.message });
   }
 }
 
@@ -194,7 +195,7 @@ function listFilters(query: ListTasksQuery): repo.TaskFilters {
   const from = query.date_from === undefined ? undefined : parseDateBound(query.date_from, 'date_from', 'start');
   const to = query.date_to === undefined ? undefined : parseDateBound(query.date_to, 'date_to', 'end');
   if (from && to && (from.value > to.value || (from.value === to.value && !to.inclusive))) {
-    throw badRequest('querystring.date_from must not be after date_to');
+    throw fail('validation.dates_reversed');
   }
   return { status: query.status, productId: query.product_id, from: from && { value: from.value, inclusive: true }, to, hideArchived: query.hide_archived };
 }
@@ -264,13 +265,13 @@ export async function taskCovers(ctx: AppContext, auth: AuthUser, taskIds: numbe
 }
 
 async function getTaskListItem(ctx: AppContext, auth: AuthUser, id: number) {
-  const { progress: _p, generation: _g, failure_reason: _f, overlay_text: _o, providers: _c, ...item } = await requireTaskDetail(ctx, auth, id);
+  const { progress: _p, generation: _g, failure_reason: _f, failure_key: _fk, failure_params: _fp, overlay_text: _o, providers: _c, ...item } = await requireTaskDetail(ctx, auth, id);
   return item;
 }
 
 async function requireTaskDetail(ctx: AppContext, auth: AuthUser, id: number) {
   const task = await repo.findTaskDetail(ctx.db, auth.workspaceId, id);
-  if (!task) throw notFound('task');
+  if (!task) throw fail('task.not_found');
   return task;
 }
 
@@ -290,6 +291,8 @@ export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   };
   return {
     ...task,
+    failure_key: task.failure_key as FailureReason | null,
+    failure_params: task.failure_key ? (task.failure_params ?? {}) as StoredParams : null,
     benchmark_ids: benchmarkIds,
     providers: providersView(task.providers),
     allowed_actions: allowedActions(auth, task, facts),
@@ -305,11 +308,11 @@ function signal(auth: AuthUser, task: TaskRow, now: Date, rest: Omit<PreferenceS
 export function selectTextCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, selected: boolean) {
   return runTaskAction(ctx, auth, taskId, 'select', async (trx, task, now) => {
     const candidate = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
-    if (!candidate) throw notFound('text candidate');
+    if (!candidate) throw fail('text.not_found');
     const stamp = nowIso(now);
     if (selected) {
       if (candidate.banned_word_status === 'hard_block') {
-        throw conflict('this text contains hard-blocked words and cannot be selected; edit it first');
+        throw fail('text.blocked_select');
       }
       await repo.deselectOtherTexts(trx, auth.workspaceId, taskId, candidate.strategy, candidate.id, stamp);
     }
@@ -329,7 +332,7 @@ export function selectTextCandidate(ctx: AppContext, auth: AuthUser, taskId: num
 export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: number, candidateId: number, selected: boolean) {
   return runTaskAction(ctx, auth, taskId, 'select', async (trx, task, now) => {
     const candidate = await repo.findImageCandidate(trx, auth.workspaceId, taskId, candidateId);
-    if (!candidate) throw notFound('image candidate');
+    if (!candidate) throw fail('image.not_found');
     if ((await repo.setImageSelected(trx, auth.workspaceId, candidate.id, selected)) && selected) {
       await recordSignal(trx, signal(auth, task, now, { type: 'select_image', candidateId: candidate.id, candidateKind: 'image', strategy: candidate.strategy }));
     }
@@ -345,7 +348,7 @@ export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: nu
  */
 async function evaluatorFor(ctx: AppContext, auth: AuthUser, taskId: number): Promise<(note: NoteText) => ReturnType<typeof evaluateNote>> {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
-  if (!task) throw notFound('task');
+  if (!task) throw fail('task.not_found');
   const [matcher, product] = await Promise.all([bannedWordMatcherFor(ctx, auth.workspaceId, task.product_id), productForGeneration(ctx, auth.workspaceId, task.product_id)]);
   const subject = { productName: product?.name ?? '', sellingPoints: product?.selling_points ?? [], theme: task.theme };
   return (note) => evaluateNote(matcher, note, subject);
@@ -358,12 +361,12 @@ async function evaluatorFor(ctx: AppContext, auth: AuthUser, taskId: number): Pr
  */
 function publishableText(text: { title: string; content: string; tags: string[]; cover_title: string }, keepLongBody: boolean) {
   const body = publishableBody(text.content);
-  if (!body.content) throw badRequest('body.content must not be blank');
+  if (!body.content) throw fail('validation.blank', { field: 'body.content' });
   const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
   const note = { title: oneLine(text.title), content: body.content, cover_title: oneLine(text.cover_title) };
   // The tags given are counted; hashtags moved out of the body join them up to the limit.
   const refused = limitProblems({ ...note, tags: distinctTags(text.tags) }).find((p) => !(keepLongBody && p.field === 'content'));
-  if (refused) throw badRequest(`body.${refused.field}: ${refused.message}`);
+  if (refused) throw limitError(refused);
   return { ...note, tags: cleanTags([...text.tags, ...body.tags]) };
 }
 
@@ -378,7 +381,7 @@ export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId:
   const evaluate = await evaluatorFor(ctx, auth, taskId);
   return runTaskAction(ctx, auth, taskId, 'edit', async (trx, task, now) => {
     const candidate = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
-    if (!candidate) throw notFound('text candidate');
+    if (!candidate) throw fail('text.not_found');
     const evaluated = evaluate(
       publishableText(
         { title: input.title ?? candidate.title, content: input.content, tags: input.tags ?? candidate.tags, cover_title: input.cover_title ?? candidate.cover_title },
@@ -436,11 +439,11 @@ async function emptiestSet(trx: Transaction<DB>, task: TaskRow): Promise<Strateg
 export async function importText(ctx: AppContext, auth: AuthUser, taskId: number, input: ImportInput) {
   const evaluate = await evaluatorFor(ctx, auth, taskId);
   return runTaskAction(ctx, auth, taskId, 'import_text', async (trx, task, now) => {
-    if (task.track !== 'import') throw conflict('import-text is accepted only on tasks of the import track');
+    if (task.track !== 'import') throw fail('task.import_only');
     const content = input.content.trim();
-    if (!content) throw badRequest('body.content must not be blank');
+    if (!content) throw fail('validation.blank', { field: 'body.content' });
     const angleLabel = input.angle_label.trim();
-    if (!angleLabel) throw badRequest('body.angle_label must not be blank');
+    if (!angleLabel) throw fail('validation.blank', { field: 'body.angle_label' });
     const title = input.title?.trim() || clipWords(stripMarkdown(content).split('\n').find((l) => l.trim()) ?? content, NOTE_LIMITS.title);
     const strategy = input.strategy ?? (await emptiestSet(trx, task));
     const evaluated = evaluate(publishableText({ title, content, tags: input.tags ?? [], cover_title: fitCoverTitle('', title) }, true));
@@ -494,7 +497,7 @@ export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: nu
     await recordSignal(trx, signal(auth, task, now, { type: 'regenerate' }));
     return {
       result: { ...task, status: 'generating' as const },
-      changes: { generation: task.generation + 1, progress: json(null), failure_reason: null, lease_until: null, updated_at: nowIso(now) },
+      changes: { generation: task.generation + 1, progress: json(null), ...NO_TASK_FAILURE, lease_until: null, updated_at: nowIso(now) },
     };
   });
   await enqueueGeneration(ctx, task);

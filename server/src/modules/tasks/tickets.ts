@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import { sessionIsCurrent, type AuthUser, type Session } from '../../http/auth.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { hashToken, newOneTimeToken } from '../../security/tokens.js';
 import * as repo from './repository.js';
 
@@ -12,7 +12,7 @@ export const TICKET_TTL_SECONDS = 60;
  * SHA-256, bound to one task and one user, valid 60 s, spent by the first open.
  */
 export async function issueTicket(ctx: AppContext, auth: AuthUser, taskId: number) {
-  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw notFound('task');
+  if (!(await repo.findTask(ctx.db, auth.workspaceId, taskId))) throw fail('task.not_found');
   const now = ctx.clock.now();
   const { token, hash } = newOneTimeToken();
   await repo.deleteStaleTickets(ctx.db, nowIso(new Date(now.getTime() - TICKET_TTL_SECONDS * 1000)));
@@ -36,13 +36,13 @@ export async function issueTicket(ctx: AppContext, auth: AuthUser, taskId: numbe
  * ends with it); any unusable ticket is the same 401 (no oracle).
  */
 export async function redeemTicket(ctx: AppContext, taskId: number, ticket: string | undefined) {
-  const refused = new AppError('tokenInvalid', 'stream ticket missing, invalid, expired or already used: request a new one');
+  const refused = fail('stream.ticket_invalid');
   if (!ticket) throw refused;
   const spent = await repo.consumeTicket(ctx.db, hashToken(ticket), taskId, nowIso(ctx.clock.now()));
   if (!spent?.user_id) throw refused;
   const session: Session = { userId: spent.user_id, workspaceId: spent.workspace_id, tokenVersion: spent.token_version, membershipVersion: spent.session_version };
   if (!(await sessionIsCurrent(ctx, session))) throw refused;
   const task = await repo.findTask(ctx.db, spent.workspace_id, taskId);
-  if (!task) throw notFound('task');
+  if (!task) throw fail('task.not_found');
   return { task: { id: task.id, status: task.status }, session };
 }

@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import type { AppContext } from '../../context.js';
 import type { Row } from '../../db/schema.js';
-import { DateTime, Nullable } from '../../http/schemas.js';
+import { DateTime, FailureKey, FailureParams, Nullable } from '../../http/schemas.js';
+import type { FailureReason, StoredParams } from '../../http/reasons.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { hitsByField, type FieldHit } from '../../content/evaluate.js';
 import { IMAGE_ROLES } from '../../content/schemas.js';
@@ -63,6 +64,8 @@ export const ImageCandidateSchema = Type.Object({
   source: Type.Enum(['ai', 'upload'], { description: 'made by the provider, or uploaded by the team (contract-decisions §8)' }),
   status: Type.Enum(['pending', 'done', 'failed'], { description: 'pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again' }),
   error_kind: Nullable(Type.String({ description: 'of a failed image: the provider failure kind (contract-decisions §7), null when not a provider failure' })),
+  error_key: FailureKey,
+  error_params: FailureParams,
   instruction: Nullable(Type.String({ description: 'the operator’s instruction of a regenerated image' })),
 });
 export type ImageCandidateView = Static<typeof ImageCandidateSchema>;
@@ -102,6 +105,8 @@ export function imageCandidateView(ctx: Pick<AppContext, 'config' | 'clock'>, ro
     source: row.source,
     status: row.status,
     error_kind: row.status === 'failed' ? row.error_kind : null,
+    error_key: row.status === 'failed' ? (row.error_key as FailureReason | null) : null,
+    error_params: row.status === 'failed' && row.error_key ? ((row.error_params ?? {}) as StoredParams) : null,
     instruction: row.instruction,
   };
 }
@@ -148,6 +153,8 @@ export const TaskDetail = Type.Object({
   }),
   generation: Type.Integer({ description: 'number of generation runs started (regenerate adds one)' }),
   failure_reason: Nullable(Type.String()),
+  failure_key: FailureKey,
+  failure_params: FailureParams,
   providers: TaskProvidersSchema,
   allowed_actions: Type.Array(Type.Enum(USER_ACTIONS), {
     description: 'what the caller may do with the task now, from its role and the task state (contract-decisions §8); the console shows only these',

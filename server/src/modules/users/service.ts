@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Role } from '../../db/schema.js';
-import { conflict, forbidden, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashPassword } from '../../security/passwords.js';
@@ -18,11 +18,10 @@ export async function listUsers(ctx: AppContext, auth: AuthUser, query: PageQuer
  * Usernames are one login namespace across tenants, so a name in use anywhere cannot be given
  * again. The refusal is the same wherever the name is used (this workspace, another tenant's, a
  * deactivated account) and names nothing, and it comes after the same work (issue 28, finding
- * 9; docs/decisions.md).
+ * 9; docs/decisions.md): reason `user.username_unavailable`.
+ *
+ * Creates an account in the caller's workspace; used by the API, the CLI and the bootstrap.
  */
-export const USERNAME_UNAVAILABLE = 'this username is not available: choose another';
-
-/** Creates an account in the caller's workspace; used by the API, the CLI and the bootstrap. */
 export async function createUser(
   ctx: AppContext,
   input: { username: string; email: string; password: string; role: Role; workspaceId: number; mustChangePassword?: boolean },
@@ -30,7 +29,7 @@ export async function createUser(
   const now = nowIso(ctx.clock.now());
   const passwordHash = await hashPassword(input.password, ctx.config.passwordHashCost);
   const create = () => ctx.db.transaction().execute(async (trx) => {
-    if (await repo.findUserByUsername(trx, input.username)) throw conflict(USERNAME_UNAVAILABLE);
+    if (await repo.findUserByUsername(trx, input.username)) throw fail('user.username_unavailable');
     const userId = await repo.insertUser(trx, {
       username: input.username,
       email: input.email,
@@ -43,7 +42,7 @@ export async function createUser(
     return userId;
   });
   // Two creations of one name at once: the second meets the unique index, and the same answer.
-  const id = await create().catch((err: unknown) => Promise.reject(isUniqueViolation(err) ? conflict(USERNAME_UNAVAILABLE) : err));
+  const id = await create().catch((err: unknown) => Promise.reject(isUniqueViolation(err) ? fail('user.username_unavailable') : err));
   return (await repo.findWorkspaceUser(ctx.db, input.workspaceId, id))!;
 }
 
@@ -54,13 +53,13 @@ export async function updateWorkspaceUser(
   changes: { email?: string | undefined; role?: Role | undefined; is_active?: boolean | undefined; password?: string | undefined },
 ) {
   const target = await repo.findWorkspaceUser(ctx.db, auth.workspaceId, userId);
-  if (!target) throw notFound('user');
+  if (!target) throw fail('user.not_found');
   // Email, password and the active flag belong to the account, which may also be a member (even
   // an admin) of workspaces this admin does not run: changing them there would hand this admin
   // that account. The role is per workspace and stays changeable.
   const accountWide = changes.email !== undefined || changes.password !== undefined || changes.is_active !== undefined;
   if (accountWide && userId !== auth.userId && (await countMembershipsOutsideAdminOf(ctx.db, userId, auth.userId)) > 0) {
-    throw forbidden('this user also belongs to workspaces you are not an admin of: only their role can be changed here');
+    throw fail('user.other_workspaces');
   }
   const now = nowIso(ctx.clock.now());
   const passwordHash = changes.password !== undefined ? await hashPassword(changes.password, ctx.config.passwordHashCost) : undefined;
@@ -82,7 +81,7 @@ export async function updateWorkspaceUser(
 
 export async function resetPasswordByUsername(ctx: AppContext, username: string, password: string) {
   const user = await repo.findUserByUsername(ctx.db, username);
-  if (!user) throw notFound(`user "${username}"`);
+  if (!user) throw fail('user.named_not_found', { username });
   await repo.updateUser(ctx.db, user.id, {
     password_hash: await hashPassword(password, ctx.config.passwordHashCost),
     must_change_password: true,

@@ -4,7 +4,7 @@ import type { DbOrTx } from '../../db/database.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { Row, SealedJson, WebhookEvent, WebhookKind } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { checkPublicUrl, SsrfRefused } from '../../security/ssrf.js';
 import type { NotificationEvent } from './formats.js';
@@ -80,20 +80,20 @@ async function checkedUrl(ctx: AppContext, raw: string): Promise<URL> {
   try {
     return await checkPublicUrl(raw.trim(), { isAllowedAddress: ctx.config.outbound.userEndpoints, resolve: ctx.config.outbound.resolve });
   } catch (err) {
-    if (err instanceof SsrfRefused) throw badRequest(`body.url: ${err.message}; only public http(s) addresses are allowed`);
+    if (err instanceof SsrfRefused) throw fail('webhook.private_url', { detail: err.message });
     throw err;
   }
 }
 
 function checkedEvents(events: WebhookEvent[]): WebhookEvent[] {
   const unique = [...new Set(events)];
-  if (unique.length === 0) throw badRequest('body.events must name at least one event');
+  if (unique.length === 0) throw fail('webhook.no_events');
   return unique;
 }
 
 function checkSecretFits(kind: WebhookKind, hasSecret: boolean): void {
   // A WeCom group robot has no signing: its key is part of the URL.
-  if (kind === 'wecom' && hasSecret) throw badRequest('body.secret: a WeCom group robot has no signing secret; leave it empty');
+  if (kind === 'wecom' && hasSecret) throw fail('webhook.wecom_secret');
 }
 
 const seal = (ctx: AppContext, text: string): SealedJson => ctx.secrets.seal(text);
@@ -104,7 +104,7 @@ export async function listWebhooks(ctx: AppContext, auth: AuthUser) {
 
 export async function createWebhook(ctx: AppContext, auth: AuthUser, input: Required<Pick<WebhookInput, 'name' | 'url' | 'kind' | 'events'>> & WebhookInput) {
   const name = input.name.trim();
-  if (!name) throw badRequest('body.name must not be blank');
+  if (!name) throw fail('validation.blank', { field: 'body.name' });
   const url = await checkedUrl(ctx, input.url);
   const secret = input.secret?.trim() || undefined;
   checkSecretFits(input.kind, secret !== undefined);
@@ -127,10 +127,10 @@ export async function createWebhook(ctx: AppContext, auth: AuthUser, input: Requ
 
 export async function updateWebhook(ctx: AppContext, auth: AuthUser, id: number, input: WebhookInput) {
   const current = await repo.findWebhook(ctx.db, auth.workspaceId, id);
-  if (!current) throw notFound('webhook');
+  if (!current) throw fail('webhook.not_found');
   const changes: Parameters<typeof repo.updateWebhook>[3] = { updated_at: nowIso(ctx.clock.now()) };
   if (input.name !== undefined) {
-    if (!input.name.trim()) throw badRequest('body.name must not be blank');
+    if (!input.name.trim()) throw fail('validation.blank', { field: 'body.name' });
     changes.name = input.name.trim();
   }
   if (input.url !== undefined) {
@@ -145,16 +145,16 @@ export async function updateWebhook(ctx: AppContext, auth: AuthUser, id: number,
   if (secret !== undefined) changes.secret_sealed = json(secret === null ? null : seal(ctx, secret));
   const hasSecret = secret === undefined ? current.secret_sealed !== null : secret !== null;
   checkSecretFits(input.kind ?? current.kind, hasSecret);
-  if (!(await repo.updateWebhook(ctx.db, auth.workspaceId, id, changes))) throw notFound('webhook');
+  if (!(await repo.updateWebhook(ctx.db, auth.workspaceId, id, changes))) throw fail('webhook.not_found');
   return view((await repo.findWebhook(ctx.db, auth.workspaceId, id))!);
 }
 
 export async function deleteWebhook(ctx: AppContext, auth: AuthUser, id: number) {
-  if (!(await repo.deleteWebhook(ctx.db, auth.workspaceId, id))) throw notFound('webhook');
+  if (!(await repo.deleteWebhook(ctx.db, auth.workspaceId, id))) throw fail('webhook.not_found');
 }
 
 export async function listDeliveries(ctx: AppContext, auth: AuthUser, webhookId: number, query: PageQuery) {
-  if (!(await repo.findWebhook(ctx.db, auth.workspaceId, webhookId))) throw notFound('webhook');
+  if (!(await repo.findWebhook(ctx.db, auth.workspaceId, webhookId))) throw fail('webhook.not_found');
   const [rows, total] = await repo.listDeliveries(ctx.db, auth.workspaceId, webhookId, pageWindow(query));
   const attempts = await repo.recentAttempts(ctx.db, auth.workspaceId, rows.map((r) => r.id), ATTEMPTS_SHOWN);
   return pageOf(rows.map((r) => deliveryView(r, attempts.get(r.id) ?? [])), total, query);
@@ -163,7 +163,7 @@ export async function listDeliveries(ctx: AppContext, auth: AuthUser, webhookId:
 /** A test message through the same outbox and queue as real events (an inactive webhook too: that is how one checks it). */
 export async function testWebhook(ctx: AppContext, auth: AuthUser, id: number) {
   const webhook = await repo.findWebhook(ctx.db, auth.workspaceId, id);
-  if (!webhook) throw notFound('webhook');
+  if (!webhook) throw fail('webhook.not_found');
   const [delivery] = deliveryRows(auth.workspaceId, [webhook.id], 'webhook.test', { webhook_name: webhook.name }, new Date());
   await repo.insertDeliveries(ctx.db, [delivery!]);
   const stored = (await repo.findDeliveryByUid(ctx.db, auth.workspaceId, delivery!.uid))!;

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { Role } from '../../db/schema.js';
-import { AppError, badRequest, conflict, notFound } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { can } from '../../policy/policy.js';
 import { seedLegalBaseline } from '../banned-words/service.js';
@@ -16,7 +16,7 @@ export async function listMyWorkspaces(ctx: AppContext, auth: AuthUser) {
 export async function createWorkspace(ctx: AppContext, auth: AuthUser, name: string, slug: string) {
   const now = nowIso(ctx.clock.now());
   return ctx.db.transaction().execute(async (trx) => {
-    if (await repo.findWorkspaceBySlug(trx, slug)) throw conflict(`a workspace with slug "${slug}" already exists`);
+    if (await repo.findWorkspaceBySlug(trx, slug)) throw fail('workspace.slug_taken', { slug });
     const id = await repo.insertWorkspace(trx, { name, slug, now });
     await memberships.upsertMembership(trx, { workspaceId: id, userId: auth.userId, role: 'admin', now });
     await seedLegalBaseline(trx, id, now);
@@ -30,8 +30,8 @@ export async function createWorkspace(ctx: AppContext, auth: AuthUser, name: str
  */
 export async function assertAdminOf(ctx: AppContext, auth: AuthUser, workspaceId: number) {
   const membership = await memberships.findMembership(ctx.db, workspaceId, auth.userId);
-  if (!membership) throw notFound('workspace');
-  if (!can({ userId: auth.userId, role: membership.role }, 'workspaces.manage')) throw new AppError('forbidden', 'only an admin of that workspace can change its members');
+  if (!membership) throw fail('workspace.not_found');
+  if (!can({ userId: auth.userId, role: membership.role }, 'workspaces.manage')) throw fail('workspace.admin_only');
 }
 
 /**
@@ -48,11 +48,11 @@ export async function addMember(
   role: Role,
 ) {
   await assertAdminOf(ctx, auth, workspaceId);
-  if (who.user_id === undefined && who.username === undefined) throw badRequest('body must have user_id or username');
+  if (who.user_id === undefined && who.username === undefined) throw fail('member.who');
   const user =
     who.user_id !== undefined ? await findUserById(ctx.db, who.user_id) : await findUserByUsername(ctx.db, who.username!);
   if (!user || !(await memberships.sharesWorkspaceAdministeredBy(ctx.db, user.id, auth.userId))) {
-    throw notFound('user (to add someone you share no workspace with, invite them)');
+    throw fail('member.user_not_found');
   }
   const now = nowIso(ctx.clock.now());
   await ctx.db.transaction().execute(async (trx) => {
@@ -71,7 +71,7 @@ export async function removeMember(ctx: AppContext, auth: AuthUser, workspaceId:
   const now = nowIso(ctx.clock.now());
   await ctx.db.transaction().execute(async (trx) => {
     const existing = await memberships.findMembership(trx, workspaceId, userId);
-    if (!existing) throw notFound('member');
+    if (!existing) throw fail('member.not_found');
     await memberships.assertAnAdminRemains(trx, workspaceId, existing.role, null);
     await memberships.deleteMembership(trx, workspaceId, userId);
     // Tokens for this workspace fail from here on (no membership row); the user's token

@@ -93,7 +93,7 @@ export default function ApiKeysPage() {
                     showIcon
                     style={{ marginTop: 4 }}
                     data-testid="route-warning"
-                    title={t('connections.routeWarning', { name: connections.find((c) => c.id === w.key_id)?.name ?? `#${w.key_id}`, cause: cause(t, '', w.error_kind) })}
+                    title={t('connections.routeWarning', { name: connections.find((c) => c.id === w.key_id)?.name ?? `#${w.key_id}`, cause: cause(t, w.error_kind) })}
                   />
                 ))}
             </Col>
@@ -190,7 +190,7 @@ export default function ApiKeysPage() {
                       showIcon
                       style={{ marginTop: 4 }}
                       title={`${t(`connections.can.${r.capability}`)} · ${r.model} · ${r.latency_ms} ms`}
-                      description={r.ok ? t('connections.testOk') : cause(t, r.message ?? '', r.error_kind)}
+                      description={r.ok ? t('connections.testOk') : cause(t, r.error_kind)}
                     />
                   ))}
                 </div>
@@ -340,7 +340,7 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
                 <Button size="small" loading={models.isFetching} onClick={() => void models.refetch()}>
                   {t('connections.loadModels')}
                 </Button>
-                {models.data && !models.data.ok && <Alert type="error" showIcon style={{ marginTop: 8 }} title={t('connections.modelsFailed', { cause: cause(t, models.data.message ?? '', models.data.error_kind) })} />}
+                {models.data && !models.data.ok && <Alert type="error" showIcon style={{ marginTop: 8 }} title={t('connections.modelsFailed', { cause: cause(t, models.data.error_kind) })} />}
                 {models.data?.source === 'catalogue' && <Typography.Text type="secondary"> {t('connections.modelsFromCatalogue')}</Typography.Text>}
               </div>
             )}

@@ -66,7 +66,7 @@ function NoteCard({ fissionId, note, demo, onRetried, onEdit }: { fissionId: num
                 {t('fission.imagePending')}
               </div>
             ) : img.error || !img.url ? (
-              <Tooltip key={i} title={img.error ? wordFailure(t, img.error, img.error_kind) : undefined}>
+              <Tooltip key={i} title={img.error ? wordFailure(t, { key: img.error_key, params: img.error_params, kind: img.error_kind }) : undefined}>
                 <div data-testid="image-error" style={{ width: 90, aspectRatio: '3 / 4', display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', background: '#fff1f0', border: '1px dashed #ff4d4f', borderRadius: 6, fontSize: 12, color: '#a8071a' }}>
                   <WarningOutlined aria-hidden />
                   {t('fission.imageFailed', { role: t(`imageRole.${img.role}`, { defaultValue: img.role }) })}
@@ -137,7 +137,7 @@ export default function FissionPage() {
       </Space>
       <QueryError error={fission.error ?? notes.error} />
       <DemoNotice origin={demo} fission />
-      {fission.data?.error && <Alert type="warning" showIcon title={wordFailure(t, fission.data.error)} style={{ marginBottom: 16 }} />}
+      {fission.data?.error && <Alert type="warning" showIcon title={wordFailure(t, { key: fission.data.error_key, params: fission.data.error_params })} style={{ marginBottom: 16 }} />}
       {fission.data && progress && (
         <Card size="small" style={{ marginBottom: 16 }}>
           <Descriptions size="small" column={{ xs: 1, md: 4 }}>

@@ -28,6 +28,8 @@ function pkg(id: number, over: Partial<DeliveryPackage>): DeliveryPackage {
     size_bytes: 1024,
     note_ids: [],
     error: null,
+    error_key: null,
+    error_params: null,
     created_at: '2026-11-22T10:00:00.000Z',
     ready_at: '2026-11-22T10:00:00.000Z',
     ...over,

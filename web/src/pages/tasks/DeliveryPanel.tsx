@@ -41,7 +41,7 @@ function PackageRow({ pkg, onChange }: { pkg: DeliveryPackage; onChange: () => v
           status={pkg.status === 'failed' ? 'error' : pkg.status === 'pending' ? 'process' : 'finish'}
           items={[{ title: t('delivery.status.pending') }, { title: t('delivery.status.ready') }, { title: t('delivery.status.downloaded') }]}
         />
-        {pkg.error && <Alert type="error" showIcon title={wordFailure(t, pkg.error)} style={{ marginBottom: 8 }} />}
+        {pkg.error && <Alert type="error" showIcon title={wordFailure(t, { key: pkg.error_key, params: pkg.error_params })} style={{ marginBottom: 8 }} />}
         <Space wrap>
           <Button icon={<DownloadOutlined aria-hidden />} type="primary" disabled={!downloadable} loading={download.isPending} onClick={() => download.mutate()}>
             {t('delivery.download')}

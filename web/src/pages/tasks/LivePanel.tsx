@@ -62,7 +62,7 @@ function StreamErrors({ store }: { store: LiveStore }) {
   const { t } = useTranslation();
   const errors = useLive(store, (s) => s.errors);
   if (errors.length === 0) return null;
-  const lines = [...new Set(errors.map((e) => wordFailure(t, e.message, e.kind)))];
+  const lines = [...new Set(errors.map((e) => wordFailure(t, { key: e.key, params: e.params, kind: e.kind })))];
   return (
     <Alert
       type="warning"

@@ -22,6 +22,8 @@ function createdDetail(item: TaskListItem, benchmarkIds: number[]): TaskDetail {
     progress: null,
     generation: 1,
     failure_reason: null,
+    failure_key: null,
+    failure_params: null,
     providers: { text: null, vision: null, image: null },
     allowed_actions: [],
     text_candidates: [],

@@ -177,7 +177,7 @@ export default function TaskPage() {
         />
       )}
       <DemoNotice origin={demo} />
-      {d.status === 'failed' && d.failure_reason && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={wordFailure(t, d.failure_reason)} />}
+      {d.status === 'failed' && d.failure_reason && <Alert type="error" showIcon style={{ marginBottom: 16 }} title={wordFailure(t, { key: d.failure_key, params: d.failure_params })} />}
       {(d.providers.text || d.providers.image) && (
         <Typography.Paragraph type="secondary" data-testid="task-providers" style={{ marginBottom: 16 }}>
           {(['text', 'image'] as const)
