@@ -209,7 +209,7 @@ describe('generated work and delivery packages under the sweep', () => {
     expect([...holders].filter((column) => !declared.includes(column))).toEqual([]);
     // The scan itself sees files where this workspace's work put them.
     expect([...holders].sort()).toEqual(
-      expect.arrayContaining(['benchmarks.screenshot_key', 'delivery_packages.file_key', 'fission_images.file_key', 'image_candidates.file_key', 'product_images.file_key', 'product_images.thumb_key', 'provider_calls.file_key']),
+      expect.arrayContaining(['benchmarks.screenshot_key', 'delivery_packages.file_key', 'image_candidates.file_key', 'product_images.file_key', 'product_images.thumb_key', 'provider_calls.file_key']),
     );
   });
 });
