@@ -73,6 +73,9 @@ async function renameRetries(db: Kysely<any>, retries: Awaited<ReturnType<typeof
   }
 }
 
+/** The moves in one transaction: PostgreSQL runs the migration in one already, SQLite does not. */
+const atomically = <T>(db: Kysely<any>, work: (trx: Kysely<any>) => Promise<T>): Promise<T> => (db.isTransaction ? work(db) : db.transaction().execute(work));
+
 const decode = (value: unknown): any => (typeof value === 'string' ? JSON.parse(value) : value);
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -94,7 +97,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('image_candidates_note_uq').on('image_candidates').columns(['note_id', 'seq']).unique().execute();
   await db.schema.createIndex('image_candidates_fission_idx').on('image_candidates').columns(['fission_id', 'status']).execute();
 
-  await db.transaction().execute(async (trx) => {
+  await atomically(db, async (trx) => {
     const retries = await queuedRetries(trx);
     const moves = new Map<number, number>();
     const notes = await trx.selectFrom('fission_notes').selectAll().orderBy('id').execute();
@@ -219,7 +222,7 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('fission_images_file_key_idx').on('fission_images').column('file_key').execute();
   await db.schema.createIndex('fission_images_raw_file_key_idx').on('fission_images').column('raw_file_key').execute();
 
-  await db.transaction().execute(async (trx) => {
+  await atomically(db, async (trx) => {
     const retries = await queuedRetries(trx);
     const moves = new Map<number, number>();
     const notes = await trx.selectFrom('text_candidates').selectAll().where('fission_id', 'is not', null).orderBy('id').execute();
