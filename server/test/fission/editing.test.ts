@@ -161,4 +161,16 @@ describe('fission list, note edits and one-set downloads', () => {
     expect(checklist).not.toMatch(/\b(Title|Tags|Images|Score|Optimise|Banned|pass line|ready to publish)\b/);
     expect((await server.request('GET', `${API}/fission/${fissionA}/notes/7/download`, { token: operator.token })).status).toBe(404);
   });
+
+  it('scores an edited note again, as a task’s edited text is: a one-word note falls below the pass line of 80', async () => {
+    const before = (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === 1);
+    const edited = await ok(server, 'POST', `/fission/${fissionA}/notes/1/edit`, operator.token, { title: '好', content: '好。' });
+    expect(edited.note).toMatchObject({ title: '好', content: '好。' });
+    expect(edited.score).not.toBe(before.score);
+    expect(edited.score).toBeLessThan(80);
+    expect(edited).toMatchObject({ passed: false, needs_optimization: true });
+    // What the list shows is what was stored.
+    const listed = (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === 1);
+    expect(listed).toMatchObject({ score: edited.score, passed: false, needs_optimization: true });
+  });
 });
