@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { BannedLevel } from '../content/banned-words.js';
 import type { PreferenceContext } from '../content/prompts.js';
-import type { ImageRole, StrategyCode } from '../content/schemas.js';
+import type { ImageRole } from '../content/schemas.js';
 import type { ScoreJson } from '../content/scoring.js';
 import type { StoryboardFrame } from '../content/storyboard.js';
 
@@ -287,10 +287,16 @@ export interface GramPositionsTable {
   n: number;
 }
 
+/**
+ * A note (migration 20261128_0500): its text, score and banned-word result, written by a task's
+ * generation (`task_id`) or by a fission (`fission_id`), exactly one of them. The three columns at
+ * the end are a fission note's only.
+ */
 export interface TextCandidatesTable {
   id: Id;
   workspace_id: number;
-  task_id: number;
+  task_id: number | null;
+  fission_id: number | null;
   generation: number;
   /** Position inside the generation (0-based); with generation it makes writes idempotent. */
   slot: number;
@@ -312,12 +318,22 @@ export interface TextCandidatesTable {
   edited: Bool;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** What sets this fission note apart from its siblings. */
+  dimension: string | null;
+  /** The fission package's shot list, one per image, as published. */
+  image_plan: OptionalJson<Array<{ role: ImageRole; brief: string }>>;
+  /** Where a fission note's images stand: pending until each is made or failed, then image_done (one made) or failed. */
+  image_status: 'pending' | 'image_done' | 'failed' | null;
 }
 
+/** An image slot of a note, with its versions (`variant`): a task's (`task_id`) or a fission note's (`fission_id`, `note_id`). */
 export interface ImageCandidatesTable {
   id: Id;
   workspace_id: number;
-  task_id: number;
+  task_id: number | null;
+  fission_id: number | null;
+  /** The fission note the image illustrates; a task's images belong to the texts of their strategy. */
+  note_id: number | null;
   generation: number;
   strategy: 'A' | 'B' | 'C';
   role: 'hook' | 'pain' | 'proof' | 'quality' | 'credit' | 'convert' | 'main';
@@ -334,7 +350,8 @@ export interface ImageCandidatesTable {
   /** 0: the generation's own image of the slot; 1, 2…: regenerated or uploaded images of the same slot. */
   variant: Generated<number>;
   source: ColumnType<'ai' | 'upload', 'ai' | 'upload' | undefined, 'ai' | 'upload'>;
-  status: ColumnType<'pending' | 'done' | 'failed', 'pending' | 'done' | 'failed' | undefined, 'pending' | 'done' | 'failed'>;
+  /** `retrying`: a failed image queued again by a fission's retry-images (its error marker gives way meanwhile). */
+  status: ColumnType<ImageStatus, ImageStatus | undefined, ImageStatus>;
   error: string | null;
   error_kind: string | null;
   /** The reason key of `error` and its params (migration 20261128_0600). */
@@ -452,52 +469,7 @@ export interface FissionTasksTable {
   updated_at: Timestamp;
 }
 
-export interface FissionNotesTable {
-  id: Id;
-  workspace_id: number;
-  fission_id: number;
-  seq: number;
-  note: Json<Record<string, unknown>>;
-  score: number;
-  passed: Bool;
-  needs_optimization: Bool;
-  dimension: string;
-  status: string;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
-
-export type FissionImageStatus = 'pending' | 'done' | 'failed' | 'retrying';
-
-/** One image of a fission note (migration 20261124_0001): what it needs to be made again, and how it came out. */
-export interface FissionImagesTable {
-  id: Id;
-  workspace_id: number;
-  fission_id: number;
-  note_id: number;
-  seq: number;
-  role: ImageRole;
-  strategy: StrategyCode;
-  /** The full frame direction sent to the image model. */
-  brief: string;
-  overlay: ColumnType<StoryboardFrame['overlay'], string | undefined, string>;
-  status: FissionImageStatus;
-  file_key: FileKey<null>;
-  mime: string | null;
-  /** The un-lettered original of a lettered image (migration 20261126_0100), to letter again from. */
-  raw_file_key: FileKey<null>;
-  raw_mime: string | null;
-  /** The cover title drawn on `file_key`, if any. */
-  lettered_title: string | null;
-  /** Why the last attempt failed: the marker retry-images looks for. */
-  error: string | null;
-  error_kind: string | null;
-  /** The reason key of `error` and its params (migration 20261128_0600). */
-  error_key: string | null;
-  error_params: NullableJson<Record<string, unknown>>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-}
+export type ImageStatus = 'pending' | 'done' | 'failed' | 'retrying';
 
 /** Durable job records of the in-process queue (BullMQ keeps its own in Redis). */
 export interface JobsTable {
@@ -685,8 +657,6 @@ export interface DB {
   delivery_packages: DeliveryPackagesTable;
   package_notes: PackageNotesTable;
   fission_tasks: FissionTasksTable;
-  fission_notes: FissionNotesTable;
-  fission_images: FissionImagesTable;
   jobs: JobsTable;
   job_resumes: JobResumesTable;
   provider_calls: ProviderCallsTable;
@@ -733,13 +703,11 @@ export const COLUMN_CODECS: TableCodecs = {
   banned_words: { updatable: 'bool' },
   api_keys: { last_test: 'json', options: 'json' },
   tasks: { need_product_image: 'bool', overlay_text: 'bool', progress: 'json', providers: 'json', failure_params: 'json' },
-  text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool' },
+  text_candidates: { tags: 'json', score: 'json', banned_hits: 'json', is_selected: 'bool', edited: 'bool', image_plan: 'json' },
   image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json', error_params: 'json' },
   task_events: { data: 'json' },
   preference_snapshots: { context: 'json' },
   reviews: { final: 'bool' },
-  fission_notes: { note: 'json', passed: 'bool', needs_optimization: 'bool' },
-  fission_images: { overlay: 'json', error_params: 'json' },
   fission_tasks: { error_params: 'json' },
   delivery_packages: { error_params: 'json' },
   provider_calls: { result: 'json' },
@@ -764,7 +732,6 @@ export const FILE_KEY_COLUMNS: TableFileKeys = {
   product_images: { file_key: 'while_row_exists', thumb_key: 'while_row_exists' },
   benchmarks: { screenshot_key: 'while_row_exists' },
   image_candidates: { file_key: 'while_row_exists', raw_file_key: 'while_row_exists' },
-  fission_images: { file_key: 'while_row_exists', raw_file_key: 'while_row_exists' },
   provider_calls: { file_key: 'while_row_exists' },
   // An expired package no longer holds its zip: its download answers 409 / 40903 (repackage).
   delivery_packages: { file_key: 'until_expires_at' },

@@ -82,12 +82,12 @@ describe('fission list, note edits and one-set downloads', () => {
   it('letters a set’s cover again from its original when its cover title is edited, never over the old title, and packs it so', async () => {
     const images = (seq: number) =>
       server.ctx.db
-        .selectFrom('fission_images')
-        .innerJoin('fission_notes', 'fission_notes.id', 'fission_images.note_id')
-        .selectAll('fission_images')
-        .where('fission_notes.fission_id', '=', fissionA)
-        .where('fission_notes.seq', '=', seq)
-        .orderBy('fission_images.seq')
+        .selectFrom('image_candidates')
+        .innerJoin('text_candidates', 'text_candidates.id', 'image_candidates.note_id')
+        .selectAll('image_candidates')
+        .where('text_candidates.fission_id', '=', fissionA)
+        .where('text_candidates.slot', '=', seq - 1)
+        .orderBy('image_candidates.seq')
         .execute();
     const setOf = async (seq: number) => (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === seq);
     const before = await images(2);
@@ -127,18 +127,18 @@ describe('fission list, note edits and one-set downloads', () => {
 
   it('leaves a cover stored before originals were kept as it is: no title is drawn over another', async () => {
     const [cover] = await server.ctx.db
-      .selectFrom('fission_images')
-      .innerJoin('fission_notes', 'fission_notes.id', 'fission_images.note_id')
-      .selectAll('fission_images')
-      .where('fission_notes.fission_id', '=', fissionA)
-      .where('fission_notes.seq', '=', 1)
-      .where('fission_images.seq', '=', 1)
+      .selectFrom('image_candidates')
+      .innerJoin('text_candidates', 'text_candidates.id', 'image_candidates.note_id')
+      .selectAll('image_candidates')
+      .where('text_candidates.fission_id', '=', fissionA)
+      .where('text_candidates.slot', '=', 0)
+      .where('image_candidates.seq', '=', 1)
       .execute();
     expect(cover!.overlay?.kind).toBe('cover');
     // As migration 20261126_0100 leaves an image lettered before it: no original, nothing known drawn.
-    await server.ctx.db.updateTable('fission_images').set({ raw_file_key: null, raw_mime: null, lettered_title: null }).where('id', '=', cover!.id).execute();
+    await server.ctx.db.updateTable('image_candidates').set({ raw_file_key: null, raw_mime: null, lettered_title: null }).where('id', '=', cover!.id).execute();
     await ok(server, 'POST', `/fission/${fissionA}/notes/1/edit`, operator.token, { cover_title: '早八人的5分钟妆容' });
-    const after = await server.ctx.db.selectFrom('fission_images').selectAll().where('id', '=', cover!.id).executeTakeFirstOrThrow();
+    const after = await server.ctx.db.selectFrom('image_candidates').selectAll().where('id', '=', cover!.id).executeTakeFirstOrThrow();
     expect(after.file_key).toBe(cover!.file_key);
   });
 
@@ -160,5 +160,17 @@ describe('fission list, note edits and one-set downloads', () => {
     // No English sentence is left in the deliverable.
     expect(checklist).not.toMatch(/\b(Title|Tags|Images|Score|Optimise|Banned|pass line|ready to publish)\b/);
     expect((await server.request('GET', `${API}/fission/${fissionA}/notes/7/download`, { token: operator.token })).status).toBe(404);
+  });
+
+  it('scores an edited note again, as a task’s edited text is: a one-word note falls below the pass line of 80', async () => {
+    const before = (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === 1);
+    const edited = await ok(server, 'POST', `/fission/${fissionA}/notes/1/edit`, operator.token, { title: '好', content: '好。' });
+    expect(edited.note).toMatchObject({ title: '好', content: '好。' });
+    expect(edited.score).not.toBe(before.score);
+    expect(edited.score).toBeLessThan(80);
+    expect(edited).toMatchObject({ passed: false, needs_optimization: true });
+    // What the list shows is what was stored.
+    const listed = (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === 1);
+    expect(listed).toMatchObject({ score: edited.score, passed: false, needs_optimization: true });
   });
 });

@@ -114,9 +114,9 @@ describe('fission (local provider, worker)', () => {
     }
     // Every set says what distinguishes it.
     expect(new Set(data.notes.map((n: any) => n.dimension)).size).toBe(5);
-    // The stored rows do carry the helper keys: the response removes them.
-    const stored = await server.ctx.db.selectFrom('fission_notes').select('note').where('fission_id', '=', five).execute();
-    for (const row of stored) expect(Object.keys(row.note)).toEqual(expect.arrayContaining(HELPER_KEYS));
+    // The notes are stored in the one note model, their score and banned-word result in columns.
+    const stored = await server.ctx.db.selectFrom('text_candidates').select(['slot', 'score_total', 'task_id']).where('fission_id', '=', five).orderBy('slot').execute();
+    expect(stored.map((row) => [row.slot + 1, row.score_total, row.task_id])).toEqual(data.notes.map((n: any) => [n.seq, n.score, null]));
     // Reading twice changes nothing.
     expect((await ok(server, 'GET', `/fission/${five}`, ws.token)).updated_at).toBe(fission.updated_at);
   }, 180_000);

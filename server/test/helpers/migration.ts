@@ -33,6 +33,8 @@ export async function databaseBefore(before: string, task: { image_count: number
     const migrated = await migrator.migrateTo(before);
     if (migrated.error) throw migrated.error;
     const now = new Date().toISOString();
+    // The JSON id arrays the link tables replaced exist only before them.
+    const legacy = before < '20261128_0400_link_tables';
     const ws = await db.insertInto('workspaces').values({ name: 'W', slug: 'w', created_at: now }).returning('id').executeTakeFirstOrThrow();
     const user = await db
       .insertInto('users')
@@ -41,14 +43,14 @@ export async function databaseBefore(before: string, task: { image_count: number
       .executeTakeFirstOrThrow();
     const product = await db
       .insertInto('products')
-      .values({ workspace_id: ws.id, name: 'P', category: 'C', source: 'custom', selling_points: '[]', text_angles: '[]', banned_word_ids: '[]', created_at: now, updated_at: now })
+      .values({ workspace_id: ws.id, name: 'P', category: 'C', source: 'custom', selling_points: '[]', text_angles: '[]', ...(legacy ? LEGACY_PRODUCT : {}), created_at: now, updated_at: now })
       .returning('id')
       .executeTakeFirstOrThrow();
     const row = await db
       .insertInto('tasks')
       .values({
         workspace_id: ws.id, product_id: product.id, operator_id: user.id, theme: 't', text_count: 1, image_count: task.image_count, track: 'ai', status: 'pending_selection',
-        benchmark_ids: '[]', need_product_image: false, overlay_text: true, generation: 1, progress: 'null', created_at: now, updated_at: now,
+        ...(legacy ? LEGACY_TASK : {}), need_product_image: false, overlay_text: true, generation: 1, progress: 'null', created_at: now, updated_at: now,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

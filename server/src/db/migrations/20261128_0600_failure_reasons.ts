@@ -4,9 +4,9 @@ import { portable } from './types.js';
 /**
  * Stored failures carry a reason key and its params (issue 34 item 2), next to the English text
  * they kept so far: a task's `failure_key`/`failure_params` beside `failure_reason`, and
- * `error_key`/`error_params` beside `error` on image candidates, fission images, fissions and
- * delivery packages. The console words a failure from its key (web/src/api/errorText.ts), never
- * from the text.
+ * `error_key`/`error_params` beside `error` on image candidates (a fission's images among them
+ * since 20261128_0500_one_note_model), fissions and delivery packages. The console words a
+ * failure from its key (web/src/api/errorText.ts), never from the text.
  *
  * Rows that failed before this migration are read once here, in the shapes the server wrote
  * until now (frozen with this file, like every migration); a text of no known shape becomes
@@ -15,7 +15,6 @@ import { portable } from './types.js';
 const TABLES = [
   ['tasks', 'failure_reason', 'failure_key', 'failure_params'],
   ['image_candidates', 'error', 'error_key', 'error_params'],
-  ['fission_images', 'error', 'error_key', 'error_params'],
   ['fission_tasks', 'error', 'error_key', 'error_params'],
   ['delivery_packages', 'error', 'error_key', 'error_params'],
 ] as const;
@@ -53,7 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const [table, text, key, params] of TABLES) {
     await db.schema.alterTable(table).addColumn(key, 'text').execute();
     await db.schema.alterTable(table).addColumn(params, t.json).execute();
-    const hasKind = table === 'image_candidates' || table === 'fission_images';
+    const hasKind = table === 'image_candidates';
     const rows = await db
       .selectFrom(table)
       .select(['id', text, ...(hasKind ? ['error_kind'] : [])])

@@ -23,6 +23,7 @@ import * as recoveredImageOriginals from './20261126_0200_recovered_image_origin
 import * as connections from './20261125_1000_connections.js';
 import * as presetWordLevels from './20261125_1100_preset_word_levels.js';
 import * as linkTables from './20261128_0400_link_tables.js';
+import * as oneNoteModel from './20261128_0500_one_note_model.js';
 import * as legalBaseline from './20261128_0800_legal_baseline.js';
 import * as connectionOptions from './20261128_0300_connection_options.js';
 import * as failureReasons from './20261128_0600_failure_reasons.js';
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   '20261128_0200_token_sessions': tokenSessions,
   '20261128_0300_connection_options': connectionOptions,
   '20261128_0400_link_tables': linkTables,
+  '20261128_0500_one_note_model': oneNoteModel,
   '20261128_0600_failure_reasons': failureReasons,
   '20261128_0700_access_tokens': accessTokens,
   '20261128_0800_legal_baseline': legalBaseline,

@@ -1,7 +1,7 @@
 import { PASS_LINE, SCORE_MAX, type ScoreDimension } from '../../content/scoring.js';
 import { PUBLISH_REMINDERS } from '../../content/note-text.js';
 import { length } from '../../content/text.js';
-import type { SetImage, StoredNote } from './pipeline.js';
+import type { NoteRow, SlotImage } from '../notes/service.js';
 
 /**
  * `checklist.md` of a fission download: per set what a publisher checks before posting (title
@@ -19,8 +19,8 @@ export interface ChecklistSet {
   dimension: string;
   status: string;
   score: number;
-  note: StoredNote;
-  images: SetImage[];
+  note: NoteRow;
+  images: SlotImage[];
 }
 
 const ADVICE: Record<ScoreDimension, string> = {
@@ -53,8 +53,8 @@ export function markdownText(text: string): string {
   return text.replace(/\s+/g, ' ').replace(/[\\`*_[\]<>&~]/g, '\\$&');
 }
 
-function bannedLine(note: StoredNote): { ok: boolean; text: string; words: string[] } {
-  const { status, hits } = note._block;
+function bannedLine(note: NoteRow): { ok: boolean; text: string; words: string[] } {
+  const { banned_word_status: status, banned_hits: hits } = note;
   const words = [...new Set(hits.filter((h) => h.level !== 'auto_fix').map((h) => h.word))];
   const ok = status === 'pass' || status === 'auto_fixed';
   const detail = status === 'auto_fixed' ? '' : words.length > 0 ? `（${words.map(markdownText).join('、')}）` : '';
@@ -81,7 +81,7 @@ function setSection(set: ChecklistSet): { lines: string[]; ready: boolean } {
   if (waiting.length > 0) todo.push(`等待生成中的图片（${waiting.map((i) => roleName(i.role)).join('、')}）`);
   if (!banned.ok) todo.push(banned.words.length > 0 ? `删除或替换：${banned.words.map(markdownText).join('、')}` : '处理违禁词提醒');
   // Weakest dimensions first, relative to their maxima; only those clearly short of full marks.
-  const score = note._score;
+  const score = note.score;
   const weak = (Object.keys(SCORE_MAX) as ScoreDimension[])
     .map((d) => ({ d, ratio: score[d] / SCORE_MAX[d] }))
     .filter((x) => x.ratio < 0.8)
@@ -98,7 +98,7 @@ function setSection(set: ChecklistSet): { lines: string[]; ready: boolean } {
     `- ${box(imagesOk)} 图片：${made.length} / ${images.length}${roles ? `：${roles}` : ''}`,
     `- ${box(banned.ok)} ${banned.text}`,
     `- ${box(passed)} 评分：${set.score} / 100（达标线 ${PASS_LINE}）${passed ? '' : '，需要优化'}；${(Object.keys(SCORE_MAX) as ScoreDimension[]).map((d) => `${DIMENSION[d]} ${score[d]}/${SCORE_MAX[d]}`).join('，')}`,
-    ...(score.summary ? [`- 评审意见：${markdownText(score.summary)}`] : []),
+    ...(note.summary ? [`- 评审意见：${markdownText(note.summary)}`] : []),
     `- 优化建议：${todo.length > 0 ? todo.join('；') : '无需修改，可以发布'}`,
     '',
   ];

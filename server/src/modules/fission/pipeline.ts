@@ -1,14 +1,12 @@
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
-import type { NewRow, Row, ScoreJson } from '../../db/schema.js';
-import type { BannedStatus } from '../../content/banned-words.js';
-import type { StoredBannedHit } from '../../content/evaluate.js';
+import type { NewRow, Row } from '../../db/schema.js';
 import { imagePrompt, preferencesInput } from '../../content/prompts.js';
-import type { ImageRole, NotesIntentInput } from '../../content/schemas.js';
-import { PASS_LINE } from '../../content/scoring.js';
+import type { NotesIntentInput } from '../../content/schemas.js';
 import { normaliseNote } from '../../content/limits.js';
-import { generateFrameImage, letterImage, loadGenerationInputs, publishableNote, reletterCover, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { loadGenerationInputs, publishableNote, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { describeError, failedImage, lineFor, makeSlotImage, syncCovers, type ImageOutcome, type SlotImage } from '../notes/service.js';
 import { coverTemplate } from '../../content/cover.js';
 import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
@@ -46,26 +44,10 @@ import * as repo from './repository.js';
 
 const MAX_REASON = 500;
 
-/** An image of a set as stored (`fission_images`): what it needs to be made again, and how it came out. */
-export type SetImage = Row<'fission_images'>;
+/** An image of a set as stored: an image slot of a note (modules/notes). */
+export type SetImage = SlotImage;
 
-/** The `note` column: the package as published, plus the internal scoring keys (rule 4). */
-export interface StoredNote {
-  angle_label: string;
-  title: string;
-  content: string;
-  tags: string[];
-  cover_title: string;
-  image_brief: string;
-  image_plan: Array<{ role: ImageRole; brief: string }>;
-  _score: ScoreJson & { verdict: string; summary: string };
-  _passed: boolean;
-  _block: { status: BannedStatus; hits: StoredBannedHit[] };
-}
-
-export const HELPER_KEYS = ['_score', '_passed', '_block'] as const;
-
-/** Notes waiting for (or in the middle of) their images; the contract shows only the settled two. */
+/** Where a note's images stand; the contract shows only the settled two. */
 export const NOTE_PENDING = 'pending';
 export const NOTE_DONE = 'image_done';
 export const NOTE_FAILED = 'failed';
@@ -74,18 +56,6 @@ type FissionRow = repo.FissionRow;
 
 /** A reason the fission cannot be produced that another attempt would not change. */
 class FissionFailure extends Error {}
-
-/** The image of a fission whose workspace has no connection that draws: a failed image, retryable once one is added. */
-class NoImageConnection extends Error {
-  constructor() {
-    super('no connection draws images: add one under provider connections, then retry');
-  }
-}
-
-function describe(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return clip(message.replace(/\s+/g, ' '), MAX_REASON);
-}
 
 /** generating → failed with the reason; a fission already settled is left as it is. */
 export async function failFission(ctx: AppContext, fission: Pick<FissionRow, 'id' | 'workspace_id'>, reason: Failure): Promise<boolean> {
@@ -143,8 +113,8 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       if (!(err instanceof FissionFailure || err instanceof ProviderError)) throw err;
-      ctx.log.warn({ fissionId, err: describe(err) }, 'fission could not be planned');
-      await failFission(ctx, fission, err instanceof ProviderError ? failure('failure.fission_call', { detail: describe(err), ...providerParams(err) }) : failure('failure.other', { detail: describe(err) }));
+      ctx.log.warn({ fissionId, err: describeError(err) }, 'fission could not be planned');
+      await failFission(ctx, fission, err instanceof ProviderError ? failure('failure.fission_call', { detail: describeError(err), ...providerParams(err) }) : failure('failure.other', { detail: describeError(err) }));
       return;
     }
     notes = await repo.notesOf(ctx.db, ws, fissionId);
@@ -253,7 +223,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
         note,
         ledger: (call) => viaLedger(ctx, ws, `fission:${fission.id}:rewrite:${plan.seq}`, call),
         signal,
-        onRewriteFailed: (err) => ctx.log.warn({ fissionId: fission.id, seq: plan.seq, err: describe(err) }, 'automatic rewrite of a package failed'),
+        onRewriteFailed: (err) => ctx.log.warn({ fissionId: fission.id, seq: plan.seq, err: describeError(err) }, 'automatic rewrite of a package failed'),
       });
       return { plan, pkg, note, checked };
     }),
@@ -265,7 +235,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
     notes: drafts.map((d) => d.checked.note),
     ledger: (call) => viaLedger(ctx, ws, `fission:${fission.id}:score`, call),
     signal,
-    onJudgeFailed: (err) => ctx.log.warn({ fissionId: fission.id, err: describe(err) }, 'judge failed; heuristic scores used'),
+    onJudgeFailed: (err) => ctx.log.warn({ fissionId: fission.id, err: describeError(err) }, 'judge failed; heuristic scores used'),
   });
 
   const at = nowIso(ctx.clock.now());
@@ -283,43 +253,55 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
     const shot = (j: number) => clip((pkg.image_plan[j]?.brief ?? '').replace(/\s+/g, ' '), 300);
     const images = frames.map((frame) => ({
       workspace_id: ws,
+      task_id: null,
       fission_id: fission.id,
+      generation: 1,
       seq: frame.seq,
       role: frame.role,
       strategy: plan.strategy,
+      prompt: '',
       brief: frame.brief,
       overlay: json(frame.overlay),
       status: 'pending' as const,
       file_key: null,
       mime: null,
+      is_selected: false,
+      is_regen: false,
+      ai_visual_score: null,
+      ai_visual_note: null,
       raw_file_key: null,
       raw_mime: null,
       lettered_title: null,
       error: null,
       error_kind: null,
+      instruction: null,
       created_at: at,
       updated_at: at,
     }));
     const { score, verdict, summary } = scored[i]!;
-    const stored: StoredNote = {
+    const row: NewRow<'text_candidates'> = {
+      workspace_id: ws,
+      task_id: null,
+      fission_id: fission.id,
+      generation: 1,
+      slot: plan.seq - 1,
+      strategy: plan.strategy,
       angle_label: note.angle_label,
       ...checked.note,
+      tags: json(checked.note.tags),
       image_brief: note.image_brief,
-      image_plan: frames.map((frame, j) => ({ role: frame.role, brief: shot(j) })),
-      _score: { ...score, verdict, summary },
-      _passed: score.total >= PASS_LINE,
-      _block: { status: checked.status, hits: checked.hits },
-    };
-    const row: NewRow<'fission_notes'> = {
-      workspace_id: ws,
-      fission_id: fission.id,
-      seq: plan.seq,
-      note: json(stored),
-      score: score.total,
-      passed: score.total >= PASS_LINE,
-      needs_optimization: score.total < PASS_LINE,
+      source: 'ai',
+      score: json(score),
+      score_total: score.total,
+      banned_word_status: checked.status,
+      banned_hits: json(checked.hits),
+      is_selected: false,
+      verdict,
+      summary,
+      edited: false,
       dimension: clip(pkg.dimension.replace(/\s+/g, ' '), 20) || plan.strategy_name,
-      status: NOTE_PENDING,
+      image_plan: json(frames.map((frame, j) => ({ role: frame.role, brief: shot(j) }))),
+      image_status: NOTE_PENDING,
       created_at: at,
       updated_at: at,
     };
@@ -365,10 +347,10 @@ async function illustrate(
     images.map(async (image) => {
       // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
       const references = pickProductImages(scene.productImages, image.role, provider?.referenceImages ?? 0);
-      const note = await repo.findNoteById(ctx.db, image.note_id);
-      const noteSeq = note?.seq ?? image.note_id;
+      const note = await repo.findNoteById(ctx.db, image.note_id!);
+      const noteSeq = note ? repo.seqOf(note) : image.note_id!;
       // A cover carries its note's cover title as it is now: the operator may have edited it before a retry.
-      const line = note ? lineFor(image, note.note as unknown as StoredNote) : image.overlay;
+      const line = note ? lineFor(image, note.cover_title) : image.overlay;
       const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
       const request: FrameImageRequest = {
         workspaceId: fission.workspace_id,
@@ -388,30 +370,13 @@ async function illustrate(
         references,
         overlay: scene.overlay,
         signal,
-      };
-      let outcome: ImageOutcome;
-      try {
-        if (!provider) throw new NoImageConnection();
         // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
-        const raw = await generateFrameImage(ctx, provider, { ...request, slot: (work) => pool.run(work, signal) });
-        const lettered = scene.overlay && line !== null;
-        const file = lettered ? await letterImage(ctx, raw, line, coverTemplate(fission.id, noteSeq)) : raw;
-        outcome = {
-          status: 'done',
-          file_key: file.file_key,
-          mime: file.mime,
-          // The original stays, so a cover is lettered again (not drawn over) when its title changes.
-          raw_file_key: lettered ? raw.file_key : null,
-          raw_mime: lettered ? raw.mime : null,
-          lettered_title: lettered ? line.text : null,
-          ...NO_ERROR,
-          error_kind: null,
-        };
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        ctx.log.warn({ fissionId: fission.id, seq: noteSeq, image: image.seq, role: image.role, err: describe(err) }, 'fission image failed');
-        outcome = { ...NO_FILE, status: 'failed', ...errorColumns(failure('failure.note_image', { role: image.role, detail: describe(err), ...providerParams(err) })), error_kind: err instanceof ProviderError ? err.kind : null };
-      }
+        slot: (work) => pool.run(work, signal),
+      };
+      const lettering = scene.overlay && line ? { line, template: coverTemplate(fission.id, noteSeq) } : null;
+      const outcome = await makeSlotImage(ctx, provider, request, lettering, (reason) =>
+        ctx.log.warn({ fissionId: fission.id, seq: noteSeq, image: image.seq, role: image.role, err: reason }, 'fission image failed'),
+      );
       await settleImage(ctx, fission, image, outcome);
     }),
   );
@@ -419,10 +384,6 @@ async function illustrate(
   const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
   if (broken) throw broken.reason;
 }
-
-type ImageOutcome = Pick<SetImage, 'status' | 'file_key' | 'mime' | 'raw_file_key' | 'raw_mime' | 'lettered_title' | 'error' | 'error_kind'>;
-
-const NO_FILE = { file_key: null, mime: null, raw_file_key: null, raw_mime: null, lettered_title: null } as const;
 
 /**
  * One image's outcome and everything that follows from it, in one transaction under the note's
@@ -435,11 +396,12 @@ async function settleImage(ctx: AppContext, fission: FissionRow, image: SetImage
   const ws = fission.workspace_id;
   const at = nowIso(ctx.clock.now());
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await repo.lockNote(trx, ctx.dialect, ws, image.note_id))) return;
+    const noteId = image.note_id!;
+    if (!(await repo.lockNote(trx, ctx.dialect, ws, noteId))) return;
     await repo.updateImage(trx, ws, image.id, { ...outcome, updated_at: at });
-    const counts = await repo.imageStatusCounts(trx, ws, fission.id, image.note_id);
+    const counts = await repo.imageStatusCounts(trx, ws, fission.id, noteId);
     if ((counts.get('pending') ?? 0) + (counts.get('retrying') ?? 0) === 0) {
-      await repo.updateNote(trx, ws, image.note_id, { status: (counts.get('done') ?? 0) > 0 ? NOTE_DONE : NOTE_FAILED, updated_at: at });
+      await repo.updateNote(trx, ws, noteId, { image_status: (counts.get('done') ?? 0) > 0 ? NOTE_DONE : NOTE_FAILED, updated_at: at });
     }
     await settleFission(trx, ctx, fission);
   });
@@ -464,34 +426,13 @@ async function settleFission(db: DbOrTx, ctx: AppContext, fission: FissionRow): 
 
 // ---- covers ----------------------------------------------------------------------------------
 
-/**
- * What is drawn on a fission image: its note's cover title on a cover (contract-decisions §8: an
- * image never contradicts the text it ships with), the storyboard's caption elsewhere.
- */
-function lineFor(image: Pick<SetImage, 'overlay'>, note: Pick<StoredNote, 'cover_title'>): StoryboardFrame['overlay'] {
-  if (image.overlay?.kind !== 'cover') return image.overlay;
-  const text = note.cover_title?.trim() || image.overlay.text;
-  return text ? { kind: 'cover', text } : null;
-}
-
-/**
- * Re-letters the covers among `images` whose drawn title is not their note's cover title any
- * more, from the un-lettered original: the text is replaced, never drawn over, in the note's
- * template; true when a cover changed. Called wherever the images are shown or packed (so after
- * an edit too) with the rows the caller read; it does work only after a change, and two callers
- * at once store the same result (the update is conditional on what was drawn and on the
- * original). Images stored without an original (`raw_file_key`) are left as they are.
- */
-export async function syncFissionCovers(ctx: AppContext, workspaceId: number, fissionId: number, images: SetImage[], notes: repo.FissionNoteRow[]): Promise<boolean> {
+/** Each cover of the fission's `images` lettered with its note's cover title as it is now (notes/service syncCovers); true when one changed. */
+export function syncFissionCovers(ctx: AppContext, fission: Pick<FissionRow, 'id' | 'workspace_id'>, images: SetImage[], notes: repo.FissionNoteRow[]): Promise<boolean> {
   const byId = new Map(notes.map((row) => [row.id, row]));
-  let changed = false;
-  for (const image of images) {
-    const note = byId.get(image.note_id);
-    if (image.status !== 'done' || image.overlay?.kind !== 'cover' || !note) continue;
-    const drawn = await reletterCover(ctx, image, lineFor(image, note.note as unknown as StoredNote), coverTemplate(fissionId, note.seq));
-    if (drawn) changed = (await repo.reletterImage(ctx.db, workspaceId, image, drawn)) || changed;
-  }
-  return changed;
+  return syncCovers(ctx, fission.workspace_id, images, (image) => {
+    const note = byId.get(image.note_id!);
+    return note && { title: note.cover_title, template: coverTemplate(fission.id, repo.seqOf(note)) };
+  });
 }
 
 // ---- retry -----------------------------------------------------------------------------------
@@ -502,7 +443,7 @@ export async function syncFissionCovers(ctx: AppContext, workspaceId: number, fi
  */
 export async function retryFissionImages(ctx: AppContext, noteId: number, signal?: AbortSignal): Promise<void> {
   const note = await repo.findNoteById(ctx.db, noteId);
-  const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id));
+  const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id!));
   if (!note || !fission) return;
   const queued = (await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)).filter((i) => i.status === 'retrying');
   if (queued.length === 0) return;
@@ -520,11 +461,11 @@ export async function retryFissionImages(ctx: AppContext, noteId: number, signal
 /** Images still queued for a retry get an error marker back, so they can be retried again. */
 async function giveUpRetry(ctx: AppContext, noteId: number, reason: Failure): Promise<void> {
   const note = await repo.findNoteById(ctx.db, noteId);
-  const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id));
+  const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id!));
   if (!note || !fission) return;
   for (const image of await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)) {
     if (image.status !== 'retrying') continue;
-    await settleImage(ctx, fission, image, { ...NO_FILE, status: 'failed', ...errorColumns(failure('failure.retry', { detail: reason.message, because: reason.reason }), MAX_REASON), error_kind: null });
+    await settleImage(ctx, fission, image, failedImage(failure('failure.retry', { detail: reason.message, because: reason.reason })));
   }
 }
 

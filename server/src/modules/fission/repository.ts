@@ -4,7 +4,8 @@ import type { DB, NewRow, Row, RowUpdate } from '../../db/schema.js';
 import type { StaleWindow } from '../../jobs/types.js';
 
 export type FissionRow = Row<'fission_tasks'>;
-export type FissionNoteRow = Row<'fission_notes'>;
+/** A fission's note: a note of the one note model (modules/notes) whose origin is the fission. */
+export type FissionNoteRow = Row<'text_candidates'>;
 
 export function insertFission(db: DbOrTx, row: NewRow<'fission_tasks'>) {
   return db.insertInto('fission_tasks').values(row).returningAll().executeTakeFirstOrThrow();
@@ -26,28 +27,31 @@ export async function updateFissionIf(db: DbOrTx, workspaceId: number, id: numbe
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** A fission note's seq (1, 2, …) is its slot in the fission, counted from one. */
+export const seqOf = (note: Pick<FissionNoteRow, 'slot'>) => note.slot + 1;
+
 export function notesOf(db: DbOrTx, workspaceId: number, fissionId: number) {
-  return db.selectFrom('fission_notes').selectAll().where('workspace_id', '=', workspaceId).where('fission_id', '=', fissionId).orderBy('seq').execute();
+  return db.selectFrom('text_candidates').selectAll().where('workspace_id', '=', workspaceId).where('fission_id', '=', fissionId).orderBy('slot').execute();
 }
 
 export function findNoteBySeq(db: DbOrTx, workspaceId: number, fissionId: number, seq: number) {
   return db
-    .selectFrom('fission_notes')
+    .selectFrom('text_candidates')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('fission_id', '=', fissionId)
-    .where('seq', '=', seq)
+    .where('slot', '=', seq - 1)
     .executeTakeFirst();
 }
 
-/** A note by id alone, across workspaces: for the retry job, which carries the note id only. */
+/** A fission note by id alone, across workspaces: for the retry job, which carries the note id only. */
 export function findNoteById(db: DbOrTx, id: number) {
-  return db.selectFrom('fission_notes').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('text_candidates').selectAll().where('id', '=', id).where('fission_id', 'is not', null).executeTakeFirst();
 }
 
 /** The note row locked: its images settle one at a time (see forUpdate). */
 export function lockNote(trx: Transaction<DB>, dialect: Dialect, workspaceId: number, id: number) {
-  return forUpdate(trx.selectFrom('fission_notes').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id), dialect).executeTakeFirst();
+  return forUpdate(trx.selectFrom('text_candidates').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id), dialect).executeTakeFirst();
 }
 
 /**
@@ -58,65 +62,43 @@ export async function insertPlan(
   trx: Transaction<DB>,
   workspaceId: number,
   fissionId: number,
-  notes: Array<{ note: NewRow<'fission_notes'>; images: Array<Omit<NewRow<'fission_images'>, 'note_id'>> }>,
+  notes: Array<{ note: NewRow<'text_candidates'>; images: Array<Omit<NewRow<'image_candidates'>, 'note_id'>> }>,
 ): Promise<void> {
   if (notes.length === 0) return;
   await trx
-    .insertInto('fission_notes')
+    .insertInto('text_candidates')
     .values(notes.map((n) => n.note))
-    .onConflict((oc) => oc.columns(['fission_id', 'seq']).doNothing())
+    .onConflict((oc) => oc.columns(['fission_id', 'slot']).doNothing())
     .execute();
-  const ids = new Map((await notesOf(trx, workspaceId, fissionId)).map((row) => [row.seq, row.id]));
-  const images = notes.flatMap((n) => n.images.map((image) => ({ ...image, note_id: ids.get(n.note.seq)! })));
+  const ids = new Map((await notesOf(trx, workspaceId, fissionId)).map((row) => [row.slot, row.id]));
+  const images = notes.flatMap((n) => n.images.map((image) => ({ ...image, note_id: ids.get(n.note.slot)! })));
   if (images.length === 0) return;
   await trx
-    .insertInto('fission_images')
+    .insertInto('image_candidates')
     .values(images)
     .onConflict((oc) => oc.columns(['note_id', 'seq']).doNothing())
     .execute();
 }
 
-export async function updateNote(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'fission_notes'>): Promise<void> {
-  await db.updateTable('fission_notes').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+export async function updateNote(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'text_candidates'>): Promise<void> {
+  await db.updateTable('text_candidates').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
 /** The images of a fission (or of one of its notes), by note then seq. */
 export function imagesOf(db: DbOrTx, workspaceId: number, fissionId: number, noteId?: number) {
-  let query = db.selectFrom('fission_images').selectAll().where('workspace_id', '=', workspaceId).where('fission_id', '=', fissionId);
+  let query = db.selectFrom('image_candidates').selectAll().where('workspace_id', '=', workspaceId).where('fission_id', '=', fissionId);
   if (noteId !== undefined) query = query.where('note_id', '=', noteId);
   return query.orderBy('note_id').orderBy('seq').execute();
 }
 
-export async function updateImage(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'fission_images'>): Promise<void> {
-  await db.updateTable('fission_images').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
-}
-
-/**
- * A finished image's lettered file, replaced only if it still shows what `from` says was drawn on
- * the same original (two readers re-lettering at once, or a retry landing meanwhile: one wins).
- */
-export async function reletterImage(
-  db: DbOrTx,
-  workspaceId: number,
-  from: Pick<Row<'fission_images'>, 'id' | 'raw_file_key' | 'lettered_title'>,
-  file: { file_key: string; mime: string; title: string },
-): Promise<boolean> {
-  let query = db
-    .updateTable('fission_images')
-    .set({ file_key: file.file_key, mime: file.mime, lettered_title: file.title })
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', from.id)
-    .where('status', '=', 'done')
-    .where('raw_file_key', '=', from.raw_file_key);
-  query = from.lettered_title === null ? query.where('lettered_title', 'is', null) : query.where('lettered_title', '=', from.lettered_title);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function updateImage(db: DbOrTx, workspaceId: number, id: number, changes: RowUpdate<'image_candidates'>): Promise<void> {
+  await db.updateTable('image_candidates').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
 }
 
 /** Failed images of a note queued for a retry (their error marker gives way to `retrying`); returns those it queued. */
 export async function markFailedForRetry(db: DbOrTx, workspaceId: number, noteId: number, at: string) {
   return db
-    .updateTable('fission_images')
+    .updateTable('image_candidates')
     .set({ status: 'retrying', error: null, error_key: null, error_params: null, error_kind: null, updated_at: at })
     .where('workspace_id', '=', workspaceId)
     .where('note_id', '=', noteId)
@@ -129,7 +111,7 @@ export async function markFailedForRetry(db: DbOrTx, workspaceId: number, noteId
 /** Images per status, of a fission or of one note. */
 export async function imageStatusCounts(db: DbOrTx, workspaceId: number, fissionId: number, noteId?: number): Promise<Map<string, number>> {
   let query = db
-    .selectFrom('fission_images')
+    .selectFrom('image_candidates')
     .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
     .where('workspace_id', '=', workspaceId)
     .where('fission_id', '=', fissionId);
@@ -138,16 +120,16 @@ export async function imageStatusCounts(db: DbOrTx, workspaceId: number, fission
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-/** Notes per status, for `progress` (contract rule 3) and for settling the fission. */
+/** Notes per image status, for `progress` (contract rule 3) and for settling the fission. */
 export async function noteStatusCounts(db: DbOrTx, workspaceId: number, fissionId: number): Promise<Map<string, number>> {
   const rows = await db
-    .selectFrom('fission_notes')
-    .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+    .selectFrom('text_candidates')
+    .select((eb) => ['image_status', eb.fn.countAll<number>().as('n')])
     .where('workspace_id', '=', workspaceId)
     .where('fission_id', '=', fissionId)
-    .groupBy('status')
+    .groupBy('image_status')
     .execute();
-  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+  return new Map(rows.map((r) => [r.image_status ?? '', Number(r.n)]));
 }
 
 export function findSourceTask(db: DbOrTx, workspaceId: number, taskId: number) {
@@ -208,15 +190,16 @@ export async function findStaleFissions(db: DbOrTx, window: StaleWindow): Promis
  */
 export async function findStaleRetries(db: DbOrTx, window: StaleWindow): Promise<number[]> {
   const rows = await db
-    .selectFrom('fission_images')
+    .selectFrom('image_candidates')
     .select('note_id')
     .distinct()
     .where('status', '=', 'retrying')
+    .where('note_id', 'is not', null)
     .where('updated_at', '<', window.staleBeforeIso)
     .orderBy('note_id')
     .limit(window.limit)
     .execute();
-  return rows.map((r) => r.note_id);
+  return rows.map((r) => r.note_id!);
 }
 
 /** A page of the workspace's fissions, newest first, optionally of one source task, with the starter's name. */

@@ -1,21 +1,20 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { json, nowIso } from '../../db/codec.js';
-import { checkNote } from '../../content/evaluate.js';
-import { cleanTags, distinctTags, limitProblems, publishableBody } from '../../content/limits.js';
-import { bannedWordMatcherFor } from '../banned-words/service.js';
+import { nowIso } from '../../db/codec.js';
+import { PASS_LINE } from '../../content/scoring.js';
 import { IMAGE_EXTENSION } from '../generation/service.js';
+import { editedNote, noteEvaluator, type NoteEdit, type NoteRow } from '../notes/service.js';
 import type { AuthUser } from '../../http/auth.js';
-import { fail, limitError } from '../../http/errors.js';
-import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
+import { fail } from '../../http/errors.js';
 import type { FailureReason, StoredParams } from '../../http/reasons.js';
+import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
 import { assertAccepts } from '../tasks/service.js';
 import { noteText } from '../../content/note-text.js';
 import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import { checklistMarkdown, type ChecklistSet } from './checklist.js';
-import { fissionGenerateJob, fissionRetryImagesJob, HELPER_KEYS, NOTE_DONE, NOTE_FAILED, syncFissionCovers, type SetImage, type StoredNote } from './pipeline.js';
+import { fissionGenerateJob, fissionRetryImagesJob, NOTE_DONE, NOTE_FAILED, syncFissionCovers, type SetImage } from './pipeline.js';
 import type { ReferenceLevel } from '../../content/fission.js';
 import * as repo from './repository.js';
 
@@ -116,9 +115,17 @@ export async function getFission(ctx: AppContext, auth: AuthUser, id: number) {
   };
 }
 
-/** Contract rule 4: the note without the internal scoring keys; flat score and passed stand for them. */
-export function publicNote<T extends object>(note: T): Omit<T, (typeof HELPER_KEYS)[number]> {
-  return Object.fromEntries(Object.entries(note).filter(([key]) => !(HELPER_KEYS as readonly string[]).includes(key))) as Omit<T, (typeof HELPER_KEYS)[number]>;
+/** Contract rule 4: the note as published; its score and banned-word result are the set's `score`, `passed` and `banned_word_status`. */
+function publicNote(note: NoteRow) {
+  return {
+    angle_label: note.angle_label,
+    title: note.title,
+    content: note.content,
+    tags: note.tags,
+    cover_title: note.cover_title,
+    image_brief: note.image_brief,
+    image_plan: note.image_plan ?? [],
+  };
 }
 
 function imageView(ctx: AppContext, image: SetImage) {
@@ -135,39 +142,36 @@ function imageView(ctx: AppContext, image: SetImage) {
  * A fission's images and notes (images first, as in progressOf), each cover lettered with its
  * note's cover title as it is now: read again when a cover had to be lettered anew.
  */
-async function setsOf(ctx: AppContext, workspaceId: number, id: number) {
+async function setsOf(ctx: AppContext, fission: repo.FissionRow) {
   const read = async () => {
-    const images = await repo.imagesOf(ctx.db, workspaceId, id);
-    return { images, notes: await repo.notesOf(ctx.db, workspaceId, id) };
+    const images = await repo.imagesOf(ctx.db, fission.workspace_id, fission.id);
+    return { images, notes: await repo.notesOf(ctx.db, fission.workspace_id, fission.id) };
   };
   const sets = await read();
-  return (await syncFissionCovers(ctx, workspaceId, id, sets.images, sets.notes)) ? read() : sets;
+  return (await syncFissionCovers(ctx, fission, sets.images, sets.notes)) ? read() : sets;
 }
 
 /** The notes with their images, each cover showing its note's cover title. */
 export async function listNotes(ctx: AppContext, auth: AuthUser, id: number) {
   const fission = await ownFission(ctx, auth, id);
-  const { images, notes } = await setsOf(ctx, auth.workspaceId, id);
+  const { images, notes } = await setsOf(ctx, fission);
   const running = images.filter((i) => i.status === 'pending' || i.status === 'retrying').length;
   return {
     fission_id: fission.id,
     status: fission.status,
     fanout_count: fission.fanout_count,
     running,
-    notes: notes.map((row) => {
-      const note = row.note as unknown as StoredNote;
-      return {
-        seq: row.seq,
-        note: publicNote(note),
-        images: images.filter((image) => image.note_id === row.id).map((image) => imageView(ctx, image)),
-        score: row.score,
-        passed: row.passed,
-        needs_optimization: row.needs_optimization,
-        dimension: row.dimension,
-        status: row.status,
-        banned_word_status: note._block?.status ?? 'pass',
-      };
-    }),
+    notes: notes.map((row) => ({
+      seq: repo.seqOf(row),
+      note: publicNote(row),
+      images: images.filter((image) => image.note_id === row.id).map((image) => imageView(ctx, image)),
+      score: row.score_total,
+      passed: row.score_total >= PASS_LINE,
+      needs_optimization: row.score_total < PASS_LINE,
+      dimension: row.dimension ?? '',
+      status: row.image_status ?? NOTE_FAILED,
+      banned_word_status: row.banned_word_status,
+    })),
   };
 }
 
@@ -206,9 +210,9 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
 export async function exportFission(ctx: AppContext, auth: AuthUser, id: number, onlySeq?: number): Promise<{ fileName: string; output: Readable }> {
   const fission = await ownFission(ctx, auth, id);
   // The package ships each cover with its note's cover title as it is now.
-  const { images: allImages, notes: allNotes } = await setsOf(ctx, auth.workspaceId, id);
+  const { images: allImages, notes: allNotes } = await setsOf(ctx, fission);
   // One set alone (contract-decisions §8: each set downloadable on its own), with its own checklist.
-  const notes = onlySeq === undefined ? allNotes : allNotes.filter((n) => n.seq === onlySeq);
+  const notes = onlySeq === undefined ? allNotes : allNotes.filter((n) => repo.seqOf(n) === onlySeq);
   if (onlySeq !== undefined && notes.length === 0) throw fail('fission.note_not_found');
   if (notes.length === 0) {
     throw fail(fission.status === 'generating' ? 'fission.empty_generating' : 'fission.empty');
@@ -216,12 +220,12 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number,
   const problems: string[] = [];
   const entries: LazyZipEntry[] = [];
   const sets: ChecklistSet[] = [];
-  for (const row of notes) {
-    const folder = `set_${pad2(row.seq)}`;
-    const note = row.note as unknown as StoredNote;
-    const images = allImages.filter((image) => image.note_id === row.id);
-    if (!note.title?.trim() || !note.content?.trim()) problems.push(`${folder}: the note has no title or no text`);
-    sets.push({ folder, seq: row.seq, dimension: row.dimension, status: row.status, score: row.score, note, images });
+  for (const note of notes) {
+    const seq = repo.seqOf(note);
+    const folder = `set_${pad2(seq)}`;
+    const images = allImages.filter((image) => image.note_id === note.id);
+    if (!note.title.trim() || !note.content.trim()) problems.push(`${folder}: the note has no title or no text`);
+    sets.push({ folder, seq, dimension: note.dimension ?? '', status: note.image_status ?? NOTE_FAILED, score: note.score_total, note, images });
     entries.push({ name: `${folder}/note.txt`, compress: true, produce: async () => Buffer.from(noteText(note), 'utf8') });
     for (const image of images) {
       if (!image.file_key) continue;
@@ -241,40 +245,23 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number,
   return { fileName: onlySeq === undefined ? `fission_${fission.id}.zip` : `fission_${fission.id}_set_${pad2(onlySeq)}.zip`, output: zip.output };
 }
 
-export interface NoteEdit {
-  title?: string | undefined;
-  content?: string | undefined;
-  tags?: string[] | undefined;
-  cover_title?: string | undefined;
-}
-
 /**
- * An operator's edit of one fission note: the note as it would be published (plain body,
- * hashtags moved into the tags, every part within its limit, else 400 naming it), checked again
- * against the banned words, its covers lettered with a changed cover title. The score stays the
- * judge's: it rated the set, not the edit.
+ * An operator's edit of one fission note, by the one rule of every note (notes/service
+ * editedNote): made publishable (else 400 naming the part), checked against the banned words and
+ * scored again; its covers are lettered with a changed cover title when the notes are read.
  */
 export async function editNote(ctx: AppContext, auth: AuthUser, id: number, seq: number, edit: NoteEdit) {
   const fission = await ownFission(ctx, auth, id);
   if (fission.status === 'generating') throw fail('fission.generating_edit');
   const source = await repo.findSourceTask(ctx.db, auth.workspaceId, fission.source_task_id);
   if (!source) throw fail('fission.not_found');
-  const matcher = await bannedWordMatcherFor(ctx, auth.workspaceId, source.product_id);
+  const evaluate = await noteEvaluator(ctx, auth.workspaceId, source);
   await ctx.db.transaction().execute(async (trx) => {
     const row = await repo.findNoteBySeq(trx, auth.workspaceId, id, seq);
     if (!row) throw fail('fission.note_not_found');
-    await repo.lockNote(trx, ctx.dialect, auth.workspaceId, row.id);
-    const stored = row.note as unknown as StoredNote;
-    const body = publishableBody(edit.content ?? stored.content);
-    if (!body.content) throw fail('validation.blank', { field: 'body.content' });
-    const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
-    const tags = edit.tags ?? stored.tags;
-    const draft = { title: oneLine(edit.title ?? stored.title), content: body.content, cover_title: oneLine(edit.cover_title ?? stored.cover_title) };
-    const refused = limitProblems({ ...draft, tags: distinctTags(tags) })[0];
-    if (refused) throw limitError(refused);
-    const checked = checkNote(matcher, { ...draft, tags: cleanTags([...tags, ...body.tags]) });
-    const note: StoredNote = { ...stored, ...checked.note, _block: { status: checked.status, hits: checked.hits } };
-    await repo.updateNote(trx, auth.workspaceId, row.id, { note: json(note), updated_at: nowIso(ctx.clock.now()) });
+    const note = await repo.lockNote(trx, ctx.dialect, auth.workspaceId, row.id);
+    const { changes } = editedNote(evaluate, note!, edit);
+    await repo.updateNote(trx, auth.workspaceId, row.id, { ...changes, updated_at: nowIso(ctx.clock.now()) });
   });
   // listNotes letters the set's covers again from their originals when the cover title changed.
   return (await listNotes(ctx, auth, id)).notes.find((n) => n.seq === seq)!;

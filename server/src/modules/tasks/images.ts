@@ -4,7 +4,6 @@ import { withInstruction } from '../../content/instruction.js';
 import { pickProductImages } from '../../content/pick-image.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
-import { clip } from '../../content/text.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
 import type { Row } from '../../db/schema.js';
@@ -14,12 +13,12 @@ import { InvalidImageError } from '../../images/normalize.js';
 import { normalizeImageInThread } from '../../images/threads.js';
 import { sniffImageMime } from '../../images/probe.js';
 import type { JobDefinition } from '../../jobs/types.js';
-import { Semaphore } from '../../providers/reliability.js';
-import { ProviderError, providerParams } from '../../providers/types.js';
 import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
+import { Semaphore } from '../../providers/reliability.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
-import { generateFrameImage, IMAGE_EXTENSION, letterImage, reletterCover, type StoredImage } from '../generation/service.js';
+import { IMAGE_EXTENSION, letterImage, type FrameImageRequest } from '../generation/service.js';
+import { failedImage, lineFor, makeSlotImage, syncCovers as syncNoteCovers, type ImageOutcome } from '../notes/service.js';
 import { recordSignal } from '../preferences/service.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import { runTaskAction, type TaskRow } from './lifecycle.js';
@@ -34,13 +33,6 @@ import { imageCandidateView } from './views.js';
 
 type ImageRow = Row<'image_candidates'>;
 type Overlay = StoryboardFrame['overlay'];
-
-const MAX_ERROR = 500;
-const COVER_ROLES: ReadonlySet<ImageRow['role']> = new Set(['hook', 'main']);
-
-function describe(err: unknown): string {
-  return clip((err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' '), MAX_ERROR);
-}
 
 // ---- covers ------------------------------------------------------------------------------------
 
@@ -63,41 +55,22 @@ export async function coverTitles(db: DbOrTx, workspaceId: number, taskId: numbe
   return new Map([...chosen].map(([strategy, text]) => [strategy, text.cover_title]));
 }
 
-/** What is drawn on an image of this slot: its set's cover title on a cover, its caption elsewhere. */
-function lineFor(image: Pick<ImageRow, 'role' | 'strategy' | 'overlay'>, titles: Map<StrategyCode, string>): Overlay {
-  const isCover = image.overlay?.kind === 'cover' || (image.overlay === null && COVER_ROLES.has(image.role));
-  if (isCover) {
-    const title = titles.get(image.strategy) ?? (image.overlay?.kind === 'cover' ? image.overlay.text : '');
-    return title ? { kind: 'cover', text: title } : null;
-  }
-  return image.overlay;
-}
-
 /**
- * Re-letters the covers whose drawn title is not their set's cover title any more (a new
- * selection, an edited cover title), from the un-lettered original: the text is replaced, never
- * drawn over. Called wherever images are shown or packed; it does work only after a change, and
- * two callers at once store the same result (one of them wins the conditional update). Images
- * stored before originals were kept (no `raw_file_key`) cannot be re-lettered and are left.
+ * Each cover of the task lettered with its set's cover title (notes/service syncCovers): called
+ * wherever a task's images are shown or packed, so a new selection or an edited cover title shows.
  */
 export async function syncCovers(ctx: AppContext, workspaceId: number, taskId: number, knownTask?: Pick<TaskRow, 'id' | 'overlay_text'>): Promise<void> {
   const task = knownTask ?? (await repo.findTask(ctx.db, workspaceId, taskId));
   if (!task?.overlay_text) return;
-  const images = (await repo.listImageCandidates(ctx.db, workspaceId, task.id)).filter(
-    (i) => i.status === 'done' && i.raw_file_key && (i.overlay?.kind === 'cover' || (i.overlay === null && COVER_ROLES.has(i.role))),
-  );
-  if (images.length === 0) return;
+  const images = await repo.listImageCandidates(ctx.db, workspaceId, task.id);
+  if (!images.some((i) => i.status === 'done' && i.raw_file_key)) return;
   const titles = await coverTitles(ctx.db, workspaceId, task.id);
-  for (const image of images) {
-    const drawn = await reletterCover(ctx, image, lineFor(image, titles), taskCoverTemplate(task.id, image.strategy));
-    if (drawn) await repo.reletterImage(ctx.db, workspaceId, image.id, image.lettered_title, drawn);
-  }
+  await syncNoteCovers(ctx, workspaceId, images, (image) => ({ title: titles.get(image.strategy), template: taskCoverTemplate(task.id, image.strategy) }));
 }
 
-/** The slot's image lettered (when the task letters its images) in its set's template, with what was drawn. */
-async function lettered(ctx: AppContext, raw: StoredImage, line: Overlay, task: Pick<TaskRow, 'id' | 'overlay_text'>, strategy: StrategyCode) {
-  if (!task.overlay_text || !line) return { file: raw, title: null };
-  return { file: await letterImage(ctx, raw, line, taskCoverTemplate(task.id, strategy)), title: line.text };
+/** How the slot's image is lettered (when the task letters its images) in its set's template; null when nothing is drawn. */
+function letteringOf(task: Pick<TaskRow, 'id' | 'overlay_text'>, strategy: StrategyCode, line: Overlay) {
+  return task.overlay_text && line ? { line, template: taskCoverTemplate(task.id, strategy) } : null;
 }
 
 // ---- regenerate, upload, retry ----------------------------------------------------------------
@@ -202,8 +175,8 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
   const slot = await latestSlot(ctx.db, auth.workspaceId, taskId, strategy, seq);
   if (!slot) throw fail('image.slot_not_found', { slot: `${strategy}${seq}` });
   if (slot.role !== role) throw fail('image.slot_role', { slot: `${strategy}${seq}`, role: slot.role, given: role });
-  const line = lineFor(slot, await coverTitles(ctx.db, auth.workspaceId, taskId));
-  const drawn = await lettered(ctx, { file_key: raw.key, mime: normalised.mime }, line, task, strategy);
+  const lettering = letteringOf(task, strategy, lineFor(slot, (await coverTitles(ctx.db, auth.workspaceId, taskId)).get(strategy)));
+  const drawn = lettering ? await letterImage(ctx, { file_key: raw.key, mime: normalised.mime }, lettering.line, lettering.template) : null;
 
   const row = await runTaskAction(ctx, auth, taskId, 'upload_image', async (trx, _task, now) => {
     const current = await latestSlot(trx, auth.workspaceId, taskId, strategy, seq);
@@ -214,11 +187,11 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
       variant: await repo.nextImageVariant(trx, auth.workspaceId, taskId, current),
       source: 'upload',
       status: 'done',
-      file_key: drawn.file.file_key,
-      mime: drawn.file.mime,
-      raw_file_key: drawn.title === null ? null : raw.key,
-      raw_mime: drawn.title === null ? null : normalised.mime,
-      lettered_title: drawn.title,
+      file_key: drawn?.file_key ?? raw.key,
+      mime: drawn?.mime ?? normalised.mime,
+      raw_file_key: drawn ? raw.key : null,
+      raw_mime: drawn ? normalised.mime : null,
+      lettered_title: lettering?.line.text ?? null,
       prompt: '',
       instruction: null,
       is_selected: false,
@@ -300,39 +273,26 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
 
   const outcomes = await Promise.allSettled(
     queued.map(async (image) => {
-      const line = lineFor(image, titles);
+      const line = lineFor(image, titles.get(image.strategy));
       const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
       // A photo goes along only where the model takes one.
       const references = pickProductImages(productImages, image.role, provider.referenceImages);
       const key = `task:${task.id}:image-row:${image.id}`;
-      let change: Parameters<typeof repo.updateImageCandidate>[3];
-      try {
-        const raw = await generateFrameImage(ctx, provider, {
-          workspaceId: task.workspace_id,
-          callKey: key,
-          frame,
-          prompt: withInstruction(image.prompt, image.instruction),
-          input: { purpose: 'storyboard-image', strategy: image.strategy, role: image.role, seq: image.seq, seed: key, product_name: product.name, theme: task.theme, brief: image.brief },
-          references,
-          overlay: task.overlay_text,
-          signal,
-          slot: (work) => pool.run(work, signal),
-        });
-        const drawn = await lettered(ctx, raw, line, task, image.strategy);
-        change = {
-          status: 'done',
-          file_key: drawn.file.file_key,
-          mime: drawn.file.mime,
-          raw_file_key: drawn.title === null ? null : raw.file_key,
-          raw_mime: drawn.title === null ? null : raw.mime,
-          lettered_title: drawn.title,
-        };
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        ctx.log.warn({ taskId: task.id, imageId: image.id, err: describe(err) }, 'single image failed');
-        change = { status: 'failed', ...errorColumns(failure('failure.note_image', { role: image.role, detail: describe(err), ...providerParams(err) })), error_kind: err instanceof ProviderError ? err.kind : null };
-      }
-      await settle(ctx, task, image.id, change);
+      const request: FrameImageRequest = {
+        workspaceId: task.workspace_id,
+        callKey: key,
+        frame,
+        prompt: withInstruction(image.prompt, image.instruction),
+        input: { purpose: 'storyboard-image', strategy: image.strategy, role: image.role, seq: image.seq, seed: key, product_name: product.name, theme: task.theme, brief: image.brief },
+        references,
+        overlay: task.overlay_text,
+        signal,
+        slot: (work) => pool.run(work, signal),
+      };
+      const outcome = await makeSlotImage(ctx, provider, request, letteringOf(task, image.strategy, line), (reason) =>
+        ctx.log.warn({ taskId: task.id, imageId: image.id, err: reason }, 'single image failed'),
+      );
+      await settle(ctx, task, image.id, outcome);
     }),
   );
   if (signal?.aborted) throw signal.reason;
@@ -340,7 +300,7 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
   if (broken) throw broken.reason;
 }
 
-async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: Parameters<typeof repo.updateImageCandidate>[3]) {
+async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: ImageOutcome) {
   await ctx.events.commit(task.id, async (trx) => {
     const row = await repo.updateImageCandidate(trx, task.workspace_id, imageId, { ...change, updated_at: nowIso(ctx.clock.now()) });
     return { result: undefined, events: row ? [{ name: 'image_candidate', data: imageCandidateView(ctx, row) }] : [] };
@@ -350,7 +310,7 @@ async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: P
 /** Queued images get a failure back (so they can be retried), with the reason. */
 async function failQueued(ctx: AppContext, task: TaskRow, reason: Failure) {
   for (const image of await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id)) {
-    await settle(ctx, task, image.id, { status: 'failed', ...errorColumns(reason, MAX_ERROR), error_kind: null });
+    await settle(ctx, task, image.id, failedImage(reason));
   }
 }
 

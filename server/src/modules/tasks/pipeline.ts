@@ -52,6 +52,9 @@ type TextRow = Row<'text_candidates'>;
 /** The note a set's storyboard is built from. */
 type Lead = Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'> & { image_plan?: Note['image_plan'] };
 
+/** A stored text as the lead of its set: a task's stored texts keep no image plan (the storyboard's defaults stand). */
+const leadOf = (row: TextRow | undefined): Lead | null => (row ? { title: row.title, cover_title: row.cover_title, image_brief: row.image_brief, angle_label: row.angle_label } : null);
+
 
 /** The provider failure kind an error event carries (contract-decisions §7); null when not a provider failure. */
 const kindOf = (err: unknown) => (err instanceof ProviderError ? err.kind : null);
@@ -188,7 +191,7 @@ class GenerationRun {
     await this.settleAll(
       sets.map(async ({ strategy, slots }) => {
         if (task.track === 'import') {
-          await this.imagesOfSet(strategy, importTexts.find((r) => r.strategy === strategy) ?? null, doneImages);
+          await this.imagesOfSet(strategy, leadOf(importTexts.find((r) => r.strategy === strategy)), doneImages);
           return;
         }
         const prepared = await this.prepareTexts(strategy, slots, existingTexts.filter((r) => r.strategy === strategy));
@@ -223,7 +226,7 @@ class GenerationRun {
    * notes are scored and persisted as candidates.
    */
   private async prepareTexts(strategy: StrategyCode, slots: number[], existing: TextRow[]): Promise<{ lead: Lead | null; stored: Promise<unknown> }> {
-    const done = { lead: existing[0] ?? null, stored: Promise.resolve() };
+    const done = { lead: leadOf(existing[0]), stored: Promise.resolve() };
     if (existing.length >= slots.length) return done;
     const count = slots.length;
     const input = notesInput(this.loaded.inputs, strategy, count);

@@ -321,6 +321,7 @@ export function coverImages(db: DbOrTx, workspaceId: number, taskIds: number[]) 
     .where('seq', '=', 1)
     .where('status', '=', 'done')
     .where('file_key', 'is not', null)
+    .$narrowType<{ task_id: number }>()
     .execute();
 }
 
@@ -645,19 +646,6 @@ export function updateImageCandidate(db: DbOrTx, workspaceId: number, id: number
   return db.updateTable('image_candidates').set(changes).where('workspace_id', '=', workspaceId).where('id', '=', id).returningAll().executeTakeFirst();
 }
 
-/** A finished image's lettered file, replaced only if it still shows `fromTitle` (two readers re-lettering at once: one wins). */
-export async function reletterImage(db: DbOrTx, workspaceId: number, id: number, fromTitle: string | null, file: { file_key: string; mime: string; title: string }): Promise<boolean> {
-  let query = db
-    .updateTable('image_candidates')
-    .set({ file_key: file.file_key, mime: file.mime, lettered_title: file.title })
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .where('status', '=', 'done');
-  query = fromTitle === null ? query.where('lettered_title', 'is', null) : query.where('lettered_title', '=', fromTitle);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** The images of the task's latest generation that failed (retry-images makes them again). */
 export function failedImagesOfGeneration(db: DbOrTx, workspaceId: number, taskId: number, generation: number) {
   return db
@@ -693,7 +681,9 @@ export async function findStaleImages(db: DbOrTx, window: StaleWindow): Promise<
     .select('task_id')
     .distinct()
     .where('status', '=', 'pending')
+    .where('task_id', 'is not', null)
     .where('updated_at', '<', window.staleBeforeIso)
+    .$narrowType<{ task_id: number }>()
     .orderBy('task_id')
     .limit(window.limit)
     .execute();

@@ -4,10 +4,9 @@ import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { DB, TaskStatus } from '../../db/schema.js';
-import { evaluateNote, type NoteText } from '../../content/evaluate.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import { imageStrategies } from '../../content/strategies.js';
-import { cleanTags, distinctTags, fitCoverTitle, limitProblems, NOTE_LIMITS, publishableBody, stripMarkdown } from '../../content/limits.js';
+import { fitCoverTitle, NOTE_LIMITS, stripMarkdown } from '../../content/limits.js';
 import { clip, clipWords } from '../../content/text.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { imageCandidateView, providersView, textCandidateView } from './views.js';
@@ -16,7 +15,8 @@ import { fail, limitError } from '../../http/errors.js';
 import { failure, NO_TASK_FAILURE, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { pageOf, type PageQuery } from '../../http/schemas.js';
 import { workspaceCapabilities } from '../api-keys/service.js';
-import { assertNoHardBlock, bannedWordMatcherFor } from '../banned-words/service.js';
+import { assertNoHardBlock } from '../banned-words/service.js';
+import { editedNote, evaluatedColumns, noteEvaluator, publishableText, type NoteEvaluator } from '../notes/service.js';
 import { recordSignal, type PreferenceSignal } from '../preferences/service.js';
 import { productForGeneration } from '../products/service.js';
 import { parseDateBound } from './dates.js';
@@ -292,7 +292,7 @@ export async function getTask(ctx: AppContext, auth: AuthUser, id: number) {
   return {
     ...task,
     failure_key: task.failure_key as FailureReason | null,
-    failure_params: task.failure_key ? (task.failure_params ?? {}) as StoredParams : null,
+    failure_params: task.failure_key ? ((task.failure_params ?? {}) as StoredParams) : null,
     benchmark_ids: benchmarkIds,
     providers: providersView(task.providers),
     allowed_actions: allowedActions(auth, task, facts),
@@ -341,33 +341,11 @@ export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: nu
   });
 }
 
-/**
- * What an edited or imported text is checked and scored against: the banned words that apply to
- * the task's product, and its product and theme. Read before the action's transaction, which on SQLite holds
- * the only connection; a task's product never changes.
- */
-async function evaluatorFor(ctx: AppContext, auth: AuthUser, taskId: number): Promise<(note: NoteText) => ReturnType<typeof evaluateNote>> {
+/** What a task's texts are checked and scored against (notes/service noteEvaluator): its product's banned words, its product and theme. */
+async function evaluatorFor(ctx: AppContext, auth: AuthUser, taskId: number): Promise<NoteEvaluator> {
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw fail('task.not_found');
-  const [matcher, product] = await Promise.all([bannedWordMatcherFor(ctx, auth.workspaceId, task.product_id), productForGeneration(ctx, auth.workspaceId, task.product_id)]);
-  const subject = { productName: product?.name ?? '', sellingPoints: product?.selling_points ?? [], theme: task.theme };
-  return (note) => evaluateNote(matcher, note, subject);
-}
-
-/**
- * An edited or imported text as it would be published (contract-decisions §9): plain body,
- * hashtags moved into the tags, tags cleaned. A part over its limit is refused with 400 naming
- * the limit, except an import's long body, which is kept and flagged in its summary.
- */
-function publishableText(text: { title: string; content: string; tags: string[]; cover_title: string }, keepLongBody: boolean) {
-  const body = publishableBody(text.content);
-  if (!body.content) throw fail('validation.blank', { field: 'body.content' });
-  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-  const note = { title: oneLine(text.title), content: body.content, cover_title: oneLine(text.cover_title) };
-  // The tags given are counted; hashtags moved out of the body join them up to the limit.
-  const refused = limitProblems({ ...note, tags: distinctTags(text.tags) }).find((p) => !(keepLongBody && p.field === 'content'));
-  if (refused) throw limitError(refused);
-  return { ...note, tags: cleanTags([...text.tags, ...body.tags]) };
+  return noteEvaluator(ctx, auth.workspaceId, task);
 }
 
 export interface EditInput {
@@ -382,25 +360,9 @@ export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId:
   return runTaskAction(ctx, auth, taskId, 'edit', async (trx, task, now) => {
     const candidate = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
     if (!candidate) throw fail('text.not_found');
-    const evaluated = evaluate(
-      publishableText(
-        { title: input.title ?? candidate.title, content: input.content, tags: input.tags ?? candidate.tags, cover_title: input.cover_title ?? candidate.cover_title },
-        false,
-      ),
-    );
-    const blocked = evaluated.status === 'hard_block';
+    const { changes, blocked } = editedNote(evaluate, candidate, input);
     const row = await repo.updateTextCandidate(trx, auth.workspaceId, candidate.id, {
-      title: evaluated.note.title,
-      content: evaluated.note.content,
-      tags: json(evaluated.note.tags),
-      cover_title: evaluated.note.cover_title,
-      score: json(evaluated.scored.score),
-      score_total: evaluated.scored.score.total,
-      verdict: evaluated.scored.verdict,
-      summary: evaluated.scored.summary,
-      banned_word_status: evaluated.status,
-      banned_hits: json(evaluated.hits),
-      edited: true,
+      ...changes,
       // A hard-blocked text cannot stay selected.
       ...(blocked ? { is_selected: false } : {}),
       updated_at: nowIso(now),
@@ -455,19 +417,10 @@ export async function importText(ctx: AppContext, auth: AuthUser, taskId: number
       slot: await repo.nextTextSlot(trx, auth.workspaceId, task.id, task.generation),
       strategy,
       angle_label: clip(angleLabel, 100),
-      title: evaluated.note.title,
-      content: evaluated.note.content,
-      tags: json(evaluated.note.tags),
-      cover_title: evaluated.note.cover_title,
+      ...evaluatedColumns(evaluated),
       image_brief: '',
       source: 'import',
-      score: json(evaluated.scored.score),
-      score_total: evaluated.scored.score.total,
-      banned_word_status: evaluated.status,
-      banned_hits: json(evaluated.hits),
       is_selected: false,
-      verdict: evaluated.scored.verdict,
-      summary: evaluated.scored.summary,
       edited: false,
       created_at: stamp,
       updated_at: stamp,

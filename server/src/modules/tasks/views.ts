@@ -103,7 +103,8 @@ export function imageCandidateView(ctx: Pick<AppContext, 'config' | 'clock'>, ro
     ai_visual_score: row.ai_visual_score,
     ai_visual_note: row.ai_visual_note,
     source: row.source,
-    status: row.status,
+    // `retrying` is a fission image's queued-again state; a task's images queue again as pending.
+    status: row.status === 'retrying' ? 'pending' : row.status,
     error_kind: row.status === 'failed' ? row.error_kind : null,
     error_key: row.status === 'failed' ? (row.error_key as FailureReason | null) : null,
     error_params: row.status === 'failed' && row.error_key ? ((row.error_params ?? {}) as StoredParams) : null,

@@ -197,11 +197,11 @@ export function fissionFacts(db: DbOrTx, workspaceId: number, fissionId: number)
 
 export async function fissionNoteCounts(db: DbOrTx, workspaceId: number, fissionId: number): Promise<Map<string, number>> {
   const rows = await db
-    .selectFrom('fission_notes')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .selectFrom('text_candidates')
+    .select(['image_status', (eb) => eb.fn.countAll<number>().as('n')])
     .where('workspace_id', '=', workspaceId)
     .where('fission_id', '=', fissionId)
-    .groupBy('status')
+    .groupBy('image_status')
     .execute();
-  return new Map(rows.map((r) => [r.status, Number(r.n)]));
+  return new Map(rows.map((r) => [r.image_status ?? '', Number(r.n)]));
 }

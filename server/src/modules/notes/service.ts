@@ -1,0 +1,201 @@
+import type { AppContext } from '../../context.js';
+import type { CoverTemplate } from '../../content/cover.js';
+import { evaluateNote, type EvaluatedNote, type NoteText } from '../../content/evaluate.js';
+import { cleanTags, distinctTags, limitProblems, publishableBody } from '../../content/limits.js';
+import type { StoryboardFrame } from '../../content/storyboard.js';
+import { clip } from '../../content/text.js';
+import { json } from '../../db/codec.js';
+import type { Row, RowUpdate } from '../../db/schema.js';
+import { fail, limitError } from '../../http/errors.js';
+import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
+import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
+import { bannedWordMatcherFor } from '../banned-words/service.js';
+import { generateFrameImage, letterImage, reletterCover, type FrameImageRequest } from '../generation/service.js';
+import { productForGeneration } from '../products/service.js';
+import * as repo from './repository.js';
+
+/**
+ * The note model (issue 34): a note is its text, score, banned-word result and captions (a
+ * `text_candidates` row) with its image slots and their versions (`image_candidates` rows),
+ * whether a task's generation wrote it (`task_id`) or a fission of a source note (`fission_id`).
+ * The rules a note follows whatever made it are here, once: how an edit is checked and scored,
+ * what is drawn on an image and how a cover follows its note's cover title, and how one image of
+ * a slot is made. The tasks and fission modules decide which notes and which images; this says
+ * what happens to them.
+ */
+
+export type NoteRow = Row<'text_candidates'>;
+export type SlotImage = Row<'image_candidates'>;
+type Overlay = StoryboardFrame['overlay'];
+
+const MAX_ERROR = 500;
+
+export function describeError(err: unknown): string {
+  return clip((err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' '), MAX_ERROR);
+}
+
+// ---- text: edit, check, score ----------------------------------------------------------------
+
+export type NoteEvaluator = (note: NoteText) => EvaluatedNote;
+
+/**
+ * What a note is checked and scored against: the banned words that apply to its product, and its
+ * product and theme (a fission note's are its source task's). Read before the caller's
+ * transaction, which on SQLite holds the only connection.
+ */
+export async function noteEvaluator(ctx: AppContext, workspaceId: number, origin: { product_id: number; theme: string }): Promise<NoteEvaluator> {
+  const [matcher, product] = await Promise.all([bannedWordMatcherFor(ctx, workspaceId, origin.product_id), productForGeneration(ctx, workspaceId, origin.product_id)]);
+  const subject = { productName: product?.name ?? '', sellingPoints: product?.selling_points ?? [], theme: origin.theme };
+  return (note) => evaluateNote(matcher, note, subject);
+}
+
+/**
+ * A note's text as it would be published (contract-decisions §9): plain body, hashtags moved into
+ * the tags, tags cleaned. A part over its limit is refused with 400 naming the limit, except an
+ * import's long body, which is kept and flagged in its summary.
+ */
+export function publishableText(text: { title: string; content: string; tags: string[]; cover_title: string }, keepLongBody: boolean) {
+  const body = publishableBody(text.content);
+  if (!body.content) throw fail('validation.blank', { field: 'body.content' });
+  const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+  const note = { title: oneLine(text.title), content: body.content, cover_title: oneLine(text.cover_title) };
+  // The tags given are counted; hashtags moved out of the body join them up to the limit.
+  const refused = limitProblems({ ...note, tags: distinctTags(text.tags) }).find((p) => !(keepLongBody && p.field === 'content'));
+  if (refused) throw limitError(refused);
+  return { ...note, tags: cleanTags([...text.tags, ...body.tags]) };
+}
+
+/** The columns a note's text, score and banned-word result are stored in. */
+export function evaluatedColumns(evaluated: EvaluatedNote) {
+  return {
+    title: evaluated.note.title,
+    content: evaluated.note.content,
+    tags: json(evaluated.note.tags),
+    cover_title: evaluated.note.cover_title,
+    score: json(evaluated.scored.score),
+    score_total: evaluated.scored.score.total,
+    verdict: evaluated.scored.verdict,
+    summary: evaluated.scored.summary,
+    banned_word_status: evaluated.status,
+    banned_hits: json(evaluated.hits),
+  };
+}
+
+export interface NoteEdit {
+  title?: string | undefined;
+  content?: string | undefined;
+  tags?: string[] | undefined;
+  cover_title?: string | undefined;
+}
+
+/**
+ * An operator's edit of a note, a task's or a fission's: the parts not given stay as they are,
+ * the whole is made publishable (else 400), checked against the banned words and scored again,
+ * since the score and the check are of the text that will be published, not of the one replaced.
+ */
+export function editedNote(evaluate: NoteEvaluator, note: NoteRow, edit: NoteEdit): { changes: RowUpdate<'text_candidates'>; blocked: boolean } {
+  const evaluated = evaluate(
+    publishableText(
+      { title: edit.title ?? note.title, content: edit.content ?? note.content, tags: edit.tags ?? note.tags, cover_title: edit.cover_title ?? note.cover_title },
+      false,
+    ),
+  );
+  return { changes: { ...evaluatedColumns(evaluated), edited: true }, blocked: evaluated.status === 'hard_block' };
+}
+
+// ---- images: what is drawn, covers, one image of a slot ----------------------------------------
+
+const COVER_ROLES: ReadonlySet<SlotImage['role']> = new Set(['hook', 'main']);
+
+/** Whether the image is a cover (images stored before frames kept their line are covers by role). */
+function isCover(image: Pick<SlotImage, 'role' | 'overlay'>): boolean {
+  return image.overlay?.kind === 'cover' || (image.overlay === null && COVER_ROLES.has(image.role));
+}
+
+/**
+ * What is drawn on an image: on a cover the cover title of the note it ships with
+ * (contract-decisions §8: an image never contradicts its text), else the storyboard's; elsewhere
+ * the storyboard's caption.
+ */
+export function lineFor(image: Pick<SlotImage, 'role' | 'overlay'>, coverTitle: string | undefined): Overlay {
+  if (!isCover(image)) return image.overlay;
+  const text = coverTitle?.trim() || (image.overlay?.kind === 'cover' ? image.overlay.text : '');
+  return text ? { kind: 'cover', text } : null;
+}
+
+/**
+ * Re-letters the covers among `images` whose drawn title is not their note's cover title any more
+ * (a new selection, an edited cover title), from the un-lettered original: the text is replaced,
+ * never drawn over. `cover` names, per image, the title it should carry and its template.
+ * Called wherever images are shown or packed; it does work only after a change, and two callers
+ * at once store the same result (one wins the conditional update). Images stored without an
+ * original (`raw_file_key`) cannot be re-lettered and are left. True when a cover changed.
+ */
+export async function syncCovers(
+  ctx: AppContext,
+  workspaceId: number,
+  images: readonly SlotImage[],
+  cover: (image: SlotImage) => { title: string | undefined; template: CoverTemplate } | undefined,
+): Promise<boolean> {
+  let changed = false;
+  for (const image of images) {
+    if (image.status !== 'done' || !image.raw_file_key || !isCover(image)) continue;
+    const wanted = cover(image);
+    if (!wanted) continue;
+    const drawn = await reletterCover(ctx, image, lineFor(image, wanted.title), wanted.template);
+    if (drawn) changed = (await repo.reletterImage(ctx.db, workspaceId, image, drawn)) || changed;
+  }
+  return changed;
+}
+
+/** How one attempt at an image of a slot came out: a file (lettered, with its original) or an error. */
+export type ImageOutcome = Pick<SlotImage, 'status' | 'file_key' | 'mime' | 'raw_file_key' | 'raw_mime' | 'lettered_title' | 'error_kind'> & {
+  /** The failure as text, reason key and JSON params (errorColumns), or none (NO_ERROR). */
+  error: string | null;
+  error_key: string | null;
+  error_params: string | null;
+};
+
+const NO_FILE = { file_key: null, mime: null, raw_file_key: null, raw_mime: null, lettered_title: null } as const;
+
+/** An outcome that records a failure (a retry finds it by its error). */
+export function failedImage(reason: Failure): ImageOutcome {
+  return { ...NO_FILE, status: 'failed', ...errorColumns(reason, MAX_ERROR), error_kind: null };
+}
+
+/**
+ * Makes one image of a slot with `provider` (null: no connection draws images, a failure to
+ * retry once one is added) and letters it with `lettering` (null: nothing drawn), keeping the
+ * original so a cover can be lettered again when its title changes. A provider's or the image's
+ * failure is the outcome; only a failure of our own infrastructure, or the abort, escapes.
+ */
+export async function makeSlotImage(
+  ctx: AppContext,
+  provider: Provider | null,
+  request: FrameImageRequest,
+  lettering: { line: NonNullable<Overlay>; template: CoverTemplate } | null,
+  onFailed: (reason: string) => void,
+): Promise<ImageOutcome> {
+  const role = request.frame.role;
+  if (!provider) return failedImage(failure('failure.no_image_connection'));
+  try {
+    const raw = await generateFrameImage(ctx, provider, request);
+    if (!lettering) return { ...NO_FILE, status: 'done', file_key: raw.file_key, mime: raw.mime, ...NO_ERROR, error_kind: null };
+    const file = await letterImage(ctx, raw, lettering.line, lettering.template);
+    return {
+      status: 'done',
+      file_key: file.file_key,
+      mime: file.mime,
+      raw_file_key: raw.file_key,
+      raw_mime: raw.mime,
+      lettered_title: lettering.line.text,
+      ...NO_ERROR,
+      error_kind: null,
+    };
+  } catch (err) {
+    if (request.signal?.aborted) throw err;
+    const reason = describeError(err);
+    onFailed(reason);
+    return { ...NO_FILE, status: 'failed', ...errorColumns(failure('failure.note_image', { role, detail: reason, ...providerParams(err) })), error_kind: err instanceof ProviderError ? err.kind : null };
+  }
+}
