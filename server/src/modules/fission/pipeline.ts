@@ -15,7 +15,7 @@ import type { JobDefinition } from '../../jobs/types.js';
 import { warmImageThreads } from '../../images/threads.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
-import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
+import { errorColumns, failure, type Failure } from '../../http/reasons.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { pickProductImages } from '../../content/pick-image.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';

@@ -11,7 +11,7 @@ import { clip, clipWords } from '../../content/text.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { imageCandidateView, providersView, textCandidateView } from './views.js';
 import type { AuthUser } from '../../http/auth.js';
-import { fail, limitError } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { failure, NO_TASK_FAILURE, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { pageOf, type PageQuery } from '../../http/schemas.js';
 import { workspaceCapabilities } from '../api-keys/service.js';
