@@ -194,7 +194,7 @@ describe('fission (local provider, worker)', () => {
       expect(await ok(idle, 'GET', `/fission/${created.fission_id}`, w.token)).toMatchObject({ status: 'generating', progress: { done: 0, failed: 0, total: 0 } });
       const res = await download(idle, w.token, created.fission_id);
       expect(res.status).toBe(409);
-      expect(JSON.parse(res.body.toString('utf8'))).toEqual({ code: 40904, message: 'the fission has no notes yet: it is still generating' });
+      expect(JSON.parse(res.body.toString('utf8'))).toEqual({ code: 40904, message: 'the fission has no notes yet: it is still generating', reason: 'fission.empty_generating', params: {} });
     } finally {
       await idle.close();
     }

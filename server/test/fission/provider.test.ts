@@ -225,7 +225,7 @@ describe('fission with an OpenAI-compatible provider', () => {
     expect((await notesOf(server, operator.token, broken)).notes).toEqual([]);
     const res = await download(server, operator.token, broken);
     expect(res.status).toBe(409);
-    expect(JSON.parse(res.body.toString('utf8'))).toEqual({ code: 40904, message: 'the fission has no notes: nothing to download' });
+    expect(JSON.parse(res.body.toString('utf8'))).toEqual({ code: 40904, message: 'the fission has no notes: nothing to download', reason: 'fission.empty', params: {} });
     expect((await server.request('POST', `${API}/fission/${broken}/notes/1/retry-images`, { token: operator.token })).status).toBe(404);
     fake.behaviour = {};
   }, 120_000);

@@ -51,7 +51,7 @@ describe('operations endpoints', () => {
   it('requests the HTTP parser refuses still get the envelope (found by the fuzzer)', async () => {
     const res = await server.request('GET', `/api/v1/products?q=${'x'.repeat(20_000)}`);
     expect(res.status).toBe(431);
-    expect(res.body).toEqual({ code: 40000, message: expect.stringContaining('too large') });
+    expect(res.body).toEqual({ code: 40000, message: expect.stringContaining('too large'), reason: 'request.headers_too_large', params: {} });
     // With a body on the way too: the client still reads the answer instead of a reset.
     const upload = await fetch(`${server.url}/api/v1/products?q=${'x'.repeat(20_000)}`, { method: 'POST', body: 'y'.repeat(2 * 1024 * 1024), headers: { 'content-type': 'application/json' } });
     expect(upload.status).toBe(431);

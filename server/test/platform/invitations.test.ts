@@ -72,7 +72,7 @@ describe('membership by consent and sessions per workspace', () => {
         answers.push({ status: res.status, body: res.body });
       }
       expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
-      expect(answers[0]).toEqual({ status: 404, body: { code: 40400, message: expect.stringMatching(/not found/) } });
+      expect(answers[0]).toEqual({ status: 404, body: { code: 40400, message: expect.stringMatching(/not found/), reason: 'member.user_not_found', params: {} } });
       // Walking user ids names nobody: every id that is not a member of A answers the same.
       const members = new Set((await ok(admin, 'GET', '/users?page_size=100')).items.map((u: { id: number }) => u.id));
       const walked = new Set<string>();

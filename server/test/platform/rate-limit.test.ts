@@ -43,7 +43,7 @@ describe('general rate limit (RATE_LIMIT_PER_MINUTE per user)', () => {
     }
     // alice's change-password counted once; five more fit the budget of six.
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-    expect(limited!.body).toEqual({ code: 42900, message: expect.stringMatching(/retry in \d+ s/) });
+    expect(limited!.body).toEqual({ code: 42900, message: expect.stringMatching(/retry in \d+ s/), reason: 'rate.limited', params: { max: 6, seconds: expect.any(Number) } });
     const retryAfter = Number(limited!.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);

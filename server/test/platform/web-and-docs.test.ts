@@ -61,7 +61,7 @@ describe('web client, API reference, logs', () => {
         const res = await server.request('GET', p);
         expect(res.status, p).toBe(404);
         expect(res.headers.get('content-type'), p).toMatch(/^application\/json/);
-        expect(res.body, p).toEqual({ code: 40400, message: expect.any(String) });
+        expect(res.body, p).toEqual({ code: 40400, message: expect.any(String), reason: 'route.not_found', params: expect.objectContaining({ method: 'GET' }) });
       }
     });
 

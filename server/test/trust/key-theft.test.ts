@@ -39,7 +39,7 @@ describe('a stored key goes only to the address it was entered for', () => {
     const id = await connection();
     const patched = await server.request('PATCH', `/api/v1/api-keys/${id}`, { token: supervisor, body: { base_url: thief.url } });
     expect(patched.status).toBe(400);
-    expect(patched.body).toEqual({ code: 40000, message: expect.stringMatching(/^changing base_url needs api_key again/) });
+    expect(patched.body).toEqual({ code: 40000, message: expect.stringMatching(/^changing base_url needs api_key again/), reason: 'connection.key_for_new_url', params: {} });
     const tested = await server.request('POST', `/api/v1/api-keys/${id}/test`, { token: supervisor, body: {} });
     expect(tested.body.data.ok).toBe(true);
     expect(sentKeyTo(owner)).toBe(true);
@@ -68,7 +68,7 @@ describe('a stored key goes only to the address it was entered for', () => {
     thief.seen.length = 0;
     const tested = await server.request('POST', `/api/v1/api-keys/${id}/test`, { token: admin, body: {} });
     expect(tested.status).toBe(409);
-    expect(tested.body).toEqual({ code: 40900, message: expect.stringMatching(/^the stored api_key cannot be used for this connection/) });
+    expect(tested.body).toEqual({ code: 40900, message: expect.stringMatching(/^the stored api_key cannot be used for this connection/), reason: 'connection.key_does_not_open', params: {} });
     expect(thief.seen).toEqual([]);
   });
 });

@@ -42,7 +42,7 @@ describe('creating a user never reveals another tenant’s users', () => {
       expect(res.text).not.toMatch(/enum-b/);
       return { status: res.status, body: res.body };
     }));
-    expect(answers[0]).toEqual({ status: 409, body: { code: 40900, message: 'this username is not available: choose another' } });
+    expect(answers[0]).toEqual({ status: 409, body: { code: 40900, message: 'this username is not available: choose another', reason: 'user.username_unavailable', params: {} } });
     expect(answers[1]).toEqual(answers[0]);
     expect(answers[2]).toEqual(answers[0]);
     // Nothing was created or changed in tenant A by the refusals.
