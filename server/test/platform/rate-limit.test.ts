@@ -20,6 +20,25 @@ async function redisReachable(url: string): Promise<boolean> {
   }
 }
 
+describe('personal access tokens under the general rate limit', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
+  });
+  afterAll(async () => server?.close());
+
+  it("a personal access token spends its user's budget, shared with the user's session (contract-decisions §13)", async () => {
+    // carol's change-password and the token's creation count; four more fit the budget of six.
+    const carol = await userWithRole(server, 'carol', 'operator');
+    const made = await server.request('POST', '/api/v1/auth/tokens', { token: carol.token, body: { name: '脚本', scopes: ['read'] } });
+    expect(made.status, made.text).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await server.request('GET', '/api/v1/auth/me', { token: made.body.data.token })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    expect((await server.request('GET', '/api/v1/auth/me', { token: carol.token })).status).toBe(429);
+  });
+});
+
 describe('general rate limit (RATE_LIMIT_PER_MINUTE per user)', () => {
   let server: TestServer;
   beforeAll(async () => {
