@@ -28,19 +28,31 @@ type FromThread = { type: 'ready' } | { type: 'metrics'; id: number; metrics: Me
 export const newThreadChannel = () => `cps-${randomUUID()}`;
 
 /**
- * Starts the job thread on `channel` and resolves once its worker takes jobs. A thread that
- * fails or ends unasked is reported to `onCrash` (the process ends: an API whose jobs no longer
- * run would fail silently).
+ * Starts the job thread on `channel`; its worker takes jobs once the thread has loaded the
+ * server (seconds from sources on a busy machine). A thread that fails or ends unasked is
+ * reported to `onCrash` (the process ends: an API whose jobs no longer run would fail silently).
  */
-export async function startJobThread(channel: string, log: Logger, onCrash: (err: Error) => void): Promise<JobThread> {
+export function startJobThread(channel: string, log: Logger, onCrash: (err: Error) => void): JobThread {
   const thread = new Worker(new URL('./job-thread.mjs', import.meta.url), { workerData: { channel } });
   let closing = false;
   const asked = new Map<number, (metrics: MetricsJson) => void>();
   let nextId = 0;
-  let ready!: () => void;
-  const started = new Promise<void>((resolve) => (ready = resolve));
+  let ready = false;
+  let removeMetrics = () => {};
+  const askMetrics = () =>
+    new Promise<MetricsJson>((resolve) => {
+      const id = ++nextId;
+      asked.set(id, (metrics) => {
+        asked.delete(id);
+        resolve(metrics);
+      });
+      send({ type: 'metrics', id });
+    });
   thread.on('message', (message: FromThread) => {
-    if (message.type === 'ready') ready();
+    if (message.type === 'ready' && !closing) {
+      ready = true;
+      removeMetrics = addThreadMetrics(askMetrics);
+    }
     if (message.type === 'metrics') asked.get(message.id)?.(message.metrics);
   });
   thread.on('error', (err) => {
@@ -51,22 +63,17 @@ export async function startJobThread(channel: string, log: Logger, onCrash: (err
     if (!closing) onCrash(new Error(`the job thread ended (exit code ${code})`));
   });
   const send = (message: ToThread) => thread.postMessage(message);
-  await started;
-  const removeMetrics = addThreadMetrics(
-    () =>
-      new Promise((resolve) => {
-        const id = ++nextId;
-        asked.set(id, (metrics) => {
-          asked.delete(id);
-          resolve(metrics);
-        });
-        send({ type: 'metrics', id });
-      }),
-  );
   return {
     async close() {
       closing = true;
       removeMetrics();
+      // A thread still loading (seconds from sources on a busy machine) has no job to let finish:
+      // a shutdown does not wait for it to load first, which could outlast its deadline. A job it
+      // claimed in the instant before saying ready goes back to the queue when its lease lapses.
+      if (!ready) {
+        await thread.terminate();
+        return;
+      }
       const exited = once(thread, 'exit');
       send({ type: 'close' });
       await exited;

@@ -70,7 +70,7 @@ async function main() {
     force.unref();
     try {
       await app?.close();
-      await (await jobThread)?.close();
+      await jobThread?.close();
       await runtime.close();
       await closeImageThreads();
       process.exit(0);
