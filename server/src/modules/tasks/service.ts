@@ -143,8 +143,11 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
     }
     throw err;
   }
+  // Read before it is queued: the answer is the task as created, whatever a fast worker (another
+  // process, on Redis) makes of it in the next milliseconds; its stream tells the rest.
+  const item = await getTaskListItem(ctx, auth, created.id);
   if (created.isNew) await enqueueGeneration(ctx, { id: created.id, workspace_id: auth.workspaceId, status: 'pending' });
-  return getTaskListItem(ctx, auth, created.id);
+  return item;
 }
 
 /**
