@@ -8,13 +8,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-// The browser tests drive the whole stack; CI runs them once, in the SQLite pass
-// (TEST_BROWSER=0 leaves them out of the PostgreSQL pass, which repeats the API suite).
+// TEST_PARTS picks parts by id (`TEST_PARTS=server`: CI's PostgreSQL pass repeats what talks to
+// the database, and the web client's tests never do); TEST_BROWSER=0 leaves out the browser tests,
+// which drive the whole stack and run once, in the SQLite pass.
+const wanted = process.env.TEST_PARTS?.split(',').map((id) => id.trim());
 const parts = [
-  { name: 'server', workspace: 'server', script: 'test' },
-  { name: 'web', workspace: 'web', script: 'test:unit' },
-  ...(process.env.TEST_BROWSER === '0' ? [] : [{ name: 'web browser', workspace: 'web', script: 'test:e2e' }]),
-];
+  { id: 'server', name: 'server', workspace: 'server', script: 'test' },
+  { id: 'web', name: 'web', workspace: 'web', script: 'test:unit' },
+  ...(process.env.TEST_BROWSER === '0' ? [] : [{ id: 'browser', name: 'web browser', workspace: 'web', script: 'test:e2e' }]),
+].filter((part) => !wanted || wanted.includes(part.id));
 const filters = process.argv.slice(2);
 const db = /^postgres/.test(process.env.DATABASE_URL ?? '') ? 'PostgreSQL' : 'SQLite';
 const reportDir = mkdtempSync(path.join(tmpdir(), 'cps-test-report-'));

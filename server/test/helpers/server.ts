@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { describe } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { AdjustableClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -23,6 +24,14 @@ export const ADMIN_NEW_PASSWORD = 'changed-admin-pass-1';
 
 /** PostgreSQL when DATABASE_URL says so (CI runs the whole suite a second time that way). */
 export const usingPostgres = /^postgres/.test(process.env.DATABASE_URL ?? '');
+
+/**
+ * For tests whose subject is a process, a thread, the CLI or a database they choose themselves,
+ * not the SQL of the configured one: they run once, in the SQLite pass. The PostgreSQL pass
+ * repeats what talks to the configured database; real processes on PostgreSQL + Redis (kill -9,
+ * several APIs and workers, restarts) are what `npm run prove` runs in CI.
+ */
+export const describeOncePerCi = describe.skipIf(usingPostgres);
 
 export interface Response<T = any> {
   status: number;

@@ -4,7 +4,7 @@ import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { BullJobBackend } from '../../src/jobs/bullmq.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../generation/fake-openai.js';
 import { eventsOf, named } from '../generation/helpers.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { startTestServer, usingPostgres, type TestServer } from '../helpers/server.js';
 import { createTask, ok, workspaceWithProduct } from '../tasks/fixtures.js';
 import { sharedEnv } from '../tasks/processes.js';
 import { redisUnavailable, redisUrl, sleep, waitFor, type BackendName } from './harness.js';
@@ -19,7 +19,8 @@ const IMAGE_LATENCY_MS = 400;
  * second one takes the job over. The fake OpenAI-compatible server counts the paid calls.
  */
 for (const name of ['in-process', 'bullmq'] as BackendName[]) {
-  describe.skipIf(name === 'bullmq' && bullmqSkipReason !== undefined)(`generation survives kill -9 of its worker (${name})`, () => {
+  // On BullMQ it runs once per CI (helpers/server describeOncePerCi): prove's kill -9 scenario is PostgreSQL + Redis.
+  describe.skipIf(name === 'bullmq' && (bullmqSkipReason !== undefined || usingPostgres))(`generation survives kill -9 of its worker (${name})`, () => {
     let fake: FakeOpenAI;
     let server: TestServer;
     const children: ChildProcess[] = [];

@@ -4,7 +4,7 @@ import { ThreadEventTransport } from '../../src/events/thread-transport.js';
 import type { StoredTaskEvent } from '../../src/events/types.js';
 import { InProcessJobBackend } from '../../src/jobs/in-process.js';
 import { jobOptionsFrom } from '../../src/config.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { describeOncePerCi, startTestServer, type TestServer } from '../helpers/server.js';
 import { adminToken, call, Deployment, must, storedEvents, TaskFollower } from '../reliability/harness.js';
 
 /**
@@ -62,7 +62,7 @@ describe('between the threads of one process', () => {
   });
 });
 
-describe('npm start: jobs in a thread of their own', { timeout: 120_000 }, () => {
+describeOncePerCi('npm start: jobs in a thread of their own', { timeout: 180_000 }, () => {
   let d: Deployment;
   beforeAll(async () => {
     d = await Deployment.create();

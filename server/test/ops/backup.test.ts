@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ADMIN_NEW_PASSWORD, freshPostgresDatabase, startTestServer } from '../helpers/server.js';
+import { expect, it } from 'vitest';
+import { ADMIN_NEW_PASSWORD, describeOncePerCi, freshPostgresDatabase, startTestServer } from '../helpers/server.js';
 import { runCli } from '../platform/process.js';
 import { ok, workspaceWithProduct } from '../tasks/fixtures.js';
 
@@ -23,7 +23,7 @@ async function postgresAvailable(): Promise<boolean> {
 
 const cliEnv = (dataDir: string, extra: Record<string, string> = {}) => ({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra });
 
-describe('cli backup', () => {
+describeOncePerCi('cli backup', () => {
   it('SQLite: an online backup taken while the server writes restores every row', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'cps-backup-'));
     const restoredDir = mkdtempSync(path.join(tmpdir(), 'cps-restore-'));

@@ -2,13 +2,13 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshPostgresDatabase, usingPostgres } from '../helpers/server.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeOncePerCi, freshPostgresDatabase, usingPostgres } from '../helpers/server.js';
 import { call, runCli, spawnService, startService, type ServiceProcess } from './process.js';
 
 /** The real process: first start, restart, CLI, production checks and SIGTERM. */
 // Each spawn loads TypeScript through tsx and migrates: seconds apiece on a busy two-core machine.
-describe('service process', { timeout: 120_000 }, () => {
+describeOncePerCi('service process', { timeout: 120_000 }, () => {
   let dataDir: string;
   let env: Record<string, string>;
   let dropDb: (() => Promise<void>) | undefined;
@@ -140,7 +140,7 @@ describe('service process', { timeout: 120_000 }, () => {
   });
 });
 
-describe('NODE_ENV=production', { timeout: 60_000 }, () => {
+describeOncePerCi('NODE_ENV=production', { timeout: 60_000 }, () => {
   let dataDir: string;
   beforeAll(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'cps-prod-'));

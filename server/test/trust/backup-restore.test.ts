@@ -2,10 +2,10 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { form } from '../config/setup.js';
 import { imageBytes, seedImage, seedTask, seedText, settledPackage } from '../delivery/fixtures.js';
-import { ADMIN_NEW_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
+import { ADMIN_NEW_PASSWORD, describeOncePerCi, startTestServer, type TestServer } from '../helpers/server.js';
 import { runCli } from '../platform/process.js';
 import { waitUntil } from '../webhooks/receiver.js';
 import { startFakeHost, type FakeHost } from './fake-host.js';
@@ -42,7 +42,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('backup and restore carry everything the service needs', () => {
+describeOncePerCi('backup and restore carry everything the service needs', () => {
   it('keys decrypt, images and packages download and webhooks deliver after a restore into a fresh DATA_DIR; files are 0600', async () => {
     const source = tempDir('cps-src-');
     const out = path.join(tempDir('cps-out-'), 'backup');

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GateFull, WorkGate } from '../../src/security/work-gate.js';
-import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
+import { describeOncePerCi, startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 
 /**
  * Issue 28, finding 7: logins under load. Password hashing is admitted through a small gate
@@ -46,7 +46,8 @@ describe('the gate itself', () => {
   });
 });
 
-describe('logins through the HTTP API', () => {
+// Production hash cost: six users made at 180 ms a hash, seconds apiece on a busy machine.
+describeOncePerCi('logins through the HTTP API', { timeout: 90_000 }, () => {
   let server: TestServer;
   let user: { token: string; id: number };
 

@@ -19,7 +19,8 @@ const webhookEnv = { ALLOW_PRIVATE_PROVIDER_URLS: '1', WEBHOOK_POLL_MS: '25', WE
 const redis = await redisAvailable();
 
 for (const mode of ['in-process', 'bullmq'] as const) {
-  describe.skipIf(mode === 'bullmq' && !redis)(`webhooks: a worker killed mid-delivery (${mode} queue)`, () => {
+  // Two worker processes start (seconds of module loading each on a busy machine).
+  describe.skipIf(mode === 'bullmq' && !redis)(`webhooks: a worker killed mid-delivery (${mode} queue)`, { timeout: 90_000 }, () => {
     let server: TestServer;
     let receiver: Receiver;
     const children: ChildProcess[] = [];
