@@ -249,6 +249,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       productCategory: product.category,
       sellingPoints: product.selling_points,
       theme: source.theme,
+      matcher,
     });
     const shot = (j: number) => clip((pkg.image_plan[j]?.brief ?? '').replace(/\s+/g, ' '), 300);
     const images = frames.map((frame) => ({

@@ -389,6 +389,7 @@ class GenerationRun {
       productCategory: inputs.product.category,
       sellingPoints: inputs.product.selling_points,
       theme: inputs.theme,
+      matcher: this.loaded.matcher,
     });
     await this.settleAll(frames.filter((frame) => !done.has(`${strategy}:${frame.seq}`)).map((frame) => this.image(strategy, frame)));
   }
