@@ -391,10 +391,10 @@ export interface LetteredImage {
 }
 
 /**
- * The cover lettered anew from its original when the title it should carry is not the one drawn
- * (contract-decisions §8: an image never contradicts its text; the text is replaced, never drawn
- * over); null when nothing is to change, or when the image has no original to letter (stored
- * before originals were kept).
+ * The image lettered anew from its original when the line it should carry is not the one drawn
+ * (contract-decisions §8: a cover never contradicts its text, a slide shows the caption its
+ * operator gave it; the line is replaced, never drawn over); null when nothing is to change, or
+ * when the image has no original to letter (stored before originals were kept).
  */
 export async function reletterCover(ctx: AppContext, image: LetteredImage, line: StoryboardFrame['overlay'], template: CoverTemplate): Promise<(StoredImage & { title: string }) | null> {
   if (!image.raw_file_key || !line || line.text === image.lettered_title) return null;
