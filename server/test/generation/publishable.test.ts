@@ -211,6 +211,21 @@ describe('published note limits', () => {
       expect(text.score.compliance).toBeGreaterThan(0);
     });
 
+    it('a rewrite that trades the claim for a hard-blocked word is not kept: the note stays as written, held with its claim', async () => {
+      fake.options = {
+        note: (index, opts) => ({ ...defaultNote(index, opts), content: opts.rewrite ? `${defaultNote(index, opts).content}\n國家級配方` : `${defaultNote(index, opts).content}\n坚持用了28天，细纹都淡化了` }),
+        unsupportedClaims: (_index, prompt) => (prompt.includes('细纹都淡化了') ? ['28天淡化细纹'] : []),
+      };
+      const before = fake.calls.length;
+      const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+      await runTaskGeneration(server.ctx, taskId);
+      const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+      expect(fake.calls.slice(before).filter((c) => c.kind === 'rewrite')).toHaveLength(1);
+      expect(text.content).toContain('细纹都淡化了');
+      expect(text.banned_word_status).toBe('pass');
+      expect(text.summary).toContain('有产品资料无法支撑的宣称（28天淡化细纹）');
+    });
+
     it('a judge answering ["无"] flags nothing: no rewrite, the note is not held', async () => {
       fake.options = { unsupportedClaims: () => ['无'] };
       const before = fake.calls.length;

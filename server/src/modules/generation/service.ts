@@ -298,7 +298,10 @@ export async function judgedNotes(
       });
       if (!fresh) return null;
       const fitted = enforceLimits(fresh);
-      return { i, claims, note: fitted, checked: checkNote(matcher, fitted) };
+      const rechecked = checkNote(matcher, fitted);
+      // A rewrite that trades a claim for a hard-blocked word is worse: the original can still be edited and selected.
+      if (rechecked.status === 'hard_block' && checked.status !== 'hard_block') return null;
+      return { i, claims, note: fitted, checked: rechecked };
     }),
   );
   const revised = rewritten.filter((r) => r !== null);
