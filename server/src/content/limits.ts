@@ -16,6 +16,8 @@ export const NOTE_LIMITS = {
   /** Longer topic tags are not suggested by the platform's topic search; tags are shortened word-safely. */
   tag: 20,
   angle_label: 20,
+  /** A line lettered on a slide (contract-decisions §8): legible on a phone; one that does not fit is not drawn rather than cut. */
+  caption: 12,
 } as const;
 
 export type LimitedField = 'title' | 'cover_title' | 'content' | 'tags';

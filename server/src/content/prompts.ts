@@ -207,21 +207,29 @@ export function notesPrompt(input: NotesIntentInput): { system: string; prompt: 
 /** Marks the rewrite prompt (the offline provider and test fakes tell a rewrite by it). */
 export const REWRITE_MARK = '【改写任务】';
 
-/** The one automatic rewrite of a note that still contains hard_block words or breaks a length limit. */
+/**
+ * The automatic rewrite of a note: one that still contains hard_block words or breaks a length
+ * limit, or one whose judge named claims the product profile does not back (each named, so the
+ * writer removes that claim rather than guessing which sentence offended).
+ */
 export function rewritePrompt(input: NotesIntentInput): { system: string; prompt: string } {
   const rewrite = input.rewrite!;
+  const claims = rewrite.unsupported_claims ?? [];
   const problems = [
     ...(rewrite.blocked_words.length > 0 ? [`含有不允许的词：${rewrite.blocked_words.join('、')}`] : []),
+    ...claims.map((claim) => `产品资料无法支撑的宣称：${claim}`),
     ...(rewrite.problems ?? []),
   ];
   const prompt = [
     `${REWRITE_MARK}下面这篇「${input.product.name}」的笔记（写法 ${input.strategy}：${input.strategy_name}）有这些问题：`,
     bullet(problems),
     '改写它，让上面的问题全部消失：禁用词用合规的说法替换，而不是换一个同义的宣称；超长的部分重新措辞写短，不要截断词语。保留角度、事实和语气。',
+    ...(claims.length > 0 ? ['无法支撑的宣称整句删掉，或改成产品资料里写明的事实，不要换个说法再宣称一次。'] : []),
     '',
     teamSection(input, input.strategy),
     '',
-    dataBlock([JSON.stringify(rewrite.note)]),
+    // The profile goes along: what the note may claim is what it states.
+    dataBlock([productSection(input), `待改写的笔记：${JSON.stringify(rewrite.note)}`]),
     '',
     avoidSection(input.avoid_words),
     outputSection(1, []),

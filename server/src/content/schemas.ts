@@ -116,10 +116,11 @@ export interface NotesIntentInput {
   /** The storyboard roles of the set's images, planned by its first note (empty: no images). */
   image_roles?: ImageRole[];
   /**
-   * Present for the one automatic rewrite of a note that hit hard_block words or broke a length
-   * limit (problems: what to fix, as the model is told).
+   * Present for an automatic rewrite: of a note that hit hard_block words or broke a length limit
+   * (problems: what to fix, as the model is told), or of one whose judge found claims the product
+   * profile does not back (unsupported_claims, as the judge named them).
    */
-  rewrite?: { note: Note; blocked_words: string[]; problems?: string[] };
+  rewrite?: { note: Note; blocked_words: string[]; problems?: string[]; unsupported_claims?: string[] };
 }
 
 const dimension = (max: number) => Type.Integer({ minimum: 0, maximum: max });

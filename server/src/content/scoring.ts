@@ -22,6 +22,8 @@ export interface ScoredText {
   score: ScoreJson;
   verdict: string;
   summary: string;
+  /** The real claims a judge found the product profile does not back; absent when no judge scored the text. */
+  claims?: string[];
 }
 
 export interface ScoreInput {
@@ -195,5 +197,5 @@ export function fromJudge(entry: ScoreReply['scores'][number], heuristic: Scored
   const issues = entry.issues.map((i) => i.trim()).filter(Boolean);
   const summary = entry.summary.trim().slice(0, 400) || (issues.length > 0 ? `${issues.join('；')}。` : summaryFor(score));
   const claims = realClaims(entry.unsupported_claims).slice(0, 5);
-  return applyGate({ score, verdict: verdictFor(score.total), summary }, { blockedWords: blockedWordsOf(bannedHits), unsupportedClaims: claims });
+  return { ...applyGate({ score, verdict: verdictFor(score.total), summary }, { blockedWords: blockedWordsOf(bannedHits), unsupportedClaims: claims }), claims };
 }

@@ -1,4 +1,5 @@
-import { fitCoverTitle } from './limits.js';
+import type { BannedWordMatcher } from './banned-words.js';
+import { fitCoverTitle, NOTE_LIMITS } from './limits.js';
 import type { ImagePlanItem, ImageRole, Note, StrategyCode } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { length } from './text.js';
@@ -55,11 +56,6 @@ export const NEGATIVE_PROMPT = [
   '低清晰度、模糊、噪点、过度磨皮',
 ].join('，');
 
-/**
- * Longest line drawn on an image: legible on a phone. A line that does not fit is not drawn
- * rather than cut (half a sentence on an image reads as a typo).
- */
-const CAPTION_MAX = 12;
 /** Internal labels a model sometimes returns as a caption: never printed on an image. */
 const LABEL = /^(第\s*\d+\s*张|图\s*\d+|(hook|pain|proof|quality|credit|convert|main)\b|(痛点|卖点|证明|质感|背书|转化|封面|主图)\s*[·:：|｜-]?\s*$)|[·:：]\s*$/iu;
 
@@ -72,11 +68,50 @@ export interface StoryboardFrame {
   overlay: { kind: 'cover' | 'caption'; text: string } | null;
 }
 
-/** A caption the model wrote for a frame, if it is copy that fits: trimmed, one line, not a label. */
-export function usableCaption(caption: string | undefined): string | null {
+/**
+ * Shots that ask for what no picture of a note may show (contract-decisions §9, the prompt's
+ * own rules): a before/after or side-by-side comparison is fabricated efficacy evidence, a
+ * clinical scene a medical claim. The model is told so and writes them anyway.
+ */
+const FORBIDDEN_SHOT =
+  /使用前后|用前用后|前后对比|对比(?:图|照|拼图)|(?:左右|上下|分屏)对比|分屏|拼图对比|before\s*(?:\/|and|&|vs\.?)?\s*after|split[-\s]?screen|side[-\s]by[-\s]side|医院|诊所|手术|针头|针管|伤口|临床|病床|clinic|hospital|surgery|syringe/iu;
+
+/**
+ * A model-written line as it may be drawn or sent (contract-decisions §9: held to the body's
+ * banned words): auto-fix replacements applied; null when a soft_warn or hard_block word remains.
+ * Warnings drop too: on the body an operator sees each one marked, but a word lettered on a
+ * slide or read by an image model is seen by no one before it ships.
+ */
+function cleanLine(matcher: BannedWordMatcher, text: string): string | null {
+  const checked = matcher.check(text);
+  return checked.hits.length > 0 ? null : checked.text;
+}
+
+/**
+ * A caption the model wrote for a frame, if it is copy that fits and breaks no word: trimmed,
+ * one line, not a label, within the banned words (else the slide goes without a caption).
+ */
+export function usableCaption(caption: string | undefined, matcher: BannedWordMatcher): string | null {
   const line = (caption ?? '').replace(/\s+/g, ' ').trim();
-  if (!line || length(line) > CAPTION_MAX || LABEL.test(line)) return null;
-  return line;
+  if (!line || LABEL.test(line)) return null;
+  const clean = cleanLine(matcher, line);
+  return clean && length(clean) <= NOTE_LIMITS.caption ? clean : null;
+}
+
+/**
+ * A shot or set look the model wrote, if it may be sent to the image model: no before/after,
+ * split screen or clinical scene, and within the banned words; null when it is left out (the
+ * frame's own role direction then stands alone, a neutral brief).
+ */
+export function usableShot(shot: string | undefined, matcher: BannedWordMatcher): string | null {
+  const line = (shot ?? '').replace(/\s+/g, ' ').trim();
+  if (!line || FORBIDDEN_SHOT.test(line)) return null;
+  return cleanLine(matcher, line);
+}
+
+/** A cover title may be drawn unless a hard-blocked word remains (its warnings are marked on the note it belongs to). */
+export function drawableCoverTitle(title: string, matcher: BannedWordMatcher): string | null {
+  return matcher.check(title).status === 'hard_block' ? null : title;
 }
 
 /**
@@ -97,10 +132,12 @@ export function buildStoryboard(opts: {
   theme: string;
   /** The roles in order, when the caller fixes them (fission at reference level high keeps the source's); else storyboardRoles. */
   roles?: readonly ImageRole[];
+  /** The banned words that apply to the product: what the model wrote for the pictures is held to them. */
+  matcher: BannedWordMatcher;
 }): StoryboardFrame[] {
   const guide = STRATEGY_GUIDES[opts.strategy];
-  const setLook = opts.note?.image_brief.trim() || `a real everyday scene for ${opts.theme}`;
-  const cover = fitCoverTitle(opts.note?.cover_title.trim() ?? '', opts.note?.title.trim() || opts.theme);
+  const setLook = usableShot(opts.note?.image_brief, opts.matcher) ?? `a real everyday scene for ${opts.theme}`;
+  const cover = drawableCoverTitle(fitCoverTitle(opts.note?.cover_title.trim() ?? '', opts.note?.title.trim() || opts.theme), opts.matcher);
   const plan = opts.note?.image_plan ?? [];
   const used = new Set<number>();
   const product = opts.productCategory?.trim() ? `${opts.productName} (${opts.productCategory.trim()})` : opts.productName;
@@ -109,11 +146,11 @@ export function buildStoryboard(opts: {
     const k = plan[i]?.role === role && !used.has(i) ? i : plan.findIndex((p, j) => p.role === role && !used.has(j));
     if (k >= 0) used.add(k);
     const item = k >= 0 ? plan[k] : undefined;
-    const shot = item?.brief.replace(/\s+/g, ' ').trim();
+    const shot = usableShot(item?.brief, opts.matcher);
     let overlay: StoryboardFrame['overlay'] = null;
     if (role === 'hook' || role === 'main') overlay = cover ? { kind: 'cover', text: cover } : null;
     else {
-      const caption = usableCaption(item?.caption);
+      const caption = usableCaption(item?.caption, opts.matcher);
       overlay = caption ? { kind: 'caption', text: caption } : null;
     }
     return {

@@ -189,6 +189,12 @@ export const ERROR_REASONS = {
   'image.seq': { kind: 'validation', message: 'seq must be a positive integer' },
   'image.slot_not_found': { kind: 'notFound', message: 'image slot {slot} not found' },
   'image.slot_role': { kind: 'validation', message: 'slot {slot} is a {role} image, not {given}' },
+  'image.caption_hard_blocked': { kind: 'bannedWordBlock', message: 'body.caption contains hard-blocked words: {words}' },
+  'image.caption_on_cover': { kind: 'conflict', message: 'this image is a cover: it carries its set’s cover title; edit the cover title of the text instead' },
+  'image.caption_not_lettered': { kind: 'conflict', message: 'this task does not letter its images (overlay_text is off)' },
+  'image.caption_not_done': { kind: 'conflict', message: 'only a finished image can be lettered: wait for it, or retry it first' },
+  'image.caption_no_original': { kind: 'conflict', message: 'this image was lettered before originals were kept and cannot be lettered again; regenerate or replace it' },
+  'image.caption_race': { kind: 'conflict', message: 'the image changed while it was being lettered; reload the task' },
 
   // Packages and fissions.
   'package.not_found': { kind: 'notFound', message: 'delivery package not found' },

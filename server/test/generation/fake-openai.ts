@@ -33,8 +33,8 @@ export interface FakeOpenAIOptions {
   failScore?: number;
   /** Answer images with photo-like noise (PNGs of several MB, as real models send) instead of a flat colour. */
   photoImages?: boolean;
-  /** What the judge reports as unsupported claims for text index i (default none). */
-  unsupportedClaims?: (index: number) => string[];
+  /** What the judge reports as unsupported claims for text index i of a judge call with this prompt (default none). */
+  unsupportedClaims?: (index: number, prompt: string) => string[];
 }
 
 export interface CallLog {
@@ -141,7 +141,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
           kind = 'score';
           if (options.failScore) return send(options.failScore, { error: { message: 'fake judge failure' } }, kind, prompt);
           const indexes = [...prompt.matchAll(/^Text (\d+):/gm)].map((m) => Number(m[1]));
-          reply = { scores: indexes.map((index) => ({ index, issues: [], unsupported_claims: options.unsupportedClaims?.(index) ?? [], title: 22, emotion: 21, selling: 23, keyword: 17, compliance: 5, summary: '评审：结构清晰，卖点突出。' })) };
+          reply = { scores: indexes.map((index) => ({ index, issues: [], unsupported_claims: options.unsupportedClaims?.(index, prompt) ?? [], title: 22, emotion: 21, selling: 23, keyword: 17, compliance: 5, summary: '评审：结构清晰，卖点突出。' })) };
         }
         const content = JSON.stringify(reply);
         if (body.stream) {

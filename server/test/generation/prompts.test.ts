@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { compileBannedWords } from '../../src/content/banned-words.js';
 import { fissionPrompt, type FissionIntentInput } from '../../src/content/fission.js';
 import { imagePrompt, notesInput, notesPrompt, preferencesInput, rewritePrompt, scorePrompt, SYSTEM, type GenerationInputs } from '../../src/content/prompts.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
@@ -122,6 +123,10 @@ describe('snapshots of the other prompts', () => {
     expect(rewritePrompt({ ...notesInput(structured, 'B', 1), rewrite: { note, blocked_words: ['根治'], problems: ['标题有 23 字，超过 20 字上限'] } })).toMatchSnapshot();
   });
 
+  it('the rewrite of a note the judge flagged, each claim named', () => {
+    expect(rewritePrompt({ ...notesInput(structured, 'B', 1), rewrite: { note, blocked_words: [], unsupported_claims: ['"敷一晚根治暗沉"不在产品资料中'] } })).toMatchSnapshot();
+  });
+
   it('fission: the team rules without a set, the source fenced, one line per package', () => {
     const input: FissionIntentInput = {
       seed: 'fission:7',
@@ -147,7 +152,7 @@ describe('snapshots of the other prompts', () => {
   });
 
   it('every frame’s image prompt, with and without the product photo, and the negative prompt', () => {
-    const frames = buildStoryboard({ strategy: 'B', imageCount: 4, note: { ...note, image_plan: [{ role: 'proof', brief: '手背上的一抹质地', caption: '清爽不黏' }] }, productName: '晚安面膜', productCategory: '护肤', sellingPoints: [], theme: '换季护肤' });
+    const frames = buildStoryboard({ strategy: 'B', imageCount: 4, note: { ...note, image_plan: [{ role: 'proof', brief: '手背上的一抹质地', caption: '清爽不黏' }] }, productName: '晚安面膜', productCategory: '护肤', sellingPoints: [], theme: '换季护肤', matcher: compileBannedWords([]) });
     expect({ frames: frames.map((f, i) => imagePrompt(f, '晚安面膜', i % 2 === 0)), negative: NEGATIVE_PROMPT }).toMatchSnapshot();
   });
 });

@@ -166,8 +166,9 @@ describe('published note limits', () => {
       expect(judge.prompt).toContain('标题 12 字（上限 20）');
     });
 
-    it('a claim the product profile does not back closes the gate too', async () => {
+    it('a claim the product profile does not back closes the gate after one rewrite that keeps it, and never a second', async () => {
       fake.options = { unsupportedClaims: () => ['"28天淡化细纹"不在产品资料中'] };
+      const before = fake.calls.length;
       const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
       await runTaskGeneration(server.ctx, taskId);
       const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
@@ -175,6 +176,66 @@ describe('published note limits', () => {
       expect(text.score.compliance).toBe(0);
       expect(text.verdict).not.toBe('通过');
       expect(text.summary).toContain('有产品资料无法支撑的宣称（"28天淡化细纹"不在产品资料中）');
+      const calls = fake.calls.slice(before);
+      expect(calls.filter((c) => c.kind === 'rewrite')).toHaveLength(1);
+      // The first judgement and the one of the rewrite.
+      expect(calls.filter((c) => c.kind === 'score')).toHaveLength(2);
+
+      // A re-run (a crash after the rewrite was paid) takes every call from the ledger.
+      const paid = fake.calls.length;
+      await server.ctx.db.updateTable('tasks').set({ status: 'generating' }).where('id', '=', taskId).execute();
+      await server.ctx.db.deleteFrom('text_candidates').where('task_id', '=', taskId).execute();
+      await runTaskGeneration(server.ctx, taskId);
+      expect(fake.calls.length).toBe(paid);
+    });
+
+    it('a note the judge flags with a real claim is rewritten once with the claim named, and passes when the rewrite drops it', async () => {
+      const claim = '用了28天细纹淡化（资料未提及）';
+      fake.options = {
+        note: (index, opts) => ({ ...defaultNote(index, opts), content: opts.rewrite ? defaultNote(index, opts).content : `${defaultNote(index, opts).content}\n坚持用了28天，细纹都淡化了` }),
+        // The judge flags the claim wherever the text it reads still makes it.
+        unsupportedClaims: (_index, prompt) => (prompt.includes('细纹都淡化了') ? [claim] : ['无']),
+      };
+      const before = fake.calls.length;
+      const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+      await runTaskGeneration(server.ctx, taskId);
+      const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+      const calls = fake.calls.slice(before);
+      const rewrites = calls.filter((c) => c.kind === 'rewrite');
+      expect(rewrites).toHaveLength(1);
+      expect(rewrites[0]!.prompt).toContain(`产品资料无法支撑的宣称：${claim}`);
+      // The writer is handed the profile: what the note may claim is what it states.
+      expect(rewrites[0]!.prompt).toContain('玻尿酸深层补水');
+      expect(text.content).not.toContain('细纹');
+      expect(text.summary).not.toContain('未通过合规');
+      expect(text.score.compliance).toBeGreaterThan(0);
+    });
+
+    it('a rewrite that trades the claim for a hard-blocked word is not kept: the note stays as written, held with its claim', async () => {
+      fake.options = {
+        note: (index, opts) => ({ ...defaultNote(index, opts), content: opts.rewrite ? `${defaultNote(index, opts).content}\n國家級配方` : `${defaultNote(index, opts).content}\n坚持用了28天，细纹都淡化了` }),
+        unsupportedClaims: (_index, prompt) => (prompt.includes('细纹都淡化了') ? ['28天淡化细纹'] : []),
+      };
+      const before = fake.calls.length;
+      const taskId = (await createTask(server, ws, { text_count: 1, image_count: 0 })).id as number;
+      await runTaskGeneration(server.ctx, taskId);
+      const [text] = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+      expect(fake.calls.slice(before).filter((c) => c.kind === 'rewrite')).toHaveLength(1);
+      expect(text.content).toContain('细纹都淡化了');
+      expect(text.banned_word_status).toBe('pass');
+      expect(text.summary).toContain('有产品资料无法支撑的宣称（28天淡化细纹）');
+    });
+
+    it('a judge answering ["无"] flags nothing: no rewrite, the note is not held', async () => {
+      fake.options = { unsupportedClaims: () => ['无'] };
+      const before = fake.calls.length;
+      const taskId = (await createTask(server, ws, { text_count: 2, image_count: 0 })).id as number;
+      await runTaskGeneration(server.ctx, taskId);
+      const texts = (await taskDetail(server, ws.token, taskId)).text_candidates as any[];
+      const calls = fake.calls.slice(before);
+      expect(calls.filter((c) => c.kind === 'rewrite')).toHaveLength(0);
+      expect(calls.filter((c) => c.kind === 'score')).toHaveLength(2);
+      for (const text of texts) expect(text.summary).not.toContain('未通过合规');
     });
 
     it('scores from the fallback say no model judged them', async () => {

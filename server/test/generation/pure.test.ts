@@ -8,6 +8,7 @@ import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles } from '../../src/con
 import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/content/strategies.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
 
+const NO_WORDS = compileBannedWords([]);
 const DIMENSIONS = ['title', 'emotion', 'selling', 'keyword', 'compliance'] as const;
 
 function expectValidScore(score: Record<string, number>) {
@@ -85,6 +86,7 @@ describe('storyboard roles for image_count 0..9', () => {
       productCategory: '护肤',
       sellingPoints: ['玻尿酸深层补水'],
       theme: '换季护肤',
+      matcher: NO_WORDS,
     });
     expect(frames.map((f) => [f.seq, f.role])).toEqual([[1, 'hook'], [2, 'pain'], [3, 'proof'], [4, 'convert']]);
     expect(frames.map((f) => f.overlay)).toEqual([
@@ -102,7 +104,7 @@ describe('storyboard roles for image_count 0..9', () => {
       expect(f.brief).toContain('Product: 晚安面膜 (护肤).');
     }
     expect(frames[2]!.brief).toContain('never a before/after comparison');
-    expect(buildStoryboard({ strategy: 'C', imageCount: 1, note: null, productName: 'P', sellingPoints: [], theme: '露营' })[0]).toMatchObject({ seq: 1, role: 'main', overlay: { kind: 'cover', text: '露营' } });
+    expect(buildStoryboard({ strategy: 'C', imageCount: 1, note: null, productName: 'P', sellingPoints: [], theme: '露营', matcher: NO_WORDS })[0]).toMatchObject({ seq: 1, role: 'main', overlay: { kind: 'cover', text: '露营' } });
   });
 
   it('without a plan there are no captions: no selling point, product name or angle label is printed', () => {
@@ -113,8 +115,53 @@ describe('storyboard roles for image_count 0..9', () => {
       productName: '晚安面膜',
       sellingPoints: ['玻尿酸深层补水'],
       theme: '换季护肤',
+      matcher: NO_WORDS,
     });
     expect(frames.map((f) => f.overlay)).toEqual([{ kind: 'cover', text: '真实用后感' }, null, null, null]);
+  });
+
+  it('what the model wrote for the pictures is held to the banned words: captions dropped, shots left out, cover titles not drawn', () => {
+    const matcher = compileBannedWords([
+      { word: '医用级', level: 'hard_block', replacement: null },
+      { word: '微信', level: 'hard_block', replacement: null },
+      { word: '最', level: 'soft_warn', replacement: null },
+      { word: '最佳', level: 'auto_fix', replacement: '优秀' },
+    ]);
+    const board = (coverTitle: string) =>
+      buildStoryboard({
+        strategy: 'B',
+        imageCount: 6,
+        note: {
+          title: '敏感肌面霜真实用后感',
+          cover_title: coverTitle,
+          image_brief: '浴室，加微信看更多',
+          angle_label: '修护',
+          image_plan: [
+            { role: 'hook', brief: '[hook] 面霜放在洗手台', caption: '' },
+            { role: 'pain', brief: '[pain] 換季臉發紅的早晨', caption: '医用级修护才安心' },
+            { role: 'proof', brief: '对比拼图：使用前后肌肤状态', caption: '加 微 信领小样' },
+            { role: 'quality', brief: '[quality] 医用级质地特写', caption: '最温和的质地' },
+            { role: 'credit', brief: '[credit] 手拿面霜', caption: '最佳搭档' },
+            { role: 'convert', brief: 'split-screen before and after', caption: '睡前抹一层' },
+          ],
+        },
+        productName: '云朵面霜',
+        sellingPoints: [],
+        theme: '敏感肌',
+        matcher,
+      });
+    const frames = board('医用级修护面霜');
+    // Lettered only where nothing is left to break: auto-fix applied, a warning or a block drops the line.
+    expect(frames.map((f) => f.overlay)).toEqual([null, null, null, null, { kind: 'caption', text: '优秀搭档' }, { kind: 'caption', text: '睡前抹一层' }]);
+    // A before/after, split-screen or blocked shot is left out: the frame's role direction stands alone.
+    expect(frames[1]!.brief).toContain('Shot: [pain]');
+    for (const i of [2, 3, 5]) expect(frames[i]!.brief).not.toContain('Shot:');
+    for (const f of frames) {
+      expect(f.brief).not.toMatch(/使用前后|before and after|医用级|微信/);
+      // The set look broke a word: the neutral look from the theme replaces it.
+      expect(f.brief).toContain('a real everyday scene for 敏感肌');
+    }
+    expect(board('温和不刺激')[0]!.overlay).toEqual({ kind: 'cover', text: '温和不刺激' });
   });
 
   it('the negative prompt names garbled lettering, fabricated efficacy evidence and deformations, within DashScope’s 500 characters', () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compileBannedWords } from '../../src/content/banned-words.js';
 import { buildStoryboard } from '../../src/content/storyboard.js';
 import { clip, clipWords, length, STANDS_ALONE } from '../../src/content/text.js';
 
@@ -115,6 +116,7 @@ describe('storyboard overlays', () => {
       productName: '氨基酸温和洁面乳敏感肌专用大容量装',
       sellingPoints: ['全家出门旅行必备的好物清单推荐'],
       theme: '油皮夏天也能用的轻薄防晒霜推荐',
+      matcher: compileBannedWords([]),
     });
     expect(frames.map((f) => [f.role, f.overlay?.text ?? null])).toEqual([
       ['hook', '油皮夏天｜轻薄防晒霜推荐'],

@@ -21,7 +21,7 @@ const TEXT_CANDIDATE_KEYS = [
   'title',
   'verdict',
 ];
-const IMAGE_CANDIDATE_KEYS = ['ai_visual_note', 'ai_visual_score', 'candidate_id', 'error_key', 'error_kind', 'error_params', 'instruction', 'is_regen', 'is_selected', 'role', 'seq', 'source', 'status', 'strategy', 'url'];
+const IMAGE_CANDIDATE_KEYS = ['ai_visual_note', 'ai_visual_score', 'candidate_id', 'caption', 'error_key', 'error_kind', 'error_params', 'instruction', 'is_regen', 'is_selected', 'role', 'seq', 'source', 'status', 'strategy', 'url'];
 
 describe('review', () => {
   let server: TestServer;

@@ -33,7 +33,8 @@ export const NOTE_LIMITS = {
   "tagsMin": 5,
   "tagsMax": 10,
   "tag": 20,
-  "angle_label": 20
+  "angle_label": 20,
+  "caption": 12
 } as const;
 
 /** The actions task detail's allowed_actions names, in order (server: modules/tasks/lifecycle.ts). */
@@ -878,6 +879,32 @@ export const ERROR_REASONS = {
       "role",
       "given"
     ]
+  },
+  "image.caption_hard_blocked": {
+    "code": 42202,
+    "params": [
+      "words"
+    ]
+  },
+  "image.caption_on_cover": {
+    "code": 40900,
+    "params": []
+  },
+  "image.caption_not_lettered": {
+    "code": 40900,
+    "params": []
+  },
+  "image.caption_not_done": {
+    "code": 40900,
+    "params": []
+  },
+  "image.caption_no_original": {
+    "code": 40900,
+    "params": []
+  },
+  "image.caption_race": {
+    "code": 40900,
+    "params": []
   },
   "package.not_found": {
     "code": 40400,

@@ -145,6 +145,8 @@ export const api = {
           body: instruction.trim() ? { instruction: instruction.trim() } : {},
         }),
       ),
+    editImageCaption: (id: number, candidateId: number, caption: string) =>
+      dataOf(http.PATCH('/api/v1/tasks/{id}/image-candidates/{candidate_id}', { ...path({ id, candidate_id: candidateId }), body: { caption } })),
     uploadImage: (id: number, slot: { strategy: Strategy; seq: number; role: ImageRole }, image: Blob) =>
       dataOf(
         http.POST('/api/v1/tasks/{id}/image-candidates/upload', {

@@ -1053,6 +1053,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/image-candidates/{candidate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the caption printed on a slide (contract-decisions §8)
+         * @description Letters the image again from its original with `caption` (at most 12 characters; `""` removes it), held to the banned words like a text: a hard-blocked word is refused (422), auto-fix words are replaced. A cover carries its set's cover title instead (409). Streamed as `image_candidate`. Accepted in `pending_selection` by the roles that may write tasks (409 / 40900 otherwise).
+         */
+        patch: operations["editImageCandidate"];
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/retry-images": {
         parameters: {
             query?: never;
@@ -1702,7 +1722,7 @@ export interface components {
              * @description stable key of the reason catalogue: word the error from it, never from message
              * @enum {unknown}
              */
-            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
+            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
             /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
             params: {
                 [key: string]: string | number | string[] | null;
@@ -1899,6 +1919,7 @@ export interface components {
                     [key: string]: string | number | string[] | null;
                 } | null;
                 instruction: string | null;
+                caption: string | null;
             }[];
         };
         DeliveryPackage: {
@@ -9167,6 +9188,7 @@ export interface operations {
                                 [key: string]: string | number | string[] | null;
                             } | null;
                             instruction: string | null;
+                            caption: string | null;
                         };
                     };
                 };
@@ -9727,6 +9749,168 @@ export interface operations {
             };
         };
     };
+    editImageCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                candidate_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description at most 12 characters (graphemes); "" removes the caption */
+                    caption: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            candidate_id: number;
+                            strategy: "A" | "B" | "C";
+                            url: string | null;
+                            /** @enum {unknown} */
+                            role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                            seq: number;
+                            is_selected: boolean;
+                            is_regen: boolean;
+                            ai_visual_score: number | null;
+                            ai_visual_note: string | null;
+                            /**
+                             * @description made by the provider, or uploaded by the team (contract-decisions §8)
+                             * @enum {unknown}
+                             */
+                            source: "ai" | "upload";
+                            /**
+                             * @description pending: queued or being made (regenerate, retry-images); failed: retry-images makes it again
+                             * @enum {unknown}
+                             */
+                            status: "pending" | "done" | "failed";
+                            error_kind: string | null;
+                            /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_params: {
+                                [key: string]: string | number | string[] | null;
+                            } | null;
+                            instruction: string | null;
+                            caption: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Understood but not processable (see the message) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     retryTaskImages: {
         parameters: {
             query?: never;
@@ -9895,6 +10079,7 @@ export interface operations {
                                 [key: string]: string | number | string[] | null;
                             } | null;
                             instruction: string | null;
+                            caption: string | null;
                         };
                     };
                 };
@@ -10409,6 +10594,7 @@ export interface operations {
                                         [key: string]: string | number | string[] | null;
                                     } | null;
                                     instruction: string | null;
+                                    caption: string | null;
                                 } | null;
                                 selected_sets: {
                                     /** @enum {unknown} */
@@ -10479,6 +10665,7 @@ export interface operations {
                                             [key: string]: string | number | string[] | null;
                                         } | null;
                                         instruction: string | null;
+                                        caption: string | null;
                                     }[];
                                 }[];
                             }[];

@@ -1,7 +1,8 @@
-import { fireEvent, render, screen, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import '../i18n';
 import { AppConfig } from '../app/AppConfig';
+import { ApiError } from '../api/client';
 import type { ImageCandidate, Strategy, TextCandidate } from '../api/types';
 import { LiveStore } from '../hooks/taskStream';
 import { CandidateBoard } from '../pages/tasks/CandidateBoard';
@@ -31,7 +32,7 @@ function text(id: number, strategy: Strategy | null, over: Partial<TextCandidate
 }
 
 function image(id: number, strategy: Strategy, seq: number, selected = false, over: Partial<ImageCandidate> = {}): ImageCandidate {
-  return { candidate_id: id, strategy, url: `data:image/png;base64,iVBORw0KGgo=`, role: 'main', seq, is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null, source: 'ai', status: 'done', error_kind: null, error_key: null, error_params: null, instruction: null, ...over };
+  return { candidate_id: id, strategy, url: `data:image/png;base64,iVBORw0KGgo=`, role: 'main', seq, is_selected: selected, is_regen: false, ai_visual_score: null, ai_visual_note: null, source: 'ai', status: 'done', error_kind: null, error_key: null, error_params: null, instruction: null, caption: null, ...over };
 }
 
 const selectedIds = (texts: TextCandidate[]) => texts.filter((t) => t.is_selected).map((t) => t.candidate_id);
@@ -82,12 +83,14 @@ describe('CandidateBoard', () => {
       canRegenerate: canSelect,
       canUpload: canSelect,
       canRetry: canSelect,
+      canEditCaption: canSelect,
       onSelectText: vi.fn(),
       onSelect: vi.fn(),
       onEdit: vi.fn(),
       onRegenerate: vi.fn(),
       onUpload: vi.fn(),
       onRetry: vi.fn(),
+      onCaption: vi.fn(),
     };
     render(
       <AppConfig>
@@ -128,6 +131,29 @@ describe('CandidateBoard', () => {
     fireEvent.click(boxes[1]!);
     expect(actions.onSelect).toHaveBeenCalledWith(expect.objectContaining({ candidate_id: 12 }), true);
   });
+
+  it('edits the caption of a slide, never of a cover, and words a refusal from its reason', async () => {
+    const actions = board(true, [text(1, 'A')], [image(11, 'A', 1, false, { role: 'hook', caption: '封面标题' }), image(12, 'A', 2, false, { role: 'pain', caption: '睡前抹一层' })]);
+    const [cover, slide] = within(screen.getByTestId('set-A')).getAllByTestId('image-candidate');
+    expect(within(cover!).queryByText('图片文字')).toBeNull();
+    fireEvent.click(within(slide!).getByText('图片文字'));
+    const field = await waitFor(() => document.querySelector<HTMLInputElement>('input[aria-label="图片文字"]')!);
+    expect(field.value).toBe('睡前抹一层');
+    const save = screen.getByText('保存并重新印字').closest('button')!;
+    // Counted in graphemes against the server's limit: 13 is over it.
+    fireEvent.change(field, { target: { value: '一二三四五六七八九十一二三' } });
+    expect(save.disabled).toBe(true);
+    actions.onCaption.mockRejectedValueOnce(new ApiError(422, 42202, 'banned', 'image.caption_hard_blocked', { words: ['医用级'] }));
+    fireEvent.change(field, { target: { value: ' 医用级修护 ' } });
+    fireEvent.click(save);
+    expect(actions.onCaption).toHaveBeenLastCalledWith(expect.objectContaining({ candidate_id: 12 }), '医用级修护');
+    await waitFor(() => expect(document.querySelector('[role="alert"]')?.textContent).toBe('图片文字含有禁止使用的违禁词：医用级'));
+    actions.onCaption.mockResolvedValueOnce({});
+    fireEvent.change(field, { target: { value: '' } });
+    fireEvent.click(save);
+    expect(actions.onCaption).toHaveBeenLastCalledWith(expect.objectContaining({ candidate_id: 12 }), '');
+    await waitFor(() => expect(document.querySelector('[role="alert"]')).toBeNull());
+  }, 60_000);
 
   it('allows no selection while the task is not selectable', () => {
     board(false, [text(1, 'A')], [image(11, 'A', 1)]);

@@ -5,7 +5,7 @@ import type { NewRow, Row } from '../../db/schema.js';
 import { imagePrompt, preferencesInput } from '../../content/prompts.js';
 import type { NotesIntentInput } from '../../content/schemas.js';
 import { normaliseNote } from '../../content/limits.js';
-import { loadGenerationInputs, publishableNote, scoreNotes, viaLedger, type FrameImageRequest } from '../generation/service.js';
+import { judgedNotes, loadGenerationInputs, publishableNote, viaLedger, type FrameImageRequest } from '../generation/service.js';
 import { describeError, failedImage, lineFor, makeSlotImage, syncCovers, type ImageOutcome, type SlotImage } from '../notes/service.js';
 import { coverTemplate } from '../../content/cover.js';
 import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
@@ -225,21 +225,28 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
         signal,
         onRewriteFailed: (err) => ctx.log.warn({ fissionId: fission.id, seq: plan.seq, err: describeError(err) }, 'automatic rewrite of a package failed'),
       });
-      return { plan, pkg, note, checked };
+      return { plan, pkg, note, checked, input: notesInput };
     }),
   );
   const subject = { productName: product.name, category: product.category, sellingPoints: product.selling_points, theme: source.theme };
-  const scored = await scoreNotes(provider, {
+  // A package the judge flags with unsupported claims gets one rewrite, like a task's note.
+  const judged = await judgedNotes(provider, {
     matcher,
     subject,
-    notes: drafts.map((d) => d.checked.note),
-    ledger: (call) => viaLedger(ctx, ws, `fission:${fission.id}:score`, call),
+    drafts,
+    ledger: {
+      score: (call) => viaLedger(ctx, ws, `fission:${fission.id}:score`, call),
+      rewrite: (i) => (call) => viaLedger(ctx, ws, `fission:${fission.id}:claims-rewrite:${drafts[i]!.plan.seq}`, call),
+      rescore: (call) => viaLedger(ctx, ws, `fission:${fission.id}:rescore`, call),
+    },
     signal,
     onJudgeFailed: (err) => ctx.log.warn({ fissionId: fission.id, err: describeError(err) }, 'judge failed; heuristic scores used'),
+    onRewriteFailed: (i, err) => ctx.log.warn({ fissionId: fission.id, seq: drafts[i]!.plan.seq, err: describeError(err) }, 'rewrite of a package with unsupported claims failed'),
   });
 
   const at = nowIso(ctx.clock.now());
-  const planned = drafts.map(({ plan, pkg, note, checked }, i) => {
+  const planned = drafts.map(({ plan, pkg, note }, i) => {
+    const { checked, scored } = judged[i]!;
     const frames = buildStoryboard({
       strategy: plan.strategy,
       imageCount: plan.image_roles.length,
@@ -249,6 +256,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       productCategory: product.category,
       sellingPoints: product.selling_points,
       theme: source.theme,
+      matcher,
     });
     const shot = (j: number) => clip((pkg.image_plan[j]?.brief ?? '').replace(/\s+/g, ' '), 300);
     const images = frames.map((frame) => ({
@@ -278,7 +286,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       created_at: at,
       updated_at: at,
     }));
-    const { score, verdict, summary } = scored[i]!;
+    const { score, verdict, summary } = scored;
     const row: NewRow<'text_candidates'> = {
       workspace_id: ws,
       task_id: null,

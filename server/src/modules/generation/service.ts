@@ -14,7 +14,7 @@ import {
   type ScoreReply,
   type StoryboardImageInput,
 } from '../../content/schemas.js';
-import { fromJudge, type ScoredText } from '../../content/scoring.js';
+import { applyGate, fromJudge, type ScoredText } from '../../content/scoring.js';
 import { NEGATIVE_PROMPT, type StoryboardFrame } from '../../content/storyboard.js';
 import { length } from '../../content/text.js';
 import { nowIso } from '../../db/codec.js';
@@ -101,6 +101,48 @@ export async function viaLedger<T>(ctx: Pick<AppContext, 'db' | 'clock'>, worksp
   return result;
 }
 
+/** What an automatic rewrite is asked to fix (NotesIntentInput.rewrite without the note). */
+type RewriteProblems = Omit<NonNullable<NotesIntentInput['rewrite']>, 'note'>;
+
+/**
+ * One automatic rewrite of `note` naming `problems`, through `ledger` (a re-run does not pay
+ * twice), normalised; null when the call failed or brought no note (the caller keeps the note).
+ */
+async function rewriteNote(
+  provider: Provider,
+  opts: {
+    input: NotesIntentInput;
+    note: Note;
+    problems: RewriteProblems;
+    ledger: (call: () => Promise<NotesReply>) => Promise<NotesReply>;
+    signal?: AbortSignal | undefined;
+    onRewriteFailed?: ((err: unknown) => void) | undefined;
+  },
+): Promise<Note | null> {
+  const { input, note } = opts;
+  const rewriteInput: NotesIntentInput = { ...input, count: 1, rewrite: { note, ...opts.problems } };
+  try {
+    const reply = await opts.ledger(async () => {
+      const result = await provider.generateText({
+        ...rewritePrompt(rewriteInput),
+        intent: { kind: 'notes', input: rewriteInput },
+        schema: notesReplySchema(1),
+        maxTokens: REWRITE_TOKENS,
+        signal: opts.signal,
+      });
+      return result.json as NotesReply;
+    });
+    const rewritten = reply.notes[0];
+    if (!rewritten) return null;
+    // The angle stays the set's; a rewrite that lost the image brief keeps the first one.
+    return normaliseNote({ ...rewritten, angle_label: note.angle_label, image_brief: rewritten.image_brief.trim() || note.image_brief }, input.strategy);
+  } catch (err) {
+    if (opts.signal?.aborted) throw err;
+    opts.onRewriteFailed?.(err);
+    return null;
+  }
+}
+
 /**
  * A written note made publishable (contract-decisions §9): a note with a hard-blocked word or a
  * part over its length limit gets one rewrite from the model (through `ledger`, so a re-run
@@ -119,7 +161,7 @@ export async function publishableNote(
     onRewriteFailed?: (err: unknown) => void;
   },
 ): Promise<{ note: Note; checked: CheckedNote }> {
-  const { matcher, input, note } = opts;
+  const { matcher, note } = opts;
   const settle = (n: Note) => {
     const fitted = enforceLimits(n);
     return { note: fitted, checked: checkNote(matcher, fitted) };
@@ -127,27 +169,8 @@ export async function publishableNote(
   const blocked = [...new Set(checkNote(matcher, note).hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
   const problems = limitProblems(note);
   if (blocked.length === 0 && problems.length === 0) return settle(note);
-  const rewriteInput: NotesIntentInput = { ...input, count: 1, rewrite: { note, blocked_words: blocked, problems: problems.map((p) => p.zh) } };
-  try {
-    const reply = await opts.ledger(async () => {
-      const result = await provider.generateText({
-        ...rewritePrompt(rewriteInput),
-        intent: { kind: 'notes', input: rewriteInput },
-        schema: notesReplySchema(1),
-        maxTokens: REWRITE_TOKENS,
-        signal: opts.signal,
-      });
-      return result.json as NotesReply;
-    });
-    const rewritten = reply.notes[0];
-    if (!rewritten) return settle(note);
-    // The angle stays the set's; a rewrite that lost the image brief keeps the first one.
-    return settle(normaliseNote({ ...rewritten, angle_label: note.angle_label, image_brief: rewritten.image_brief.trim() || note.image_brief }, input.strategy));
-  } catch (err) {
-    if (opts.signal?.aborted) throw err;
-    opts.onRewriteFailed?.(err);
-    return settle(note);
-  }
+  const rewritten = await rewriteNote(provider, { ...opts, problems: { blocked_words: blocked, problems: problems.map((p) => p.zh) } });
+  return settle(rewritten ?? note);
 }
 
 /** Output budget of the rewrite of one note (the note and the call's overhead). */
@@ -224,6 +247,73 @@ export async function scoreNotes(
     opts.onJudgeFailed?.(err);
     return heuristic;
   }
+}
+
+type Ledger<T> = (call: () => Promise<T>) => Promise<T>;
+
+/** A note of a set as it is stored: the model's note, its checked text and its score. */
+export interface JudgedNote {
+  note: Note;
+  checked: CheckedNote;
+  scored: ScoredText;
+}
+
+/**
+ * Scores a set's checked notes (scoreNotes); a note the judge flags with claims the product
+ * profile does not back gets ONE rewrite naming them (contract-decisions §9), and the rewrites
+ * are checked and judged again together. A rewrite that still carries a claim stays below the
+ * pass line with the claims in its summary; there is no second rewrite. Every call has its own
+ * ledger key (`ledger.rewrite(i)`, `ledger.rescore`), so a re-run after a crash pays nothing
+ * twice. `drafts[i].input` is the notes input the note was written from.
+ */
+export async function judgedNotes(
+  provider: Provider | null,
+  opts: {
+    matcher: BannedWordMatcher;
+    subject: ScoreSubject;
+    drafts: Array<{ input: NotesIntentInput; note: Note; checked: CheckedNote }>;
+    ledger: { score: Ledger<ScoreReply>; rewrite: (index: number) => Ledger<NotesReply>; rescore: Ledger<ScoreReply> };
+    signal?: AbortSignal;
+    onJudgeFailed?: (err: unknown) => void;
+    onRewriteFailed?: (index: number, err: unknown) => void;
+  },
+): Promise<JudgedNote[]> {
+  const { matcher, subject, drafts, signal } = opts;
+  const scored = await scoreNotes(provider, { matcher, subject, notes: drafts.map((d) => d.checked.note), ledger: opts.ledger.score, signal, onJudgeFailed: opts.onJudgeFailed });
+  const judged: JudgedNote[] = drafts.map((d, i) => ({ note: d.note, checked: d.checked, scored: scored[i]! }));
+  const flagged = judged.map((j, i) => ({ i, claims: j.scored.claims ?? [] })).filter((f) => f.claims.length > 0);
+  if (!provider || flagged.length === 0) return judged;
+
+  const rewritten = await Promise.all(
+    flagged.map(async ({ i, claims }) => {
+      const { input, note, checked } = drafts[i]!;
+      const fresh = await rewriteNote(provider, {
+        input,
+        // The text as checked (auto-fixed), with the model's other fields.
+        note: { ...note, ...checked.note },
+        problems: { blocked_words: [], unsupported_claims: claims },
+        ledger: opts.ledger.rewrite(i),
+        signal,
+        onRewriteFailed: (err) => opts.onRewriteFailed?.(i, err),
+      });
+      if (!fresh) return null;
+      const fitted = enforceLimits(fresh);
+      const rechecked = checkNote(matcher, fitted);
+      // A rewrite that trades a claim for a hard-blocked word is worse: the original can still be edited and selected.
+      if (rechecked.status === 'hard_block' && checked.status !== 'hard_block') return null;
+      return { i, claims, note: fitted, checked: rechecked };
+    }),
+  );
+  const revised = rewritten.filter((r) => r !== null);
+  if (revised.length === 0) return judged;
+  const rescored = await scoreNotes(provider, { matcher, subject, notes: revised.map((r) => r.checked.note), ledger: opts.ledger.rescore, signal, onJudgeFailed: opts.onJudgeFailed });
+  revised.forEach((r, k) => {
+    const again = rescored[k]!;
+    // A judge that failed this time never saw the rewrite: its claims are not known to be gone.
+    const scoredAgain = again.claims === undefined ? applyGate(again, { blockedWords: [], unsupportedClaims: r.claims }) : again;
+    judged[r.i] = { note: r.note, checked: r.checked, scored: scoredAgain };
+  });
+  return judged;
 }
 
 export interface StoredImage {
@@ -304,10 +394,10 @@ export interface LetteredImage {
 }
 
 /**
- * The cover lettered anew from its original when the title it should carry is not the one drawn
- * (contract-decisions §8: an image never contradicts its text; the text is replaced, never drawn
- * over); null when nothing is to change, or when the image has no original to letter (stored
- * before originals were kept).
+ * The image lettered anew from its original when the line it should carry is not the one drawn
+ * (contract-decisions §8: a cover never contradicts its text, a slide shows the caption its
+ * operator gave it; the line is replaced, never drawn over); null when nothing is to change, or
+ * when the image has no original to letter (stored before originals were kept).
  */
 export async function reletterCover(ctx: AppContext, image: LetteredImage, line: StoryboardFrame['overlay'], template: CoverTemplate): Promise<(StoredImage & { title: string }) | null> {
   if (!image.raw_file_key || !line || line.text === image.lettered_title) return null;

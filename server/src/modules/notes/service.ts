@@ -10,7 +10,7 @@ import { fail, limitError } from '../../http/errors.js';
 import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
 import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
 import { bannedWordMatcherFor } from '../banned-words/service.js';
-import { generateFrameImage, letterImage, reletterCover, type FrameImageRequest } from '../generation/service.js';
+import { generateFrameImage, letterImage, reletterCover, type FrameImageRequest, type StoredImage } from '../generation/service.js';
 import { productForGeneration } from '../products/service.js';
 import * as repo from './repository.js';
 
@@ -108,7 +108,7 @@ export function editedNote(evaluate: NoteEvaluator, note: NoteRow, edit: NoteEdi
 const COVER_ROLES: ReadonlySet<SlotImage['role']> = new Set(['hook', 'main']);
 
 /** Whether the image is a cover (images stored before frames kept their line are covers by role). */
-function isCover(image: Pick<SlotImage, 'role' | 'overlay'>): boolean {
+export function isCover(image: Pick<SlotImage, 'role' | 'overlay'>): boolean {
   return image.overlay?.kind === 'cover' || (image.overlay === null && COVER_ROLES.has(image.role));
 }
 
@@ -146,6 +146,37 @@ export async function syncCovers(
     if (drawn) changed = (await repo.reletterImage(ctx.db, workspaceId, image, drawn)) || changed;
   }
   return changed;
+}
+
+/**
+ * The un-lettered picture of a finished image: its kept original, else its own file when no
+ * line was ever to be drawn on it. Rows from before originals were kept (an empty brief,
+ * migration 20261125_1300) may carry a line nobody recorded, and have none.
+ */
+export function originalOf(image: SlotImage): StoredImage | null {
+  if (image.raw_file_key) return { file_key: image.raw_file_key, mime: image.raw_mime ?? 'image/png' };
+  const bare = image.file_key && image.lettered_title === null && image.overlay === null && image.brief !== '';
+  return bare ? { file_key: image.file_key!, mime: image.mime ?? 'image/png' } : null;
+}
+
+/**
+ * A slide with the caption an operator gave it (contract-decisions §8), lettered from its
+ * original like a cover whose title changed (reletterCover: the line is replaced, never drawn
+ * over); null bares the original. The columns to store, or null when the caption is the one drawn.
+ */
+export async function recaptioned(ctx: AppContext, image: SlotImage, original: StoredImage, caption: string | null, template: CoverTemplate) {
+  // A recovered original (migration 20261126_0200) may sit under a line nobody recorded: only a bare file is known bare.
+  if (caption === image.lettered_title && (caption !== null || image.file_key === original.file_key)) return null;
+  const line = caption ? { kind: 'caption' as const, text: caption } : null;
+  const drawn = await reletterCover(ctx, { raw_file_key: original.file_key, raw_mime: original.mime, lettered_title: null }, line, template);
+  return {
+    file_key: drawn?.file_key ?? original.file_key,
+    mime: drawn?.mime ?? original.mime,
+    raw_file_key: original.file_key,
+    raw_mime: original.mime,
+    lettered_title: drawn?.title ?? null,
+    overlay: json(line),
+  };
 }
 
 /** How one attempt at an image of a slot came out: a file (lettered, with its original) or an error. */

@@ -38,13 +38,14 @@ type Overlay = StoryboardFrame['overlay'];
 
 /**
  * Each set's cover title: that of the set's selected text, else of its best-scored text (the
- * earliest of equals). A set without texts has none, and its covers keep the storyboard's.
+ * earliest of equals). A hard-blocked text never ships, so its cover title is never drawn
+ * (contract-decisions §9). A set without such texts has none, and its covers keep the storyboard's.
  */
 export async function coverTitles(db: DbOrTx, workspaceId: number, taskId: number): Promise<Map<StrategyCode, string>> {
   const texts = await repo.listTextCandidates(db, workspaceId, taskId);
   const chosen = new Map<StrategyCode, (typeof texts)[number]>();
   for (const text of texts) {
-    if (!text.strategy) continue;
+    if (!text.strategy || text.banned_word_status === 'hard_block') continue;
     const current = chosen.get(text.strategy);
     const better =
       !current ||

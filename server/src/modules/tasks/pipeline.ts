@@ -6,7 +6,6 @@ import { normaliseNote } from '../../content/limits.js';
 import { pickProductImages } from '../../content/pick-image.js';
 import { imagePrompt, notesInput, notesPrompt } from '../../content/prompts.js';
 import { notesReplySchema, type Note, type NotesIntentInput, type NotesReply, type StrategyCode } from '../../content/schemas.js';
-import type { ScoredText } from '../../content/scoring.js';
 import { buildStoryboard, storyboardRoles, type StoryboardFrame } from '../../content/storyboard.js';
 import { imageStrategies, slotsByStrategy } from '../../content/strategies.js';
 import { warmImageThreads } from '../../images/threads.js';
@@ -25,10 +24,11 @@ import {
   generateFrameImage,
   letterFrameImage,
   loadGenerationInputs,
+  judgedNotes,
   publishableNote,
-  scoreNotes,
   viaLedger,
   type FrameImageRequest,
+  type JudgedNote,
   type LoadedInputs,
   type StoredImage,
 } from '../generation/service.js';
@@ -249,13 +249,14 @@ class GenerationRun {
     const checked: CheckedNote[] = [];
     for (const [k, note] of notes.entries()) checked.push(await this.checkOrRewrite(input, note, slots[k]!));
     const lead = { ...checked[0]!.note, angle_label: notes[0]!.angle_label, image_brief: notes[0]!.image_brief, image_plan: notes[0]!.image_plan };
-    return { lead, stored: textProgress.then(() => this.storeTexts(strategy, slots, notes, checked)) };
+    return { lead, stored: textProgress.then(() => this.storeTexts(strategy, slots, input, notes, checked)) };
   }
 
-  private async storeTexts(strategy: StrategyCode, slots: number[], notes: Note[], checked: CheckedNote[]): Promise<void> {
-    const scored = await this.scoreSet(strategy, checked);
+  private async storeTexts(strategy: StrategyCode, slots: number[], input: NotesIntentInput, notes: Note[], checked: CheckedNote[]): Promise<void> {
+    const judged = await this.judgeSet(strategy, slots, input, notes, checked);
+    const scored = judged.map((j) => j.scored);
     const at = this.now();
-    const rows: NewRow<'text_candidates'>[] = checked.map((c, k) => {
+    const rows: NewRow<'text_candidates'>[] = judged.map(({ checked: c }, k) => {
       const note = notes[k]!;
       return {
         workspace_id: this.ws,
@@ -353,15 +354,21 @@ class GenerationRun {
     return checked;
   }
 
-  private scoreSet(strategy: StrategyCode, checked: CheckedNote[]): Promise<ScoredText[]> {
+  /** The set judged; a note flagged with unsupported claims is rewritten once (its slot's own ledger key) and judged again. */
+  private judgeSet(strategy: StrategyCode, slots: number[], input: NotesIntentInput, notes: Note[], checked: CheckedNote[]): Promise<JudgedNote[]> {
     const { inputs, matcher } = this.loaded;
-    return scoreNotes(this.providers.text, {
+    return judgedNotes(this.providers.text, {
       matcher,
       subject: { productName: inputs.product.name, category: inputs.product.category, sellingPoints: inputs.product.selling_points, theme: inputs.theme },
-      notes: checked.map((c) => c.note),
-      ledger: (call) => this.ledger(`${this.prefix}:score:${strategy}`, call),
+      drafts: checked.map((c, k) => ({ input, note: notes[k]!, checked: c })),
+      ledger: {
+        score: (call) => this.ledger(`${this.prefix}:score:${strategy}`, call),
+        rewrite: (k) => (call) => this.ledger(`${this.prefix}:claims-rewrite:${slots[k]!}`, call),
+        rescore: (call) => this.ledger(`${this.prefix}:rescore:${strategy}`, call),
+      },
       signal: this.signal,
       onJudgeFailed: (err) => this.ctx.log.warn({ taskId: this.task.id, strategy, err: describe(err) }, 'judge failed; heuristic scores used'),
+      onRewriteFailed: (k, err) => this.ctx.log.warn({ taskId: this.task.id, slot: slots[k], err: describe(err) }, 'rewrite of a text with unsupported claims failed'),
     });
   }
 
@@ -389,6 +396,7 @@ class GenerationRun {
       productCategory: inputs.product.category,
       sellingPoints: inputs.product.selling_points,
       theme: inputs.theme,
+      matcher: this.loaded.matcher,
     });
     await this.settleAll(frames.filter((frame) => !done.has(`${strategy}:${frame.seq}`)).map((frame) => this.image(strategy, frame)));
   }

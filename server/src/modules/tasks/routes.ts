@@ -7,6 +7,7 @@ import { commonErrors, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Pag
 import { ImageCandidateSchema, TextCandidateSchema } from './views.js';
 import * as service from './service.js';
 import * as images from './images.js';
+import * as captions from './captions.js';
 import { readUpload, uploadScope } from '../../http/upload.js';
 import { fail } from '../../http/errors.js';
 import { IMAGE_ROLES } from '../../content/schemas.js';
@@ -282,6 +283,25 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     },
     async (request) =>
       ok(await images.regenerateImage(ctx, currentUser(request), request.params.id, request.params.candidate_id, request.body.instruction)),
+  );
+
+  app.patch(
+    '/tasks/:id/image-candidates/:candidate_id',
+    {
+      config: { access: { can: 'tasks.write' } },
+      schema: {
+        tags,
+        operationId: 'editImageCandidate',
+        summary: 'Set the caption printed on a slide (contract-decisions §8)',
+        description: `Letters the image again from its original with \`caption\` (at most ${NOTE_LIMITS.caption} characters; \`""\` removes it), held to the banned words like a text: a hard-blocked word is refused (422), auto-fix words are replaced. A cover carries its set's cover title instead (409). Streamed as \`image_candidate\`. Accepted in \`pending_selection\` by the roles that may write tasks (409 / 40900 otherwise).`,
+        params: CandidateParams,
+        body: Type.Object({
+          caption: Type.String({ maxLength: 50, description: `at most ${NOTE_LIMITS.caption} characters (graphemes); "" removes the caption` }),
+        }),
+        response: { 200: Ok(ImageCandidateSchema), 422: ErrorEnvelope, ...stateErrors },
+      },
+    },
+    async (request) => ok(await captions.editImageCaption(ctx, currentUser(request), request.params.id, request.params.candidate_id, request.body.caption)),
   );
 
   app.post(

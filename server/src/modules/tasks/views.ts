@@ -67,6 +67,9 @@ export const ImageCandidateSchema = Type.Object({
   error_key: FailureKey,
   error_params: FailureParams,
   instruction: Nullable(Type.String({ description: 'the operator’s instruction of a regenerated image' })),
+  caption: Nullable(
+    Type.String({ description: 'the line printed on the image (contract-decisions §8): a cover’s cover title, a slide’s caption; null when none is drawn' }),
+  ),
 });
 export type ImageCandidateView = Static<typeof ImageCandidateSchema>;
 
@@ -109,6 +112,7 @@ export function imageCandidateView(ctx: Pick<AppContext, 'config' | 'clock'>, ro
     error_key: row.status === 'failed' ? (row.error_key as FailureReason | null) : null,
     error_params: row.status === 'failed' && row.error_key ? ((row.error_params ?? {}) as StoredParams) : null,
     instruction: row.instruction,
+    caption: row.status === 'done' ? row.lettered_title : null,
   };
 }
 

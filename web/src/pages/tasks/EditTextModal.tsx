@@ -12,7 +12,7 @@ export interface EditValues {
 }
 
 /** A live counter under a field: graphemes against the server's limit, red once over it. */
-function Counter({ text, max }: { text: string | undefined; max: number }) {
+export function Counter({ text, max }: { text: string | undefined; max: number }) {
   const { t } = useTranslation();
   const n = graphemeCount(text ?? '');
   const over = n > max;

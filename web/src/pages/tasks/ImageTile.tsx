@@ -1,16 +1,23 @@
-import { DownloadOutlined, LoadingOutlined, RedoOutlined, SyncOutlined, UploadOutlined, WarningOutlined } from '@ant-design/icons';
+import { DownloadOutlined, EditOutlined, LoadingOutlined, RedoOutlined, SyncOutlined, UploadOutlined, WarningOutlined } from '@ant-design/icons';
 import { Button, Checkbox, Input, Popover, Space, Tag, Tooltip, Typography, Upload } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { errorMessage } from '../../api/client';
+import { NOTE_LIMITS } from '../../api/constants';
 import type { ImageCandidate } from '../../api/types';
+import { graphemeCount } from '../../components/graphemes';
 import { Thumb } from '../../components/Thumb';
+import { Counter } from './EditTextModal';
 
 export interface ImageActions {
   canSelect: boolean;
   canRegenerate: boolean;
   canUpload: boolean;
   canRetry: boolean;
+  /** Letter a slide with the operator's caption (contract-decisions §8); covers carry their text's cover title instead. */
+  canEditCaption: boolean;
   onSelect: (c: ImageCandidate, selected: boolean) => void;
+  onCaption: (c: ImageCandidate, caption: string) => Promise<unknown>;
   onRegenerate: (c: ImageCandidate, instruction: string) => Promise<unknown>;
   onUpload: (c: ImageCandidate, file: File) => Promise<unknown>;
   onRetry: () => void;
@@ -62,6 +69,69 @@ function RegeneratePopover({ c, onRegenerate }: { c: ImageCandidate; onRegenerat
   );
 }
 
+const COVER_ROLES: ReadonlySet<ImageCandidate['role']> = new Set(['hook', 'main']);
+
+/**
+ * The line printed on a slide, edited in place: counted in graphemes against the server's limit,
+ * empty to remove it; the server's refusal (a banned word, say) shows under the field in words.
+ */
+export function CaptionPopover({ c, onCaption }: { c: ImageCandidate; onCaption: ImageActions['onCaption'] }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const [caption, setCaption] = useState(c.caption ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const over = graphemeCount(caption.trim()) > NOTE_LIMITS.caption;
+  const toggle = (next: boolean) => {
+    if (next) {
+      setCaption(c.caption ?? '');
+      setError(undefined);
+    }
+    setOpen(next);
+  };
+  const save = () => {
+    setBusy(true);
+    setError(undefined);
+    onCaption(c, caption.trim())
+      .then(() => setOpen(false))
+      .catch((err: unknown) => setError(errorMessage(err)))
+      .finally(() => setBusy(false));
+  };
+  return (
+    <Popover
+      open={open}
+      onOpenChange={toggle}
+      trigger="click"
+      title={t('editing.captionTitle')}
+      content={
+        <Space orientation="vertical" style={{ width: 240 }}>
+          <Input
+            aria-label={t('editing.caption')}
+            placeholder={t('editing.captionHint')}
+            value={caption}
+            status={over ? 'error' : undefined}
+            onChange={(e) => setCaption(e.target.value)}
+            onPressEnter={() => !over && save()}
+          />
+          <Counter text={caption.trim()} max={NOTE_LIMITS.caption} />
+          {error && (
+            <Typography.Text type="danger" role="alert" style={{ fontSize: 12 }}>
+              {error}
+            </Typography.Text>
+          )}
+          <Button type="primary" size="small" loading={busy} disabled={over} onClick={save} block>
+            {t('editing.captionSave')}
+          </Button>
+        </Space>
+      }
+    >
+      <Button size="small" icon={<EditOutlined aria-hidden />}>
+        {t('editing.caption')}
+      </Button>
+    </Popover>
+  );
+}
+
 /** One image of a set at a useful size, with what may be done to it now. */
 export function ImageTile({ c, actions, demo }: { c: ImageCandidate; actions: ImageActions; demo: boolean }) {
   const { t } = useTranslation();
@@ -107,6 +177,7 @@ export function ImageTile({ c, actions, demo }: { c: ImageCandidate; actions: Im
             {t('editing.download')}
           </Button>
         )}
+        {actions.canEditCaption && c.status === 'done' && !COVER_ROLES.has(c.role) && <CaptionPopover c={c} onCaption={actions.onCaption} />}
         {actions.canRegenerate && c.status !== 'pending' && <RegeneratePopover c={c} onRegenerate={actions.onRegenerate} />}
         {actions.canUpload && c.status !== 'pending' && (
           <Upload

@@ -88,6 +88,7 @@ export default function TaskPage() {
       canRegenerate: allowed.has('regenerate_image'),
       canUpload: allowed.has('upload_image'),
       canRetry: allowed.has('retry_images'),
+      canEditCaption: allowed.has('edit'),
       demo,
       onSelectText: (c, selected) => selectText.mutate({ c, selected }),
       onSelect: (c, selected) => selectImage.mutate({ c, selected }),
@@ -96,6 +97,11 @@ export default function TaskPage() {
         api.tasks
           .regenerateImage(taskId, c.candidate_id, instruction)
           .then(() => notifySuccess(t('editing.regenerateQueued')))
+          .finally(refresh),
+      onCaption: (c, caption) =>
+        api.tasks
+          .editImageCaption(taskId, c.candidate_id, caption)
+          .then(() => notifySuccess(t('editing.captionSaved')))
           .finally(refresh),
       onUpload: (c, file) =>
         api.tasks
