@@ -8,6 +8,7 @@ import { startTestServer, usingPostgres, type TestServer } from '../helpers/serv
 import { createTask, ok, workspaceWithProduct } from '../tasks/fixtures.js';
 import { sharedEnv } from '../tasks/processes.js';
 import { redisUnavailable, redisUrl, sleep, waitFor, type BackendName } from './harness.js';
+import { serviceEntry } from '../helpers/service-entry.js';
 
 const bullmqSkipReason = await redisUnavailable();
 const serverDir = path.resolve(import.meta.dirname, '..', '..');
@@ -58,7 +59,7 @@ for (const name of ['in-process', 'bullmq'] as BackendName[]) {
         JOB_LEASE_MS: '3000',
         JOB_POLL_MS: '100',
       });
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'worker'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...serviceEntry(), '--role', 'worker'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       children.push(child);
       let output = '';
       child.stdout!.on('data', (d) => (output += String(d)));

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { serviceEntry } from '../helpers/service-entry.js';
 
 const serverDir = path.resolve(import.meta.dirname, '..', '..');
 
@@ -20,7 +21,7 @@ export interface ServiceProcess {
 
 export function spawnService(args: string[], env: Record<string, string>, opts: { asShipped?: boolean } = {}): ServiceProcess {
   // As shipped: `npm start`'s entry, which builds what is stale and runs the compiled server.
-  const entry = opts.asShipped ? [path.join(serverDir, '..', 'scripts', 'start.mjs')] : ['--import', 'tsx', 'src/main.ts'];
+  const entry = opts.asShipped ? [path.join(serverDir, '..', 'scripts', 'start.mjs')] : serviceEntry();
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: serverDir,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', ...env },

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { NewTaskEvent } from '../../src/events/types.js';
 import type { TestServer } from '../helpers/server.js';
+import { serviceEntry } from '../helpers/service-entry.js';
 
 const serverDir = path.resolve(import.meta.dirname, '..', '..');
 export const redisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -44,8 +45,8 @@ export interface EventWriter {
   stop(): Promise<void>;
 }
 
-function spawnTsx(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: serverDir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+function spawnNode(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, args, { cwd: serverDir, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c) => (out += String(c)));
   child.stderr!.on('data', (c) => (out += String(c)));
@@ -63,7 +64,7 @@ async function waitForOutput(output: () => string, pattern: RegExp, child: Child
 
 /** A separate process appending events through its own runtime (see event-writer.ts). */
 export async function startEventWriter(server: TestServer): Promise<EventWriter> {
-  const { child, output } = spawnTsx(['test/tasks/event-writer.ts'], sharedEnv(server));
+  const { child, output } = spawnNode(['--import', 'tsx', 'test/tasks/event-writer.ts'], sharedEnv(server));
   await waitForOutput(output, /^ready$/m, child);
   const acks: Array<() => void> = [];
   let partial = '';
@@ -90,7 +91,7 @@ export async function startEventWriter(server: TestServer): Promise<EventWriter>
 
 /** `src/main.ts --role worker` sharing the server's database, files and Redis. */
 export async function startWorkerProcess(server: TestServer, extra: Record<string, string> = {}) {
-  const { child, output } = spawnTsx(['src/main.ts', '--role', 'worker'], sharedEnv(server, { LOG_LEVEL: 'info', ...extra }));
+  const { child, output } = spawnNode([...serviceEntry(), '--role', 'worker'], sharedEnv(server, { LOG_LEVEL: 'info', ...extra }));
   await waitForOutput(output, /worker|started|listening/i, child);
   return {
     output,

@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ok } from '../tasks/fixtures.js';
 import { redisAvailable, redisUrl, sharedEnv } from '../tasks/processes.js';
 import { Receiver, waitUntil } from './receiver.js';
+import { serviceEntry } from '../helpers/service-entry.js';
 
 /**
  * kill -9 of the worker between the commit that writes an event and its delivery: the API
@@ -46,7 +47,7 @@ for (const mode of ['in-process', 'bullmq'] as const) {
     });
 
     async function startWorker(): Promise<ChildProcess> {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'worker'], {
+      const child = spawn(process.execPath, [...serviceEntry(), '--role', 'worker'], {
         cwd: serverDir,
         env: sharedEnv(server, { ...webhookEnv, LOG_LEVEL: 'info' }),
         stdio: ['ignore', 'pipe', 'pipe'],
