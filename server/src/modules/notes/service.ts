@@ -3,6 +3,7 @@ import type { CoverTemplate } from '../../content/cover.js';
 import { evaluateNote, type EvaluatedNote, type NoteText } from '../../content/evaluate.js';
 import { withInstruction } from '../../content/instruction.js';
 import { cleanTags, distinctTags, limitProblems, publishableBody } from '../../content/limits.js';
+import { noteText } from '../../content/note-text.js';
 import { pickProductImages } from '../../content/pick-image.js';
 import { imagePrompt } from '../../content/prompts.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
@@ -14,9 +15,10 @@ import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reason
 import type { JobDefinition } from '../../jobs/types.js';
 import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
+import { lazyZip, type LazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { bannedWordMatcherFor } from '../banned-words/service.js';
-import { generateFrameImage, letterImage, reletterCover, type FrameImageRequest } from '../generation/service.js';
+import { generateFrameImage, IMAGE_EXTENSION, letterImage, reletterCover, type FrameImageRequest } from '../generation/service.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import * as repo from './repository.js';
 
@@ -25,9 +27,9 @@ import * as repo from './repository.js';
  * `text_candidates` row) with its image slots and their versions (`image_candidates` rows),
  * whether a task's generation wrote it (`task_id`) or a fission of a source note (`fission_id`).
  * The rules a note follows whatever made it are here, once: how an edit is checked and scored,
- * what is drawn on an image and how a cover follows its note's cover title, and how queued
- * images are made and settled. The tasks and fission modules decide which notes and which
- * images; this says what happens to them.
+ * what is drawn on an image and how a cover follows its note's cover title, how queued images
+ * are made and how shipped notes are laid out in a zip. The tasks, fission
+ * and delivery modules decide which notes and which images; this says what happens to them.
  */
 
 export type NoteRow = Row<'text_candidates'>;
@@ -107,6 +109,38 @@ export function editedNote(evaluate: NoteEvaluator, note: NoteRow, edit: NoteEdi
     ),
   );
   return { changes: { ...evaluatedColumns(evaluated), edited: true }, blocked: evaluated.status === 'hard_block' };
+}
+
+// ---- shipping: the zip notes leave in ---------------------------------------------------------
+
+/** A note as a folder of a zip: its text and its images, each read when the zip reaches it. */
+export interface NoteFolder {
+  name: string;
+  text: { title: string; content: string; tags: string[] };
+  images: Array<{ seq: number; role: string; mime: string | null; read: LazyZipEntry['produce'] }>;
+}
+
+export const imageExtension = (mime: string | null) => IMAGE_EXTENSION[mime ?? ''] ?? 'jpg';
+
+/** An image's name in its note's folder (contract-decisions §4), its extension from the stored mime. */
+export function imageEntryName(folder: string, image: { seq: number; role: string; mime: string | null }): string {
+  return `${folder}/${String(image.seq).padStart(2, '0')}_${image.role}.${imageExtension(image.mime)}`;
+}
+
+/**
+ * The one layout of a zip of notes, a task's package and a fission's download alike:
+ * `checklist.md` at the root when there is one, then each note's folder with its images and
+ * `note.txt` (the note as published, then the publishing reminders). Entry times are `mtime`, so
+ * the same notes always yield the same bytes.
+ */
+export function notesZip(folders: NoteFolder[], opts: { checklist?: string; mtime: Date; signal?: AbortSignal }): LazyZip {
+  const text = (data: string) => async () => Buffer.from(data, 'utf8');
+  const entries: LazyZipEntry[] = opts.checklist === undefined ? [] : [{ name: 'checklist.md', compress: true, produce: text(opts.checklist) }];
+  for (const folder of folders) {
+    for (const image of folder.images) entries.push({ name: imageEntryName(folder.name, image), compress: false, produce: image.read });
+    entries.push({ name: `${folder.name}/note.txt`, compress: true, produce: text(noteText(folder.text)) });
+  }
+  return lazyZip(entries, opts);
 }
 
 // ---- images: what is drawn, covers, one image of a slot ----------------------------------------
