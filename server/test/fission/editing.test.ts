@@ -5,7 +5,7 @@ import { readZip } from '../delivery/zip.js';
 import { settledDetail } from '../generation/helpers.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 import { API, createTask, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
-import { keyOfUrl, notesOf, settledFission } from './fixtures.js';
+import { download, keyOfUrl, notesOf, settledFission } from './fixtures.js';
 
 /**
  * Fissions as a team works with them (contract-decisions §8, issue 15 item 3): listed per task for
@@ -172,5 +172,30 @@ describe('fission list, note edits and one-set downloads', () => {
     // What the list shows is what was stored.
     const listed = (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === 1);
     expect(listed).toMatchObject({ score: edited.score, passed: false, needs_optimization: true });
+  });
+
+  it('refuses to download a hard-blocked note, whole or as its set, as packages refuse one, and ships it once it is fixed (contract-decisions §9)', async () => {
+    await ok(server, 'POST', '/banned-words', ws.token, { word: '云朵魔法', level: 'hard_block' });
+    const edit = (content: string) => ok(server, 'POST', `/fission/${fissionA}/notes/1/edit`, operator.token, { content });
+    expect((await edit('用了一个月，这就是云朵魔法。')).banned_word_status).toBe('hard_block');
+    const get = (path: string) => server.request('GET', `${API}/fission/${fissionA}${path}`, { token: operator.token });
+    for (const path of ['/download', '/notes/1/download']) {
+      const res = await get(path);
+      expect(res.status, path).toBe(409);
+      expect(res.body, path).toEqual({
+        code: 40905,
+        message: 'export refused: set 1 has hard-blocked words (云朵魔法); edit the note, then download again',
+        reason: 'fission.export_hard_blocked',
+        params: { sets: ['1'], words: ['云朵魔法'] },
+      });
+    }
+    // The other set ships on its own meanwhile.
+    expect((await get('/notes/2/download')).status).toBe(200);
+
+    expect((await edit('用了一个月，皮肤喝饱了水。')).banned_word_status).not.toBe('hard_block');
+    const res = await download(server, operator.token, fissionA);
+    expect(res.status).toBe(200);
+    const note = (await readZip(res.body)).find((e) => e.name === 'set_01/note.txt')!.data.toString('utf8');
+    expect(note).toContain('用了一个月，皮肤喝饱了水。');
   });
 });

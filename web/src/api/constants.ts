@@ -951,6 +951,13 @@ export const ERROR_REASONS = {
       "problems"
     ]
   },
+  "fission.export_hard_blocked": {
+    "code": 40905,
+    "params": [
+      "sets",
+      "words"
+    ]
+  },
   "webhook.not_found": {
     "code": 40400,
     "params": []

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import { PASS_LINE } from '../../content/scoring.js';
-import { editedNote, imageEntryName, noteEvaluator, notesZip, type NoteEdit, type NoteFolder, type NoteRow } from '../notes/service.js';
+import { editedNote, imageEntryName, noteEvaluator, notesZip, wordsBlockingShipment, type NoteEdit, type NoteFolder, type NoteRow } from '../notes/service.js';
 import type { AuthUser } from '../../http/auth.js';
 import { fail } from '../../http/errors.js';
 import type { FailureReason, StoredParams } from '../../http/reasons.js';
@@ -202,7 +202,8 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
 /**
  * The download: `fission_<id>.zip` with `checklist.md` at the root and a folder per set
  * (`set_01`, …) holding `note.txt` and the set's images, laid out as every zip of notes
- * (notes/service notesZip). Everything is checked before the first byte goes out, so a rejection is a clean
+ * (notes/service notesZip). A hard-blocked note never ships (contract-decisions §9, as packages
+ * refuse one). Everything is checked before the first byte goes out, so a rejection is a clean
  * 409 and never a cut-off zip.
  */
 export async function exportFission(ctx: AppContext, auth: AuthUser, id: number, onlySeq?: number): Promise<{ fileName: string; output: Readable }> {
@@ -214,6 +215,10 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number,
   if (onlySeq !== undefined && notes.length === 0) throw fail('fission.note_not_found');
   if (notes.length === 0) {
     throw fail(fission.status === 'generating' ? 'fission.empty_generating' : 'fission.empty');
+  }
+  const blocked = notes.filter((note) => wordsBlockingShipment(note).length > 0);
+  if (blocked.length > 0) {
+    throw fail('fission.export_hard_blocked', { sets: blocked.map((note) => String(repo.seqOf(note))), words: [...new Set(blocked.flatMap(wordsBlockingShipment))] });
   }
   const problems: string[] = [];
   const folders: NoteFolder[] = [];

@@ -28,7 +28,7 @@ import * as repo from './repository.js';
  * whether a task's generation wrote it (`task_id`) or a fission of a source note (`fission_id`).
  * The rules a note follows whatever made it are here, once: how an edit is checked and scored,
  * what is drawn on an image and how a cover follows its note's cover title, how queued images
- * are made and how shipped notes are laid out in a zip. The tasks, fission
+ * are made, which notes may ship and how shipped notes are laid out in a zip. The tasks, fission
  * and delivery modules decide which notes and which images; this says what happens to them.
  */
 
@@ -111,7 +111,18 @@ export function editedNote(evaluate: NoteEvaluator, note: NoteRow, edit: NoteEdi
   return { changes: { ...evaluatedColumns(evaluated), edited: true }, blocked: evaluated.status === 'hard_block' };
 }
 
-// ---- shipping: the zip notes leave in ---------------------------------------------------------
+// ---- shipping: which notes may leave, and the zip they leave in --------------------------------
+
+/**
+ * The words that keep a note out of every package and download (contract-decisions §9: a
+ * hard-blocked note never ships); none when it may ship. "(unknown)" stands for the words of a
+ * note stored without its hits.
+ */
+export function wordsBlockingShipment(note: Pick<NoteRow, 'banned_word_status' | 'banned_hits'>): string[] {
+  if (note.banned_word_status !== 'hard_block') return [];
+  const words = [...new Set(note.banned_hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
+  return words.length > 0 ? words : ['(unknown)'];
+}
 
 /** A note as a folder of a zip: its text and its images, each read when the zip reaches it. */
 export interface NoteFolder {
