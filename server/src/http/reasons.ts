@@ -213,6 +213,8 @@ export const ERROR_REASONS = {
   'fission.empty_generating': { kind: 'fissionEmpty', message: 'the fission has no notes yet: it is still generating' },
   'fission.empty': { kind: 'fissionEmpty', message: 'the fission has no notes: nothing to download' },
   'fission.export_rejected': { kind: 'fissionExportRejected', message: 'export rejected: {problems}' },
+  /** contract-decisions §9: a hard-blocked note never ships, as packages refuse one; `sets` are the seqs of the notes that hold the download back. */
+  'fission.export_hard_blocked': { kind: 'fissionExportRejected', message: 'export refused: set {sets} has hard-blocked words ({words}); edit the note, then download again' },
 
   // Webhooks.
   'webhook.not_found': { kind: 'notFound', message: 'webhook not found' },

@@ -2,15 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coverHighlight, coverTemplate } from '../../src/content/cover.js';
 import { overlayText } from '../../src/images/overlay.js';
 import { readZip } from '../delivery/zip.js';
-import { settledDetail } from '../generation/helpers.js';
+import { noteText, PUBLISH_REMINDERS } from '../../src/content/note-text.js';
+import { settledPackage } from '../delivery/fixtures.js';
+import { settledDetail, taskDetail } from '../generation/helpers.js';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
 import { API, createTask, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
-import { keyOfUrl, notesOf, settledFission } from './fixtures.js';
+import { download, imagesOfSet, keyOfUrl, notesOf, settledFission } from './fixtures.js';
 
 /**
  * Fissions as a team works with them (contract-decisions §8, issue 15 item 3): listed per task for
  * every member of the workspace (not only in the browser that started them), their notes
- * editable, each set downloadable alone with its checklist in Chinese.
+ * editable, each set downloadable alone with its checklist in Chinese; downloads follow the
+ * packages' gate (no hard-blocked note) and layout.
  */
 describe('fission list, note edits and one-set downloads', () => {
   let server: TestServer;
@@ -80,15 +83,7 @@ describe('fission list, note edits and one-set downloads', () => {
   });
 
   it('letters a set’s cover again from its original when its cover title is edited, never over the old title, and packs it so', async () => {
-    const images = (seq: number) =>
-      server.ctx.db
-        .selectFrom('image_candidates')
-        .innerJoin('text_candidates', 'text_candidates.id', 'image_candidates.note_id')
-        .selectAll('image_candidates')
-        .where('text_candidates.fission_id', '=', fissionA)
-        .where('text_candidates.slot', '=', seq - 1)
-        .orderBy('image_candidates.seq')
-        .execute();
+    const images = (seq: number) => imagesOfSet(server, fissionA, seq);
     const setOf = async (seq: number) => (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === seq);
     const before = await images(2);
     const cover = before.find((i) => i.overlay?.kind === 'cover')!;
@@ -126,14 +121,7 @@ describe('fission list, note edits and one-set downloads', () => {
   });
 
   it('leaves a cover stored before originals were kept as it is: no title is drawn over another', async () => {
-    const [cover] = await server.ctx.db
-      .selectFrom('image_candidates')
-      .innerJoin('text_candidates', 'text_candidates.id', 'image_candidates.note_id')
-      .selectAll('image_candidates')
-      .where('text_candidates.fission_id', '=', fissionA)
-      .where('text_candidates.slot', '=', 0)
-      .where('image_candidates.seq', '=', 1)
-      .execute();
+    const [cover] = await imagesOfSet(server, fissionA, 1);
     expect(cover!.overlay?.kind).toBe('cover');
     // As migration 20261126_0100 leaves an image lettered before it: no original, nothing known drawn.
     await server.ctx.db.updateTable('image_candidates').set({ raw_file_key: null, raw_mime: null, lettered_title: null }).where('id', '=', cover!.id).execute();
@@ -172,5 +160,52 @@ describe('fission list, note edits and one-set downloads', () => {
     // What the list shows is what was stored.
     const listed = (await notesOf(server, operator.token, fissionA)).notes.find((n: any) => n.seq === 1);
     expect(listed).toMatchObject({ score: edited.score, passed: false, needs_optimization: true });
+  });
+
+  it('refuses to download a hard-blocked note, whole or as its set, as packages refuse one, and ships it once it is fixed (contract-decisions §9)', async () => {
+    await ok(server, 'POST', '/banned-words', ws.token, { word: '云朵魔法', level: 'hard_block' });
+    const edit = (content: string) => ok(server, 'POST', `/fission/${fissionA}/notes/1/edit`, operator.token, { content });
+    expect((await edit('用了一个月，这就是云朵魔法。')).banned_word_status).toBe('hard_block');
+    const get = (path: string) => server.request('GET', `${API}/fission/${fissionA}${path}`, { token: operator.token });
+    for (const path of ['/download', '/notes/1/download']) {
+      const res = await get(path);
+      expect(res.status, path).toBe(409);
+      expect(res.body, path).toEqual({
+        code: 40905,
+        message: 'export refused: set 1 has hard-blocked words (云朵魔法); edit the note, then download again',
+        reason: 'fission.export_hard_blocked',
+        params: { sets: ['1'], words: ['云朵魔法'] },
+      });
+    }
+    // The other set ships on its own meanwhile.
+    expect((await get('/notes/2/download')).status).toBe(200);
+
+    expect((await edit('用了一个月，皮肤喝饱了水。')).banned_word_status).not.toBe('hard_block');
+    const res = await download(server, operator.token, fissionA);
+    expect(res.status).toBe(200);
+    const note = (await readZip(res.body)).find((e) => e.name === 'set_01/note.txt')!.data.toString('utf8');
+    expect(note).toContain('用了一个月，皮肤喝饱了水。');
+  });
+
+  it('lays out a task’s package and a fission’s download alike: images as <seq>_<role>.<ext>, note.txt the note as published with the same reminders', async () => {
+    const created = await ok(server, 'POST', `/tasks/${taskA}/package`, operator.token, {});
+    const pkg = await settledPackage(server, operator.token, created.delivery_package_id);
+    expect(pkg.status).toBe('ready');
+    const zipAt = async (path: string) => readZip(Buffer.from(await (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${operator.token}` } })).arrayBuffer()));
+    const packaged = await zipAt(pkg.download_url);
+    const fissioned = await zipAt(`${API}/fission/${fissionA}/download`);
+    const layout = /^(note_\d{2}_[ABC]|set_\d{2})\/(\d{2}_[a-z]+\.(jpg|png|webp)|note\.txt)$/;
+    for (const entries of [packaged, fissioned]) {
+      const names = entries.map((e) => e.name).filter((name) => name !== 'checklist.md');
+      expect(names.filter((name) => !layout.test(name))).toEqual([]);
+      expect(names.some((name) => name.endsWith('.jpg'))).toBe(true);
+    }
+    const noteTexts = (entries: Awaited<ReturnType<typeof readZip>>) => entries.filter((e) => e.name.endsWith('/note.txt')).map((e) => e.data.toString('utf8'));
+    const texts = (await taskDetail(server, operator.token, taskA)).text_candidates as Array<{ title: string; content: string; tags: string[] }>;
+    const notes = (await notesOf(server, operator.token, fissionA)).notes.map((n: any) => n.note);
+    expect(noteTexts(packaged).filter((text) => !texts.some((t) => noteText(t) === text))).toEqual([]);
+    expect(noteTexts(fissioned).filter((text) => !notes.some((n: any) => noteText(n) === text))).toEqual([]);
+    const reminders = new Set([...noteTexts(packaged), ...noteTexts(fissioned)].map((text) => text.slice(text.indexOf('\n\n—— 发布提醒'))));
+    expect([...reminders]).toEqual([`\n\n—— 发布提醒（不要复制到笔记里）——\n${PUBLISH_REMINDERS.map((r) => `· ${r}`).join('\n')}\n`]);
   });
 });

@@ -7,6 +7,18 @@ import { ok } from '../tasks/fixtures.js';
 
 export const HELPER_KEYS = ['_score', '_passed', '_block'];
 
+/** The stored image rows of a fission's set (its note of `seq`), by seq. */
+export function imagesOfSet(server: TestServer, fissionId: number, seq: number) {
+  return server.ctx.db
+    .selectFrom('image_candidates')
+    .innerJoin('text_candidates', 'text_candidates.id', 'image_candidates.note_id')
+    .selectAll('image_candidates')
+    .where('text_candidates.fission_id', '=', fissionId)
+    .where('text_candidates.slot', '=', seq - 1)
+    .orderBy('image_candidates.seq')
+    .execute();
+}
+
 /** Polls the fission until the pipeline has settled it (reading never changes it). */
 export async function settledFission(server: TestServer, token: string, id: number): Promise<any> {
   return waitFor(async () => {

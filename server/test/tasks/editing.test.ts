@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COVER_TEMPLATES, taskCoverTemplate } from '../../src/content/cover.js';
 import { overlayText } from '../../src/images/overlay.js';
 import { letterImage } from '../../src/modules/generation/service.js';
-import { runTaskImages } from '../../src/modules/tasks/images.js';
+import { taskImagesJob } from '../../src/modules/tasks/images.js';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { defaultNote, startFakeOpenAI, type FakeOpenAI } from '../generation/fake-openai.js';
 import { eventsOf, named, taskDetail } from '../generation/helpers.js';
@@ -48,6 +48,7 @@ describe('editing loop', () => {
   }
 
   const imageCalls = () => fake.calls.filter((c) => c.kind === 'image');
+  const runTaskImages = (taskId: number) => taskImagesJob.run(server.ctx, taskId, { attempt: 1, signal: new AbortController().signal });
   const row = (id: number) => server.ctx.db.selectFrom('image_candidates').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('a failed image is stored as a failed slot, offered for retry, and retry-images makes only it again', async () => {
@@ -67,7 +68,7 @@ describe('editing loop', () => {
     const queued = await taskDetail(server, ws.token, created.id);
     expect((queued.image_candidates as any[]).filter((i) => i.status === 'pending')).toHaveLength(3);
     expect(queued.allowed_actions).not.toContain('retry_images');
-    await runTaskImages(server.ctx, created.id);
+    await runTaskImages(created.id);
     expect(imageCalls().length - before).toBe(3);
 
     const after = await taskDetail(server, ws.token, created.id);
@@ -90,7 +91,7 @@ describe('editing loop', () => {
     const before = imageCalls().length;
     const queued = await ok(server, 'POST', `/tasks/${detail.id}/image-candidates/${target.candidate_id}/regenerate`, ws.token, { instruction: '换成浅色木桌背景' });
     expect(queued).toEqual({ queued: true });
-    await runTaskImages(server.ctx, detail.id);
+    await runTaskImages(detail.id);
     const calls = imageCalls().slice(before);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.prompt).toContain('换成浅色木桌背景');
@@ -106,7 +107,7 @@ describe('editing loop', () => {
 
     // A crash after the provider answered and before the image was recorded: the re-run pays nothing.
     await server.ctx.db.updateTable('image_candidates').set({ status: 'pending', file_key: null }).where('id', '=', fresh.candidate_id).execute();
-    await runTaskImages(server.ctx, detail.id);
+    await runTaskImages(detail.id);
     expect(imageCalls().length - before).toBe(1);
     expect((await row(fresh.candidate_id)).status).toBe('done');
   });

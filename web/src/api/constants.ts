@@ -978,6 +978,13 @@ export const ERROR_REASONS = {
       "problems"
     ]
   },
+  "fission.export_hard_blocked": {
+    "code": 40905,
+    "params": [
+      "sets",
+      "words"
+    ]
+  },
   "webhook.not_found": {
     "code": 40400,
     "params": []

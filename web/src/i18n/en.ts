@@ -232,6 +232,7 @@ export const en: Strings<typeof zhCN> = {
       empty_generating: 'The fission is still generating; no notes to download yet',
       empty: 'The fission has no notes; nothing to download',
       export_rejected: 'The export failed: some image files are missing',
+      export_hard_blocked: 'Set {{sets}} contains banned words that are never allowed ({{words}}): edit the note, then download again',
     },
     webhook: {
       not_found: 'Webhook not found',

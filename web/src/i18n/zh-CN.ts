@@ -227,6 +227,7 @@ export const zhCN = {
       empty_generating: '裂变还在生成中，暂无笔记可下载',
       empty: '裂变结果为空，没有可下载的内容',
       export_rejected: '裂变导出失败：部分图片文件缺失',
+      export_hard_blocked: '第 {{sets}} 套笔记含有禁止使用的违禁词：{{words}}，请编辑笔记后再下载',
     },
     webhook: {
       not_found: 'Webhook 不存在',

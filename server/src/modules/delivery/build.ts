@@ -5,10 +5,9 @@ import { safeDownloadName } from '../../http/content-disposition.js';
 import { errorColumns, failure, NO_ERROR } from '../../http/reasons.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
-import { MAX_INPUT_PIXELS, sniffImageMime, type ImageMime } from '../../images/probe.js';
+import { MAX_INPUT_PIXELS, sniffImageMime } from '../../images/probe.js';
 import { PermanentJobError, type JobDefinition } from '../../jobs/types.js';
-import { noteText } from '../../content/note-text.js';
-import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
+import { imageExtension, notesZip, type NoteFolder } from '../notes/service.js';
 import { notifyPackageReady } from '../webhooks/service.js';
 import { syncCovers } from '../tasks/service.js';
 import * as repo from './repository.js';
@@ -21,8 +20,6 @@ export function setRank(strategy: string | null): number {
   const i = strategy ? SET_ORDER.indexOf(strategy) : -1;
   return i < 0 ? SET_ORDER.length : i;
 }
-
-const EXTENSIONS: Record<ImageMime, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/webp': 'webp' };
 
 /** A reason the build cannot succeed that the user can act on; shown on the package as is. */
 class PackageBuildError extends PermanentJobError {}
@@ -83,13 +80,13 @@ async function deliverableImage(ctx: AppContext, image: Image): Promise<{ data: 
   const mime = sniffImageMime(data);
   if (!mime) throw new PackageBuildError(`image candidate ${image.id} is not a JPEG, PNG or WebP file`);
   const meta = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  if (!(meta.exif || meta.xmp || meta.iptc || meta.icc || (meta.comments?.length ?? 0) > 0)) return { data, extension: EXTENSIONS[mime], asStored: true };
+  if (!(meta.exif || meta.xmp || meta.iptc || meta.icc || (meta.comments?.length ?? 0) > 0)) return { data, extension: imageExtension(mime), asStored: true };
   // sharp writes no metadata unless asked to (withMetadata/keepExif), so a re-encode strips it.
   const encoder = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS });
   if (mime === 'image/jpeg') data = await encoder.jpeg({ quality: 92, mozjpeg: true }).toBuffer();
   else if (mime === 'image/webp') data = await encoder.webp({ quality: 92 }).toBuffer();
   else data = await encoder.png().toBuffer();
-  return { data, extension: EXTENSIONS[mime], asStored: false };
+  return { data, extension: imageExtension(mime), asStored: false };
 }
 
 interface Plan {
@@ -122,47 +119,44 @@ async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Prom
 }
 
 /**
- * Writes the zip straight into storage (lazyZip: one entry in memory at a time, storage pulling
- * with backpressure). Entry times are the package's creation time, so a rebuild of the same
- * content yields the same bytes (and, storage being content-addressed, the same key).
+ * Writes the zip straight into storage (notes/service notesZip, the layout of every zip of notes:
+ * one entry in memory at a time, storage pulling with backpressure). Entry times are the
+ * package's creation time, so a rebuild of the same content yields the same bytes (and, storage
+ * being content-addressed, the same key).
  */
 async function writeZip(ctx: AppContext, plan: Plan, mtime: Date, signal: AbortSignal) {
-  const entries: LazyZipEntry[] = [];
-  let imageCount = 0;
   // Every note folder of a set holds the set's images, so a package packs each image once per
   // note of its set. Stored files never change (their key is their content's hash): once an
   // image has passed the checks as it is stored, later copies are only read, and their CRC-32
   // is the one already computed.
   const passed = new Map<string, number>();
-  for (const folder of plan.folders) {
-    for (const image of folder.images) {
-      imageCount += 1;
-      // Names are fixed before any image is read, so they follow the stored mime; the bytes
-      // are checked against it when the image is read.
-      const ext = EXTENSIONS[image.mime as ImageMime] ?? 'jpg';
-      entries.push({
-        name: `${folder.name}/${pad2(image.seq)}_${image.role}.${ext}`,
-        compress: false,
-        produce: async () => {
-          const known = passed.get(image.file_key);
-          if (known !== undefined) return { data: await readImage(ctx, image), crc32: known };
-          const prepared = await deliverableImage(ctx, image);
-          if (prepared.extension !== ext) {
-            throw new PackageBuildError(`image candidate ${image.id} is stored as ${image.mime} but its bytes are ${prepared.extension}`);
-          }
-          if (!prepared.asStored) return prepared.data;
-          const crc = crc32(prepared.data);
-          passed.set(image.file_key, crc);
-          return { data: prepared.data, crc32: crc };
-        },
-      });
-    }
-    entries.push({ name: `${folder.name}/note.txt`, compress: true, produce: async () => Buffer.from(noteText(folder.text), 'utf8') });
-  }
-  const zip = lazyZip(entries, { mtime, signal });
+  const folders: NoteFolder[] = plan.folders.map((folder) => ({
+    name: folder.name,
+    text: folder.text,
+    images: folder.images.map((image) => ({
+      seq: image.seq,
+      role: image.role,
+      mime: image.mime,
+      read: async () => {
+        const known = passed.get(image.file_key);
+        if (known !== undefined) return { data: await readImage(ctx, image), crc32: known };
+        const prepared = await deliverableImage(ctx, image);
+        // Names are fixed before any image is read, so they follow the stored mime; the bytes
+        // are checked against it when the image is read.
+        if (prepared.extension !== imageExtension(image.mime)) {
+          throw new PackageBuildError(`image candidate ${image.id} is stored as ${image.mime} but its bytes are ${prepared.extension}`);
+        }
+        if (!prepared.asStored) return prepared.data;
+        const crc = crc32(prepared.data);
+        passed.set(image.file_key, crc);
+        return { data: prepared.data, crc32: crc };
+      },
+    })),
+  }));
+  const zip = notesZip(folders, { mtime, signal });
   try {
     const stored = await ctx.storage.putStream(zip.output, { contentType: 'application/zip', extension: 'zip' });
-    return { ...stored, imageCount };
+    return { ...stored, imageCount: folders.reduce((n, folder) => n + folder.images.length, 0) };
   } catch (err) {
     zip.abort();
     throw zip.failure() ?? err;

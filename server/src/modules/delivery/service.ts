@@ -1,12 +1,13 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
-import { AppError, fail } from '../../http/errors.js';
+import { fail } from '../../http/errors.js';
 import { errorColumns, failure, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { sessionIsCurrent, type AuthUser } from '../../http/auth.js';
 import { API_PREFIX } from '../../http/module.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashToken, newOneTimeToken } from '../../security/tokens.js';
+import { wordsBlockingShipment } from '../notes/service.js';
 import { assertAccepts } from '../tasks/service.js';
 import { packageBuildJob, setRank } from './build.js';
 import * as repo from './repository.js';
@@ -16,11 +17,6 @@ export const DOWNLOAD_TOKEN_TTL_SECONDS = 60;
 type Text = Awaited<ReturnType<typeof repo.taskTexts>>[number];
 
 const byScoreThenId = (a: Text, b: Text) => b.score_total - a.score_total || a.id - b.id;
-
-function hardBlocked(text: Text): AppError {
-  const words = [...new Set(text.banned_hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
-  return fail('text.hard_blocked', { id: text.id, words: words.length > 0 ? words : ['(unknown)'] });
-}
 
 /**
  * contract-decisions §4: the requested texts; else every set's selected text; else, when no
@@ -36,11 +32,12 @@ function resolveNotes(texts: Text[], noteIds: number[] | undefined): number[] {
     chosen = [...new Set(noteIds)].map((id) => {
       const text = byId.get(id);
       if (!text) throw fail('text.not_in_task', { id });
-      if (text.banned_word_status === 'hard_block') throw hardBlocked(text);
+      const blocking = wordsBlockingShipment(text);
+      if (blocking.length > 0) throw fail('text.hard_blocked', { id, words: blocking });
       return text;
     });
   } else {
-    const packable = texts.filter((t) => t.banned_word_status !== 'hard_block');
+    const packable = texts.filter((t) => wordsBlockingShipment(t).length === 0);
     const selected = packable.filter((t) => t.is_selected);
     const best = new Map<string | null, Text>();
     for (const t of (selected.length > 0 ? selected : packable).sort(byScoreThenId)) {

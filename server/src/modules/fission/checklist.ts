@@ -36,7 +36,8 @@ const ROLE: Record<string, string> = { hook: '封面', main: '主图', pain: '�
 const NOTE_STATUS: Record<string, string> = { image_done: '已完成', failed: '失败', pending: '生成中' };
 const FISSION_STATUS: Record<string, string> = { generating: '生成中', completed: '已完成', failed: '失败' };
 const LEVEL: Record<string, string> = { low: '低（换角度换结构）', mid: '中（同主题换角度或结构）', high: '高（同结构换措辞和图片）' };
-const BANNED: Record<string, string> = { pass: '通过', auto_fixed: '已自动替换', soft_warn: '有提醒', hard_block: '有禁用词' };
+// A hard-blocked note never reaches a checklist: the download refuses it.
+const BANNED: Record<string, string> = { pass: '通过', auto_fixed: '已自动替换', soft_warn: '有提醒' };
 
 const roleName = (role: string) => ROLE[role] ?? markdownText(role);
 

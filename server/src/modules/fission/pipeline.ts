@@ -2,23 +2,21 @@ import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
 import type { NewRow, Row } from '../../db/schema.js';
-import { imagePrompt, preferencesInput } from '../../content/prompts.js';
+import { preferencesInput } from '../../content/prompts.js';
 import type { NotesIntentInput } from '../../content/schemas.js';
 import { normaliseNote } from '../../content/limits.js';
-import { judgedNotes, loadGenerationInputs, publishableNote, viaLedger, type FrameImageRequest } from '../generation/service.js';
-import { describeError, failedImage, lineFor, makeSlotImage, syncCovers, type ImageOutcome, type SlotImage } from '../notes/service.js';
+import { judgedNotes, loadGenerationInputs, publishableNote, viaLedger } from '../generation/service.js';
+import { describeError, makeQueuedImages, queuedImagesJob, syncCovers, type ImageOutcome, type QueuedImages, type SlotImage } from '../notes/service.js';
 import { coverTemplate } from '../../content/cover.js';
-import { buildStoryboard, type StoryboardFrame } from '../../content/storyboard.js';
+import { buildStoryboard } from '../../content/storyboard.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
 import { clip } from '../../content/text.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { warmImageThreads } from '../../images/threads.js';
-import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
 import { errorColumns, failure, type Failure } from '../../http/reasons.js';
 import { resolveConnections } from '../api-keys/service.js';
-import { pickProductImages } from '../../content/pick-image.js';
-import { productForGeneration, productImagesForGeneration } from '../products/service.js';
+import { productForGeneration } from '../products/service.js';
 import {
   DEFAULT_IMAGES_PER_SET,
   fissionPrompt,
@@ -103,8 +101,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
     });
   }
   const provider = ctx.providers.forCredentials(routes.text.creds);
-  const imageProvider = routes.image ? ctx.providers.forCredentials(routes.image.creds) : null;
-  if (imageProvider) warmImageThreads();
+  if (routes.image) warmImageThreads();
 
   let notes = await repo.notesOf(ctx.db, ws, fissionId);
   if (notes.length === 0) {
@@ -120,15 +117,11 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
     notes = await repo.notesOf(ctx.db, ws, fissionId);
   }
 
-  const scene = await imageScene(ctx, source);
-  const pool = new Semaphore(ctx.config.generation.imageConcurrency);
-  // Contract rule 2: one set after another; inside a set, images in parallel.
-  const images = await repo.imagesOf(ctx.db, ws, fissionId);
+  // Contract rule 2: one set after another; inside a set, images in parallel. Images already
+  // settled (made or failed) in an interrupted run stay as they are.
   for (const note of notes) {
     if (signal?.aborted) throw signal.reason;
-    // Images already settled (made or failed) in an interrupted run stay as they are.
-    const pending = images.filter((i) => i.note_id === note.id && i.status === 'pending');
-    if (pending.length > 0) await illustrate(ctx, imageProvider, fission, pending, scene, pool, signal);
+    await makeQueuedImages(ctx, await queuedImagesOf(ctx, fission, note, 'pending'), signal);
   }
   // Settles a fission whose notes all settled before a crash (or that has none).
   await ctx.db.transaction().execute((trx) => settleFission(trx, ctx, fission));
@@ -320,77 +313,32 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
 
 // ---- images ----------------------------------------------------------------------------------
 
-interface ImageScene {
-  productName: string;
-  overlay: boolean;
-  theme: string;
-  productImages: Awaited<ReturnType<typeof productImagesForGeneration>>;
-}
-
-async function imageScene(ctx: AppContext, source: Row<'tasks'>): Promise<ImageScene> {
-  const product = await productForGeneration(ctx, source.workspace_id, source.product_id);
-  return {
-    productName: product?.name ?? '',
-    overlay: source.overlay_text,
-    theme: source.theme,
-    productImages: product ? await productImagesForGeneration(ctx, source.workspace_id, product.id) : [],
-  };
-}
-
 /**
- * Makes the given images of one set, in parallel up to the pool's limit, settling each outcome
- * (a file, or an error marker) as soon as it is known. Only failures of our own infrastructure
- * (database, storage) escape, for the job to retry.
+ * The images of a note in `status` (`pending`: the generation's, `retrying`: queued for a retry)
+ * as the one path of every note's queued images makes them (notes/service makeQueuedImages):
+ * drawn with the source task operator's connection (rule 5), under the ledger keys
+ * `fission:<id>:image:<set>:<seq>`, each settling its note and the fission as it lands.
  */
-async function illustrate(
-  ctx: AppContext,
-  provider: Provider | null,
-  fission: FissionRow,
-  images: SetImage[],
-  scene: ImageScene,
-  pool: Semaphore,
-  signal?: AbortSignal,
-): Promise<void> {
-  const outcomes = await Promise.allSettled(
-    images.map(async (image) => {
-      // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
-      const references = pickProductImages(scene.productImages, image.role, provider?.referenceImages ?? 0);
-      const note = await repo.findNoteById(ctx.db, image.note_id!);
-      const noteSeq = note ? repo.seqOf(note) : image.note_id!;
-      // A cover carries its note's cover title as it is now: the operator may have edited it before a retry.
-      const line = note ? lineFor(image, note.cover_title) : image.overlay;
-      const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
-      const request: FrameImageRequest = {
-        workspaceId: fission.workspace_id,
-        callKey: `fission:${fission.id}:image:${noteSeq}:${image.seq}`,
-        frame,
-        prompt: imagePrompt(frame, scene.productName, references.length > 0),
-        input: {
-          purpose: 'storyboard-image',
-          strategy: image.strategy,
-          role: image.role,
-          seq: image.seq,
-          seed: `fission:${fission.id}:${noteSeq}:${image.seq}`,
-          product_name: scene.productName,
-          theme: scene.theme,
-          brief: image.brief,
-        },
-        references,
-        overlay: scene.overlay,
-        signal,
-        // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
-        slot: (work) => pool.run(work, signal),
-      };
-      const lettering = scene.overlay && line ? { line, template: coverTemplate(fission.id, noteSeq) } : null;
-      const outcome = await makeSlotImage(ctx, provider, request, lettering, (reason) =>
-        ctx.log.warn({ fissionId: fission.id, seq: noteSeq, image: image.seq, role: image.role, err: reason }, 'fission image failed'),
-      );
-      await settleImage(ctx, fission, image, outcome);
+async function queuedImagesOf(ctx: AppContext, fission: FissionRow, note: repo.FissionNoteRow, status: 'pending' | 'retrying'): Promise<QueuedImages> {
+  const ws = fission.workspace_id;
+  const [images, source] = await Promise.all([repo.imagesOf(ctx.db, ws, fission.id, note.id), repo.findSourceTask(ctx.db, ws, fission.source_task_id)]);
+  const seq = repo.seqOf(note);
+  return {
+    workspaceId: ws,
+    images: images.filter((image) => image.status === status),
+    scene: source
+      ? { operatorId: source.operator_id, imageKeyId: fission.image_key_id ?? source.image_key_id, productId: source.product_id, theme: source.theme, overlay: source.overlay_text }
+      : failure('failure.source_gone'),
+    slot: (image) => ({
+      // The note as read now: the operator may have edited its cover title before a retry.
+      coverTitle: note.cover_title,
+      callKey: `fission:${fission.id}:image:${seq}:${image.seq}`,
+      seed: `fission:${fission.id}:${seq}:${image.seq}`,
+      template: coverTemplate(fission.id, seq),
     }),
-  );
-  if (signal?.aborted) throw signal.reason;
-  const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (broken) throw broken.reason;
+    settle: (image, outcome) => settleImage(ctx, fission, image, outcome),
+    log: { fissionId: fission.id, seq },
+  };
 }
 
 /**
@@ -445,36 +393,11 @@ export function syncFissionCovers(ctx: AppContext, fission: Pick<FissionRow, 'id
 
 // ---- retry -----------------------------------------------------------------------------------
 
-/**
- * The `fission.retry-images` job (the note id): makes the images queued for a retry again, with
- * the source task operator's key (rule 5); each settles its note and the fission as it lands.
- */
-export async function retryFissionImages(ctx: AppContext, noteId: number, signal?: AbortSignal): Promise<void> {
+/** The images of a note queued for a retry; undefined once the note or its fission is gone. */
+async function retryingImagesOf(ctx: AppContext, noteId: number): Promise<QueuedImages | undefined> {
   const note = await repo.findNoteById(ctx.db, noteId);
   const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id!));
-  if (!note || !fission) return;
-  const queued = (await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)).filter((i) => i.status === 'retrying');
-  if (queued.length === 0) return;
-  const source = await repo.findSourceTask(ctx.db, fission.workspace_id, fission.source_task_id);
-  const routes = source && (await connectionsFor(ctx, fission, source));
-  if (!source || !routes?.image) {
-    await giveUpRetry(ctx, noteId, failure(source ? 'failure.no_image_connection' : 'failure.source_gone'));
-    return;
-  }
-  const provider = ctx.providers.forCredentials(routes.image.creds);
-  const pool = new Semaphore(ctx.config.generation.imageConcurrency);
-  await illustrate(ctx, provider, fission, queued, await imageScene(ctx, source), pool, signal);
-}
-
-/** Images still queued for a retry get an error marker back, so they can be retried again. */
-async function giveUpRetry(ctx: AppContext, noteId: number, reason: Failure): Promise<void> {
-  const note = await repo.findNoteById(ctx.db, noteId);
-  const fission = note && (await repo.findFission(ctx.db, note.workspace_id, note.fission_id!));
-  if (!note || !fission) return;
-  for (const image of await repo.imagesOf(ctx.db, fission.workspace_id, fission.id, noteId)) {
-    if (image.status !== 'retrying') continue;
-    await settleImage(ctx, fission, image, failedImage(failure('failure.retry', { detail: reason.message, because: reason.reason })));
-  }
+  return note && fission ? queuedImagesOf(ctx, fission, note, 'retrying') : undefined;
 }
 
 export const fissionGenerateJob: JobDefinition = {
@@ -488,9 +411,5 @@ export const fissionGenerateJob: JobDefinition = {
   },
 };
 
-export const fissionRetryImagesJob: JobDefinition = {
-  kind: 'fission.retry-images',
-  findStale: repo.findStaleRetries,
-  run: (ctx, noteId, job) => retryFissionImages(ctx, noteId, job.signal),
-  onFailed: (ctx, noteId, reason) => giveUpRetry(ctx, noteId, failure('failure.other', { detail: reason })),
-};
+/** The `fission.retry-images` job (the note id): makes the note's images queued for a retry again. */
+export const fissionRetryImagesJob = queuedImagesJob({ kind: 'fission.retry-images', findStale: repo.findStaleRetries, queuedOf: retryingImagesOf });

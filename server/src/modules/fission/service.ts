@@ -2,8 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import { PASS_LINE } from '../../content/scoring.js';
-import { IMAGE_EXTENSION } from '../generation/service.js';
-import { editedNote, noteEvaluator, type NoteEdit, type NoteRow } from '../notes/service.js';
+import { editedNote, imageEntryName, noteEvaluator, notesZip, wordsBlockingShipment, type NoteEdit, type NoteFolder, type NoteRow } from '../notes/service.js';
 import type { AuthUser } from '../../http/auth.js';
 import { fail } from '../../http/errors.js';
 import type { FailureReason, StoredParams } from '../../http/reasons.js';
@@ -11,8 +10,6 @@ import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
 import { assertAccepts } from '../tasks/service.js';
-import { noteText } from '../../content/note-text.js';
-import { lazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
 import { checklistMarkdown, type ChecklistSet } from './checklist.js';
 import { fissionGenerateJob, fissionRetryImagesJob, NOTE_DONE, NOTE_FAILED, syncFissionCovers, type SetImage } from './pipeline.js';
 import type { ReferenceLevel } from '../../content/fission.js';
@@ -204,8 +201,10 @@ export async function retryImages(ctx: AppContext, auth: AuthUser, id: number, s
 
 /**
  * The download: `fission_<id>.zip` with `checklist.md` at the root and a folder per set
- * (`set_01`, …) holding `note.txt` and the set's images (`<seq>_<role>.<ext>`). Everything is
- * checked before the first byte goes out, so a rejection is a clean 409 and never a cut-off zip.
+ * (`set_01`, …) holding `note.txt` and the set's images, laid out as every zip of notes
+ * (notes/service notesZip). A hard-blocked note never ships (contract-decisions §9, as packages
+ * refuse one). Everything is checked before the first byte goes out, so a rejection is a clean
+ * 409 and never a cut-off zip.
  */
 export async function exportFission(ctx: AppContext, auth: AuthUser, id: number, onlySeq?: number): Promise<{ fileName: string; output: Readable }> {
   const fission = await ownFission(ctx, auth, id);
@@ -217,8 +216,12 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number,
   if (notes.length === 0) {
     throw fail(fission.status === 'generating' ? 'fission.empty_generating' : 'fission.empty');
   }
+  const blocked = notes.filter((note) => wordsBlockingShipment(note).length > 0);
+  if (blocked.length > 0) {
+    throw fail('fission.export_hard_blocked', { sets: blocked.map((note) => String(repo.seqOf(note))), words: [...new Set(blocked.flatMap(wordsBlockingShipment))] });
+  }
   const problems: string[] = [];
-  const entries: LazyZipEntry[] = [];
+  const folders: NoteFolder[] = [];
   const sets: ChecklistSet[] = [];
   for (const note of notes) {
     const seq = repo.seqOf(note);
@@ -226,22 +229,20 @@ export async function exportFission(ctx: AppContext, auth: AuthUser, id: number,
     const images = allImages.filter((image) => image.note_id === note.id);
     if (!note.title.trim() || !note.content.trim()) problems.push(`${folder}: the note has no title or no text`);
     sets.push({ folder, seq, dimension: note.dimension ?? '', status: note.image_status ?? NOTE_FAILED, score: note.score_total, note, images });
-    entries.push({ name: `${folder}/note.txt`, compress: true, produce: async () => Buffer.from(noteText(note), 'utf8') });
+    const files: NoteFolder['images'] = [];
     for (const image of images) {
-      if (!image.file_key) continue;
-      const name = `${folder}/${pad2(image.seq)}_${image.role}.${IMAGE_EXTENSION[image.mime ?? ''] ?? 'jpg'}`;
-      if (!(await ctx.storage.stat(image.file_key))) {
-        problems.push(`${name}: the stored image file is missing`);
+      const key = image.file_key;
+      if (!key) continue;
+      if (!(await ctx.storage.stat(key))) {
+        problems.push(`${imageEntryName(folder, image)}: the stored image file is missing`);
         continue;
       }
-      const key = image.file_key;
-      entries.push({ name, compress: false, produce: () => ctx.storage.read(key) });
+      files.push({ seq: image.seq, role: image.role, mime: image.mime, read: () => ctx.storage.read(key) });
     }
+    folders.push({ name: folder, text: note, images: files });
   }
   if (problems.length > 0) throw fail('fission.export_rejected', { problems: problems.join('; ') });
-  const checklist = checklistMarkdown(fission, sets);
-  entries.unshift({ name: 'checklist.md', compress: true, produce: async () => Buffer.from(checklist, 'utf8') });
-  const zip = lazyZip(entries, { mtime: new Date(fission.created_at) });
+  const zip = notesZip(folders, { checklist: checklistMarkdown(fission, sets), mtime: new Date(fission.created_at) });
   return { fileName: onlySeq === undefined ? `fission_${fission.id}.zip` : `fission_${fission.id}_set_${pad2(onlySeq)}.zip`, output: zip.output };
 }
 

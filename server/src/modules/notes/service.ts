@@ -1,17 +1,25 @@
 import type { AppContext } from '../../context.js';
 import type { CoverTemplate } from '../../content/cover.js';
 import { evaluateNote, type EvaluatedNote, type NoteText } from '../../content/evaluate.js';
+import { withInstruction } from '../../content/instruction.js';
 import { cleanTags, distinctTags, limitProblems, publishableBody } from '../../content/limits.js';
+import { noteText } from '../../content/note-text.js';
+import { pickProductImages } from '../../content/pick-image.js';
+import { imagePrompt } from '../../content/prompts.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
 import { clip } from '../../content/text.js';
 import { json } from '../../db/codec.js';
 import type { Row, RowUpdate } from '../../db/schema.js';
 import { fail, limitError } from '../../http/errors.js';
 import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
+import type { JobDefinition } from '../../jobs/types.js';
+import { Semaphore } from '../../providers/reliability.js';
 import { ProviderError, providerParams, type Provider } from '../../providers/types.js';
+import { lazyZip, type LazyZip, type LazyZipEntry } from '../../zip/lazy-zip.js';
+import { resolveConnections } from '../api-keys/service.js';
 import { bannedWordMatcherFor } from '../banned-words/service.js';
-import { generateFrameImage, letterImage, reletterCover, type FrameImageRequest, type StoredImage } from '../generation/service.js';
-import { productForGeneration } from '../products/service.js';
+import { generateFrameImage, IMAGE_EXTENSION, letterImage, reletterCover, type FrameImageRequest, type StoredImage } from '../generation/service.js';
+import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import * as repo from './repository.js';
 
 /**
@@ -19,9 +27,9 @@ import * as repo from './repository.js';
  * `text_candidates` row) with its image slots and their versions (`image_candidates` rows),
  * whether a task's generation wrote it (`task_id`) or a fission of a source note (`fission_id`).
  * The rules a note follows whatever made it are here, once: how an edit is checked and scored,
- * what is drawn on an image and how a cover follows its note's cover title, and how one image of
- * a slot is made. The tasks and fission modules decide which notes and which images; this says
- * what happens to them.
+ * what is drawn on an image and how a cover follows its note's cover title, how queued images
+ * are made, which notes may ship and how shipped notes are laid out in a zip. The tasks, fission
+ * and delivery modules decide which notes and which images; this says what happens to them.
  */
 
 export type NoteRow = Row<'text_candidates'>;
@@ -101,6 +109,49 @@ export function editedNote(evaluate: NoteEvaluator, note: NoteRow, edit: NoteEdi
     ),
   );
   return { changes: { ...evaluatedColumns(evaluated), edited: true }, blocked: evaluated.status === 'hard_block' };
+}
+
+// ---- shipping: which notes may leave, and the zip they leave in --------------------------------
+
+/**
+ * The words that keep a note out of every package and download (contract-decisions §9: a
+ * hard-blocked note never ships); none when it may ship. "(unknown)" stands for the words of a
+ * note stored without its hits.
+ */
+export function wordsBlockingShipment(note: Pick<NoteRow, 'banned_word_status' | 'banned_hits'>): string[] {
+  if (note.banned_word_status !== 'hard_block') return [];
+  const words = [...new Set(note.banned_hits.filter((h) => h.level === 'hard_block').map((h) => h.word))];
+  return words.length > 0 ? words : ['(unknown)'];
+}
+
+/** A note as a folder of a zip: its text and its images, each read when the zip reaches it. */
+export interface NoteFolder {
+  name: string;
+  text: { title: string; content: string; tags: string[] };
+  images: Array<{ seq: number; role: string; mime: string | null; read: LazyZipEntry['produce'] }>;
+}
+
+export const imageExtension = (mime: string | null) => IMAGE_EXTENSION[mime ?? ''] ?? 'jpg';
+
+/** An image's name in its note's folder (contract-decisions §4), its extension from the stored mime. */
+export function imageEntryName(folder: string, image: { seq: number; role: string; mime: string | null }): string {
+  return `${folder}/${String(image.seq).padStart(2, '0')}_${image.role}.${imageExtension(image.mime)}`;
+}
+
+/**
+ * The one layout of a zip of notes, a task's package and a fission's download alike:
+ * `checklist.md` at the root when there is one, then each note's folder with its images and
+ * `note.txt` (the note as published, then the publishing reminders). Entry times are `mtime`, so
+ * the same notes always yield the same bytes.
+ */
+export function notesZip(folders: NoteFolder[], opts: { checklist?: string; mtime: Date; signal?: AbortSignal }): LazyZip {
+  const text = (data: string) => async () => Buffer.from(data, 'utf8');
+  const entries: LazyZipEntry[] = opts.checklist === undefined ? [] : [{ name: 'checklist.md', compress: true, produce: text(opts.checklist) }];
+  for (const folder of folders) {
+    for (const image of folder.images) entries.push({ name: imageEntryName(folder.name, image), compress: false, produce: image.read });
+    entries.push({ name: `${folder.name}/note.txt`, compress: true, produce: text(noteText(folder.text)) });
+  }
+  return lazyZip(entries, opts);
 }
 
 // ---- images: what is drawn, covers, one image of a slot ----------------------------------------
@@ -190,25 +241,24 @@ export type ImageOutcome = Pick<SlotImage, 'status' | 'file_key' | 'mime' | 'raw
 const NO_FILE = { file_key: null, mime: null, raw_file_key: null, raw_mime: null, lettered_title: null } as const;
 
 /** An outcome that records a failure (a retry finds it by its error). */
-export function failedImage(reason: Failure): ImageOutcome {
+function failedImage(reason: Failure): ImageOutcome {
   return { ...NO_FILE, status: 'failed', ...errorColumns(reason, MAX_ERROR), error_kind: null };
 }
 
 /**
- * Makes one image of a slot with `provider` (null: no connection draws images, a failure to
- * retry once one is added) and letters it with `lettering` (null: nothing drawn), keeping the
- * original so a cover can be lettered again when its title changes. A provider's or the image's
- * failure is the outcome; only a failure of our own infrastructure, or the abort, escapes.
+ * Makes one image of a slot with `provider` and letters it with `lettering` (null: nothing
+ * drawn), keeping the original so a cover can be lettered again when its title changes. A
+ * provider's or the image's failure is the outcome; only a failure of our own infrastructure, or
+ * the abort, escapes.
  */
-export async function makeSlotImage(
+async function makeSlotImage(
   ctx: AppContext,
-  provider: Provider | null,
+  provider: Provider,
   request: FrameImageRequest,
   lettering: { line: NonNullable<Overlay>; template: CoverTemplate } | null,
   onFailed: (reason: string) => void,
 ): Promise<ImageOutcome> {
   const role = request.frame.role;
-  if (!provider) return failedImage(failure('failure.no_image_connection'));
   try {
     const raw = await generateFrameImage(ctx, provider, request);
     if (!lettering) return { ...NO_FILE, status: 'done', file_key: raw.file_key, mime: raw.mime, ...NO_ERROR, error_kind: null };
@@ -229,4 +279,130 @@ export async function makeSlotImage(
     onFailed(reason);
     return { ...NO_FILE, status: 'failed', ...errorColumns(failure('failure.note_image', { role, detail: reason, ...providerParams(err) })), error_kind: err instanceof ProviderError ? err.kind : null };
   }
+}
+
+// ---- queued images: one path for a task's and a fission's -----------------------------------
+
+/** Whose connection draws, which product is shown and whether images are lettered: the origin's. */
+export interface ImageScene {
+  /** The operator whose connection is chosen when none is recorded (a fission's is its source task's). */
+  operatorId: number;
+  /** The image connection the origin recorded. */
+  imageKeyId: number | null;
+  productId: number;
+  theme: string;
+  overlay: boolean;
+}
+
+/**
+ * Images of one origin queued to be made, and what differs between origins: where the scene comes
+ * from (a failure when the origin is gone: every image fails with it), each image's cover title,
+ * ledger key and template, and how an outcome settles (a task's event stream; a fission's note
+ * and status).
+ */
+export interface QueuedImages {
+  workspaceId: number;
+  images: SlotImage[];
+  scene: ImageScene | Failure;
+  slot(image: SlotImage): {
+    coverTitle: string | undefined;
+    /** The provider call's ledger key: stable per slot, so a run after a crash reuses what an earlier run paid for. */
+    callKey: string;
+    /** What the offline provider draws from. */
+    seed: string;
+    template: CoverTemplate;
+  };
+  settle(image: SlotImage, outcome: ImageOutcome): Promise<void>;
+  /** Fields that name the origin in the log. */
+  log: Record<string, number>;
+}
+
+/** Every queued image gets the failure back, so it can be retried. */
+async function failQueued(queued: QueuedImages, reason: Failure): Promise<void> {
+  for (const image of queued.images) await queued.settle(image, failedImage(reason));
+}
+
+/** The connection that draws and the product shown, or why there is none. */
+async function drawing(ctx: AppContext, workspaceId: number, scene: ImageScene) {
+  const [routes, product] = await Promise.all([
+    resolveConnections(ctx, { workspaceId, operatorId: scene.operatorId, recorded: { image: scene.imageKeyId } }),
+    productForGeneration(ctx, workspaceId, scene.productId),
+  ]);
+  if (!routes.image) return failure('failure.no_image_connection');
+  if (!product) return failure('failure.product_gone');
+  return { provider: ctx.providers.forCredentials(routes.image.creds), product, productImages: await productImagesForGeneration(ctx, workspaceId, product.id) };
+}
+
+/**
+ * Makes the queued images, in parallel up to GENERATION_IMAGE_CONCURRENCY, each settling as soon
+ * as its outcome is known. A slot keeps the prompt its generation stored; one stored without (a
+ * fission's, an upload's) is asked with its frame's. Only failures of our own infrastructure
+ * (database, storage) escape, for the job to retry.
+ */
+export async function makeQueuedImages(ctx: AppContext, queued: QueuedImages, signal?: AbortSignal): Promise<void> {
+  if (queued.images.length === 0) return;
+  const { scene } = queued;
+  if ('reason' in scene) return failQueued(queued, scene);
+  const drawn = await drawing(ctx, queued.workspaceId, scene);
+  if ('reason' in drawn) return failQueued(queued, drawn);
+  const { provider, product, productImages } = drawn;
+  const pool = new Semaphore(ctx.config.generation.imageConcurrency);
+  const outcomes = await Promise.allSettled(
+    queued.images.map(async (image) => {
+      const slot = queued.slot(image);
+      const line = lineFor(image, slot.coverTitle);
+      const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
+      // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
+      const references = pickProductImages(productImages, image.role, provider.referenceImages);
+      const request: FrameImageRequest = {
+        workspaceId: queued.workspaceId,
+        callKey: slot.callKey,
+        frame,
+        prompt: withInstruction(image.prompt || imagePrompt(frame, product.name, references.length > 0), image.instruction),
+        input: {
+          purpose: 'storyboard-image',
+          strategy: image.strategy,
+          role: image.role,
+          seq: image.seq,
+          seed: slot.seed,
+          product_name: product.name,
+          theme: scene.theme,
+          brief: image.brief,
+        },
+        references,
+        overlay: scene.overlay,
+        signal,
+        // The pool bounds provider calls only: normalising the reply and lettering hold no slot.
+        slot: (work) => pool.run(work, signal),
+      };
+      const lettering = scene.overlay && line ? { line, template: slot.template } : null;
+      const outcome = await makeSlotImage(ctx, provider, request, lettering, (reason) =>
+        ctx.log.warn({ ...queued.log, imageId: image.id, image: image.seq, role: image.role, err: reason }, 'image failed'),
+      );
+      await queued.settle(image, outcome);
+    }),
+  );
+  if (signal?.aborted) throw signal.reason;
+  const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+  if (broken) throw broken.reason;
+}
+
+/**
+ * The job that makes an origin's queued images (a task's regenerated or retried ones, a fission
+ * note's retried ones): `queuedOf` reads them from the job's id, undefined once the origin is
+ * gone. A job that fails for good hands the failure to every image still queued.
+ */
+export function queuedImagesJob(definition: Pick<JobDefinition, 'kind' | 'findStale'> & { queuedOf: (ctx: AppContext, refId: number) => Promise<QueuedImages | undefined> }): JobDefinition {
+  const { queuedOf, ...job } = definition;
+  return {
+    ...job,
+    run: async (ctx, refId, run) => {
+      const queued = await queuedOf(ctx, refId);
+      if (queued) await makeQueuedImages(ctx, queued, run.signal);
+    },
+    onFailed: async (ctx, refId, reason) => {
+      const queued = await queuedOf(ctx, refId);
+      if (queued) await failQueued(queued, failure('failure.images_stopped', { detail: reason }));
+    },
+  };
 }

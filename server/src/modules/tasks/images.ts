@@ -1,7 +1,5 @@
 import type { AppContext } from '../../context.js';
 import { taskCoverTemplate } from '../../content/cover.js';
-import { withInstruction } from '../../content/instruction.js';
-import { pickProductImages } from '../../content/pick-image.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
 import { json, nowIso } from '../../db/codec.js';
@@ -12,15 +10,11 @@ import { fail } from '../../http/errors.js';
 import { InvalidImageError } from '../../images/normalize.js';
 import { normalizeImageInThread } from '../../images/threads.js';
 import { sniffImageMime } from '../../images/probe.js';
-import type { JobDefinition } from '../../jobs/types.js';
-import { errorColumns, failure, NO_ERROR, type Failure } from '../../http/reasons.js';
-import { Semaphore } from '../../providers/reliability.js';
-import { resolveConnections } from '../api-keys/service.js';
+import { errorColumns, failure, NO_ERROR } from '../../http/reasons.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
-import { IMAGE_EXTENSION, letterImage, type FrameImageRequest } from '../generation/service.js';
-import { failedImage, lineFor, makeSlotImage, syncCovers as syncNoteCovers, type ImageOutcome } from '../notes/service.js';
+import { IMAGE_EXTENSION, letterImage } from '../generation/service.js';
+import { lineFor, queuedImagesJob, syncCovers as syncNoteCovers, type ImageOutcome, type QueuedImages } from '../notes/service.js';
 import { recordSignal } from '../preferences/service.js';
-import { productForGeneration, productImagesForGeneration } from '../products/service.js';
 import { runTaskAction, type TaskRow } from './lifecycle.js';
 import * as repo from './repository.js';
 import { imageCandidateView } from './views.js';
@@ -250,55 +244,27 @@ async function enqueueImages(ctx: AppContext, workspaceId: number, taskId: numbe
 // ---- the task.images job ---------------------------------------------------------------------
 
 /**
- * The `task.images` job (the task id): makes every queued image of the task. Each image's
- * provider call goes through the ledger under its own row's key, so a run after a crash reuses
- * what an earlier run paid for; each image settles (done or failed, with its event) on its own.
+ * The task's queued images (regenerated or retried) as the one path of every note's queued
+ * images makes them (notes/service makeQueuedImages): drawn with the task's connection, each
+ * paid through the ledger under its own row's key, each settling with its `image_candidate`
+ * event on the task's stream.
  */
-export async function runTaskImages(ctx: AppContext, taskId: number, signal?: AbortSignal): Promise<void> {
+async function queuedImagesOf(ctx: AppContext, taskId: number): Promise<QueuedImages | undefined> {
   const task = await repo.findTaskById(ctx.db, taskId);
-  if (!task) return;
-  const queued = await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id);
-  if (queued.length === 0) return;
-  const [routes, product] = await Promise.all([
-    resolveConnections(ctx, { workspaceId: task.workspace_id, operatorId: task.operator_id, recorded: { image: task.image_key_id } }),
-    productForGeneration(ctx, task.workspace_id, task.product_id),
-  ]);
-  if (!routes.image || !product) {
-    await failQueued(ctx, task, failure(routes.image ? 'failure.product_gone' : 'failure.no_image_connection'));
-    return;
-  }
-  const provider = ctx.providers.forCredentials(routes.image.creds);
-  const productImages = await productImagesForGeneration(ctx, task.workspace_id, product.id);
-  const titles = await coverTitles(ctx.db, task.workspace_id, task.id);
-  const pool = new Semaphore(ctx.config.generation.imageConcurrency);
-
-  const outcomes = await Promise.allSettled(
-    queued.map(async (image) => {
-      const line = lineFor(image, titles.get(image.strategy));
-      const frame: StoryboardFrame = { seq: image.seq, role: image.role, brief: image.brief, overlay: line };
-      // A photo goes along only where the model takes one.
-      const references = pickProductImages(productImages, image.role, provider.referenceImages);
+  if (!task) return undefined;
+  const images = await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id);
+  const titles = images.length > 0 ? await coverTitles(ctx.db, task.workspace_id, task.id) : new Map<StrategyCode, string>();
+  return {
+    workspaceId: task.workspace_id,
+    images,
+    scene: { operatorId: task.operator_id, imageKeyId: task.image_key_id, productId: task.product_id, theme: task.theme, overlay: task.overlay_text },
+    slot: (image) => {
       const key = `task:${task.id}:image-row:${image.id}`;
-      const request: FrameImageRequest = {
-        workspaceId: task.workspace_id,
-        callKey: key,
-        frame,
-        prompt: withInstruction(image.prompt, image.instruction),
-        input: { purpose: 'storyboard-image', strategy: image.strategy, role: image.role, seq: image.seq, seed: key, product_name: product.name, theme: task.theme, brief: image.brief },
-        references,
-        overlay: task.overlay_text,
-        signal,
-        slot: (work) => pool.run(work, signal),
-      };
-      const outcome = await makeSlotImage(ctx, provider, request, letteringOf(task, image.strategy, line), (reason) =>
-        ctx.log.warn({ taskId: task.id, imageId: image.id, err: reason }, 'single image failed'),
-      );
-      await settle(ctx, task, image.id, outcome);
-    }),
-  );
-  if (signal?.aborted) throw signal.reason;
-  const broken = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-  if (broken) throw broken.reason;
+      return { coverTitle: titles.get(image.strategy), callKey: key, seed: key, template: taskCoverTemplate(task.id, image.strategy) };
+    },
+    settle: (image, outcome) => settle(ctx, task, image.id, outcome),
+    log: { taskId: task.id },
+  };
 }
 
 async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: ImageOutcome) {
@@ -308,19 +274,5 @@ async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: I
   });
 }
 
-/** Queued images get a failure back (so they can be retried), with the reason. */
-async function failQueued(ctx: AppContext, task: TaskRow, reason: Failure) {
-  for (const image of await repo.pendingImagesOf(ctx.db, task.workspace_id, task.id)) {
-    await settle(ctx, task, image.id, failedImage(reason));
-  }
-}
-
-export const taskImagesJob: JobDefinition = {
-  kind: 'task.images',
-  findStale: repo.findStaleImages,
-  run: (ctx, taskId, job) => runTaskImages(ctx, taskId, job.signal),
-  onFailed: async (ctx, taskId, reason) => {
-    const task = await repo.findTaskById(ctx.db, taskId);
-    if (task) await failQueued(ctx, task, failure('failure.images_stopped', { detail: reason }));
-  },
-};
+/** The `task.images` job (the task id): makes every queued image of the task. */
+export const taskImagesJob = queuedImagesJob({ kind: 'task.images', findStale: repo.findStaleImages, queuedOf: queuedImagesOf });
