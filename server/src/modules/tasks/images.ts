@@ -120,7 +120,8 @@ export async function regenerateImage(ctx: AppContext, auth: AuthUser, taskId: n
       strategy: source.strategy,
       at: now,
     });
-    return { result: row, events: [] };
+    const audit = [{ kind: 'generation' as const, action: 'regenerate_image', detail: { candidate_id: row.id, replaces: source.id, strategy: source.strategy, seq: source.seq, instruction: wish } }];
+    return { result: row, events: [], audit };
   });
   await enqueueImages(ctx, auth.workspaceId, taskId, [queued.id]);
   return { queued: true as const };
@@ -203,7 +204,8 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
     });
     if (!inserted) throw fail('image.store_race');
     const view = imageCandidateView(ctx, inserted);
-    return { result: view, events: [{ name: 'image_candidate', data: view }] };
+    const audit = [{ kind: 'edit' as const, action: 'upload_image', detail: { candidate_id: inserted.id, replaces: current.id, strategy, seq } }];
+    return { result: view, events: [{ name: 'image_candidate', data: view }], audit };
   });
   return row;
 }
