@@ -93,5 +93,6 @@ export function labelledXmp(existing: string | Buffer | undefined, label: AigcLa
   // Another rdf:Description beside the provider's keeps every property it wrote.
   const end = text.lastIndexOf('</rdf:RDF>');
   if (end >= 0 && /xmlns:rdf\s*=/.test(text)) return `${text.slice(0, end)}${description}${text.slice(end)}`;
-  return `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">${description}</rdf:RDF></x:xmpmeta>`;
+  // The packet wrapper of XMP part 1, which scanners that read files byte-wise look for.
+  return `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">${description}</rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
 }

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../generation/fake-openai.js';
 import { settledDetail } from '../generation/helpers.js';
 import { API, createTask, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+import { settledFission } from '../fission/fixtures.js';
 import { settledPackage } from './fixtures.js';
 import { readZip } from './zip.js';
 
@@ -128,5 +129,38 @@ describe('AI content labels in delivered images', () => {
     const entries = await readZip(await served(`${pkg.download_url}?token=${token}`));
     const cover = entries.find((e) => e.name.startsWith('note_01_A/01_'))!;
     expect((await sharp(cover.data).metadata()).xmp).toBeUndefined();
+  }, 120_000);
+});
+
+/** The offline provider's cards and a fission's pictures are model output too: the same label. */
+describe('AI content labels in fission downloads', () => {
+  let server: TestServer;
+  let ws: Workspace;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { PUBLIC_URL: 'https://content.example.com' } });
+    ws = await workspaceWithProduct(server);
+  });
+  afterAll(async () => server?.close());
+
+  it('labels every picture of a fission download, with PUBLIC_URL as the propagator', async () => {
+    const task = await createTask(server, ws, { text_count: 3, image_count: 2 });
+    expect((await settledDetail(server, ws.token, task.id)).status).toBe('pending_selection');
+    const { fission_id: id } = await ok(server, 'POST', '/fission', ws.token, { source_task_id: task.id, fanout_count: 1 });
+    expect((await settledFission(server, ws.token, id)).status).toBe('completed');
+    const res = await fetch(`${server.url}${API}/fission/${id}/download`, { headers: { authorization: `Bearer ${ws.token}` } });
+    expect(res.status).toBe(200);
+    const pictures = (await readZip(Buffer.from(await res.arrayBuffer()))).filter((e) => e.name.endsWith('.jpg'));
+    expect(pictures.length).toBeGreaterThan(0);
+    for (const entry of pictures) {
+      const meta = await sharp(entry.data).metadata();
+      expect(meta.exif, entry.name).toBeUndefined();
+      expect(readAigc(meta.xmp), entry.name).toMatchObject({
+        Label: '1',
+        ContentProducer: 'local',
+        ProduceID: expect.stringMatching(new RegExp(`^fission:${id}:image:\\d+:\\d+$`)),
+        ContentPropagator: 'https://content.example.com',
+      });
+    }
   }, 120_000);
 });
