@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
-import { settledDetail } from '../generation/helpers.js';
+import { settledDetail, waitFor } from '../generation/helpers.js';
 import { settledPackage } from '../delivery/fixtures.js';
 import { API, createTask, ok, otherWorkspace, workspaceWithProduct, type Workspace } from './fixtures.js';
 
@@ -84,6 +84,23 @@ describe('task audit trail', () => {
     expect(again.slice(0, items.length)).toEqual(items);
     expect(again.slice(items.length).map((i: any) => [i.action, i.username])).toEqual([['create_package', 'audit-sup']]);
   }, 120_000);
+
+  it('records an image asked again: who asked with what instruction, then the call that drew it', async () => {
+    const task = await createTask(server, ws, { text_count: 3, image_count: 1 });
+    const detail = await settledDetail(server, ws.token, task.id);
+    const image = (detail.image_candidates as any[]).find((i) => i.strategy === 'B');
+    await ok(server, 'POST', `/tasks/${task.id}/image-candidates/${image.candidate_id}/regenerate`, operator.token, { instruction: '换成浅色木桌背景' });
+    const items = await waitFor(async () => {
+      const trail = (await audit(task.id, supervisor.token)).body.data.items as any[];
+      return trail.some((i) => i.action === 'image_prompt' && i.detail.candidate_id !== image.candidate_id && i.detail.strategy === 'B') ? trail : undefined;
+    });
+    const asked = items.find((i) => i.action === 'regenerate_image');
+    expect(asked).toMatchObject({ kind: 'generation', username: 'audit-op', detail: { replaces: image.candidate_id, strategy: 'B', seq: 1, instruction: '换成浅色木桌背景' } });
+    const drawn = items.filter((i) => i.action === 'image_prompt').at(-1);
+    expect(drawn).toMatchObject({ user_id: null, detail: { candidate_id: asked.detail.candidate_id, produce_id: `task:${task.id}:image-row:${asked.detail.candidate_id}`, provider: 'local' } });
+    expect(drawn.detail.prompt).toContain('换成浅色木桌背景');
+    expect(drawn.id).toBeGreaterThan(asked.id);
+  }, 60_000);
 
   it('downloads the same trail as CSV with ?format=csv', async () => {
     const task = await createTask(server, ws, { text_count: 3, image_count: 0 });

@@ -18,6 +18,7 @@ import { Semaphore } from '../../providers/reliability.js';
 import { resolveConnections } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { IMAGE_EXTENSION, letterImage, type FrameImageRequest } from '../generation/service.js';
+import { recordAudit } from '../audit/service.js';
 import { failedImage, lineFor, makeSlotImage, syncCovers as syncNoteCovers, type ImageOutcome } from '../notes/service.js';
 import { recordSignal } from '../preferences/service.js';
 import { productForGeneration, productImagesForGeneration } from '../products/service.js';
@@ -294,7 +295,8 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
       const outcome = await makeSlotImage(ctx, provider, request, letteringOf(task, image.strategy, line), (reason) =>
         ctx.log.warn({ taskId: task.id, imageId: image.id, err: reason }, 'single image failed'),
       );
-      await settle(ctx, task, image.id, outcome);
+      const drawn = { strategy: image.strategy, seq: image.seq, provider: provider.label, model: provider.models.image, produce_id: key, prompt: request.prompt };
+      await settle(ctx, task, image.id, outcome, drawn);
     }),
   );
   if (signal?.aborted) throw signal.reason;
@@ -302,9 +304,16 @@ export async function runTaskImages(ctx: AppContext, taskId: number, signal?: Ab
   if (broken) throw broken.reason;
 }
 
-async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: ImageOutcome) {
+/** An image's outcome stored with its event; a drawn one adds its call to the audit trail (`drawn`: what was asked of whom). */
+async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: ImageOutcome, drawn?: Record<string, unknown>) {
   await ctx.events.commit(task.id, async (trx) => {
-    const row = await repo.updateImageCandidate(trx, task.workspace_id, imageId, { ...change, updated_at: nowIso(ctx.clock.now()) });
+    const now = ctx.clock.now();
+    const row = await repo.updateImageCandidate(trx, task.workspace_id, imageId, { ...change, updated_at: nowIso(now) });
+    if (row && drawn && change.status === 'done') {
+      await recordAudit(trx, { workspaceId: task.workspace_id, taskId: task.id, userId: null, now }, [
+        { kind: 'generation', action: 'image_prompt', detail: { generation: row.generation, candidate_id: row.id, ...drawn } },
+      ]);
+    }
     return { result: undefined, events: row ? [{ name: 'image_candidate', data: imageCandidateView(ctx, row) }] : [] };
   });
 }
