@@ -45,24 +45,28 @@ function tc260Prefix(xmp: string): string | null {
   return match ? match[1]! : null;
 }
 
-/** The `AIGC` element of an XMP packet, with its fields (null when absent or not a JSON object). */
-function aigcElement(xmp: string): { element: string; fields: Partial<AigcFields> } | null {
+/**
+ * The `AIGC` element of an XMP packet and its fields (none when its value is not a JSON object:
+ * the element is still the one to fill, never a second beside it). Null when absent.
+ */
+function aigcElement(xmp: string): { element: string; prefix: string; fields: Partial<AigcFields> } | null {
   const prefix = tc260Prefix(xmp);
   if (!prefix) return null;
   const match = new RegExp(`<${prefix}:AIGC>([\\s\\S]*?)</${prefix}:AIGC>`).exec(xmp);
   if (!match) return null;
+  const fields: Partial<AigcFields> = {};
   try {
     const parsed: unknown = JSON.parse(unescapeXml(match[1]!));
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-    const fields: Partial<AigcFields> = {};
-    for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string' || typeof value === 'number') fields[key as keyof AigcFields] = String(value);
-    return { element: match[0], fields };
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+      for (const [key, value] of Object.entries(parsed)) if (typeof value === 'string' || typeof value === 'number') fields[key as keyof AigcFields] = String(value);
+    }
   } catch {
-    return null;
+    // An unreadable value is replaced by ours below.
   }
+  return { element: match[0], prefix, fields };
 }
 
-/** The TC260 fields an XMP packet carries, or null (for tests and for reading a provider's label). */
+/** The TC260 fields an XMP packet carries, or null: how the tests read a delivered image's label. */
 export function readAigc(xmp: string | Buffer | undefined): Partial<AigcFields> | null {
   if (!xmp) return null;
   return aigcElement(typeof xmp === 'string' ? xmp : xmp.toString('utf8'))?.fields ?? null;
@@ -88,7 +92,7 @@ export function labelledXmp(existing: string | Buffer | undefined, label: AigcLa
     ReservedCode2: theirs.ReservedCode2 ?? '',
   };
   const value = escapeXml(JSON.stringify(fields));
-  if (found) return text.replace(found.element, `<${tc260Prefix(text)!}:AIGC>${value}</${tc260Prefix(text)!}:AIGC>`);
+  if (found) return text.replace(found.element, () => `<${found.prefix}:AIGC>${value}</${found.prefix}:AIGC>`);
   const description = `<rdf:Description rdf:about="" xmlns:TC260="${TC260_NAMESPACE}"><TC260:AIGC>${value}</TC260:AIGC></rdf:Description>`;
   // Another rdf:Description beside the provider's keeps every property it wrote.
   const end = text.lastIndexOf('</rdf:RDF>');
