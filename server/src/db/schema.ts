@@ -429,6 +429,20 @@ export interface ReviewsTable {
   created_at: Timestamp;
 }
 
+/** What an audit row records (contract-decisions §12); post waits for the publishing operation (§11). */
+export type AuditKind = 'generation' | 'edit' | 'selection' | 'review' | 'package';
+
+export interface TaskAuditTable {
+  id: Id;
+  workspace_id: number;
+  task_id: number;
+  kind: AuditKind;
+  action: string;
+  user_id: number | null;
+  detail: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
 export interface DeliveryPackagesTable {
   id: Id;
   workspace_id: number;
@@ -654,6 +668,7 @@ export interface DB {
   preference_signals: PreferenceSignalsTable;
   preference_snapshots: PreferenceSnapshotsTable;
   reviews: ReviewsTable;
+  task_audit: TaskAuditTable;
   delivery_packages: DeliveryPackagesTable;
   package_notes: PackageNotesTable;
   fission_tasks: FissionTasksTable;
@@ -708,6 +723,7 @@ export const COLUMN_CODECS: TableCodecs = {
   task_events: { data: 'json' },
   preference_snapshots: { context: 'json' },
   reviews: { final: 'bool' },
+  task_audit: { detail: 'json' },
   fission_tasks: { error_params: 'json' },
   delivery_packages: { error_params: 'json' },
   provider_calls: { result: 'json' },

@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { labelledXmp, type AigcLabel } from './aigc.js';
 import { MAX_INPUT_PIXELS, SHARP_FORMAT, sniffImageMime } from './probe.js';
 
 export const DEFAULT_WIDTH = 1080;
@@ -22,6 +23,11 @@ export interface NormalizeOptions {
   height?: number;
   /** JPEG for photos (default); PNG keeps rendered cards and text edges lossless. */
   format?: 'jpeg' | 'png';
+  /**
+   * A model drew the image: its XMP (the provider's own labels) is kept and the GB 45438 label
+   * written into it (contract-decisions §12). Without it nothing of the input's metadata stays.
+   */
+  aigc?: AigcLabel;
 }
 
 /** The bytes are not a JPEG, PNG or WebP image that decodes (the caller decides what that means). */
@@ -35,18 +41,20 @@ export class InvalidImageError extends Error {
 /**
  * Any JPEG, PNG or WebP → exactly width×height (3:4, 1080×1440 by default): turned upright by
  * its EXIF orientation, centre-cropped to the ratio, resized, converted to sRGB and re-encoded.
- * sharp writes no metadata unless asked, so EXIF (camera, GPS), XMP, the ICC profile and
- * C2PA/JUMBF manifests (provenance labels of AI images) are all gone. One decode and one encode:
- * the output is built only from pixels that decoded, so no separate validation pass is needed.
+ * sharp writes no metadata unless asked, so EXIF (camera, GPS), IPTC, the ICC profile and
+ * C2PA/JUMBF manifests are all gone; XMP only where `aigc` says a model drew the image. One
+ * decode and one encode: the output is built only from pixels that decoded, so no separate
+ * validation pass is needed.
  */
 export async function normalizeImage(input: Buffer, opts: NormalizeOptions = {}): Promise<NormalizedImage> {
   const width = opts.width ?? DEFAULT_WIDTH;
   const height = opts.height ?? DEFAULT_HEIGHT;
-  return encode(await normalizedPipeline(input, width, height), { width, height, format: opts.format });
+  const { pipeline, xmp } = await normalizedPipeline(input, width, height);
+  return encode(pipeline, { width, height, format: opts.format, xmp: opts.aigc ? labelledXmp(xmp, opts.aigc) : undefined });
 }
 
-/** The decoding half of normalizeImage, for callers that draw on the image before encoding. */
-export async function normalizedPipeline(input: Buffer, width: number, height: number): Promise<sharp.Sharp> {
+/** The decoding half of normalizeImage, for callers that draw on the image before encoding; `xmp` is the input's. */
+export async function normalizedPipeline(input: Buffer, width: number, height: number): Promise<{ pipeline: sharp.Sharp; xmp: string | undefined }> {
   // Only the formats we accept anywhere, by their bytes: sharp would also decode SVG, GIF, TIFF…
   const mime = sniffImageMime(input);
   if (!mime) throw new InvalidImageError('not a JPEG, PNG or WebP image');
@@ -64,7 +72,7 @@ export async function normalizedPipeline(input: Buffer, width: number, height: n
   // A centre crop: provider images are asked for at 3:4 or the nearest portrait size, so the
   // crop takes a thin strip off the edges; a saliency search costs a sixth to a quarter more CPU.
   if (w !== width || h !== height) pipeline.resize(width, height, { fit: 'cover', position: 'centre', kernel: kernelFor(Math.max(width / w, height / h)) });
-  return pipeline;
+  return { pipeline, xmp: meta.xmp?.toString('utf8') };
 }
 
 /**
@@ -77,10 +85,12 @@ function kernelFor(scale: number): keyof sharp.KernelEnum {
 }
 
 /**
- * The encoding half: no metadata is written (sharp keeps none unless asked). Decoding happens
- * here (sharp is lazy), so a file that is corrupt past its header fails here.
+ * The encoding half: no metadata is written (sharp keeps none unless asked) but the `xmp`
+ * packet given. Decoding happens here (sharp is lazy), so a file that is corrupt past its
+ * header fails here.
  */
-export async function encode(pipeline: sharp.Sharp, opts: { width: number; height: number; format?: 'jpeg' | 'png' }): Promise<NormalizedImage> {
+export async function encode(pipeline: sharp.Sharp, opts: { width: number; height: number; format?: 'jpeg' | 'png'; xmp?: string }): Promise<NormalizedImage> {
+  if (opts.xmp) pipeline.withXmp(opts.xmp);
   let data: Buffer;
   try {
     data = opts.format === 'png' ? await pipeline.png({ compressionLevel: 6 }).toBuffer() : await pipeline.jpeg({ quality: JPEG_QUALITY, optimiseCoding: false }).toBuffer();

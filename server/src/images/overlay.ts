@@ -25,7 +25,7 @@ export interface OverlayLayer {
 /**
  * Draws Chinese cover titles and captions onto an image with the bundled font, because image
  * models garble Chinese text. The result is normalised like every output image (3:4 size,
- * re-encoded, no metadata); with nothing to draw it is only normalised. Only the layers that
+ * re-encoded, no metadata but the input's XMP); with nothing to draw it is only normalised. Only the layers that
  * carry text are rendered (a title's block or label, up to about 60% of the image for a
  * three-line 大字报; a caption a sixth), off
  * the event loop while the image decodes, and blended into the rows they cover: one decode,
@@ -39,12 +39,14 @@ export async function overlayText(
   const width = opts.width ?? DEFAULT_WIDTH;
   const height = opts.height ?? DEFAULT_HEIGHT;
   const layers = overlayLayers(width, height, text);
-  const pipeline = await normalizedPipeline(image, width, height);
-  if (layers.length === 0) return encode(pipeline, { width, height, format: opts.format });
+  // The input is a stored image: its XMP is the AIGC label of a model-drawn one (a lettered
+  // cover stays labelled) and nothing for an upload, whose metadata went when it was stored.
+  const { pipeline, xmp } = await normalizedPipeline(image, width, height);
+  if (layers.length === 0) return encode(pipeline, { width, height, format: opts.format, xmp });
   const [decoded, rendered] = await Promise.all([pipeline.raw().toBuffer({ resolveWithObject: true }), Promise.all(layers.map((layer) => renderSvg(layer.svg)))]);
   const base = { data: decoded.data, width: decoded.info.width, height: decoded.info.height, channels: decoded.info.channels };
   for (const [i, layer] of layers.entries()) await compositeRows(base, { ...rendered[i]!, premultiplied: true }, layer.top, layer.left);
-  return encode(fromRaw(base), { width, height, format: opts.format });
+  return encode(fromRaw(base), { width, height, format: opts.format, xmp });
 }
 
 const svgOf = (width: number, height: number, body: string) =>

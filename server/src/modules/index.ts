@@ -1,6 +1,7 @@
 import type { ApiModule } from '../http/module.js';
 import { accessTokenRoutes } from './access-tokens/routes.js';
 import { apiKeyRoutes } from './api-keys/routes.js';
+import { auditRoutes } from './audit/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { bannedWordRoutes } from './banned-words/routes.js';
 import { benchmarkRoutes } from './benchmarks/routes.js';
@@ -17,4 +18,4 @@ import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes, webhookRoutes, accessTokenRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, auditRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes, webhookRoutes, accessTokenRoutes];

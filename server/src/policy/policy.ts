@@ -37,6 +37,8 @@ const WORKSPACE_RULES = {
   'api_keys.create': anyMember,
   'generation_routing.write': atLeast('supervisor'),
   'review.decide': atLeast('supervisor'),
+  /** A task's audit trail (contract-decisions §12): prompts and who did what, for those who answer for what is posted. */
+  'audit.read': atLeast('supervisor'),
   'users.manage': atLeast('admin'),
   'workspaces.manage': atLeast('admin'),
   'webhooks.manage': atLeast('admin'),
@@ -55,6 +57,7 @@ const ACTION_SCOPES: Record<WorkspaceAction, Scope> = {
   'api_keys.create': 'admin',
   'generation_routing.write': 'admin',
   'review.decide': 'review',
+  'audit.read': 'review',
   'users.manage': 'admin',
   'workspaces.manage': 'admin',
   'webhooks.manage': 'admin',

@@ -146,13 +146,13 @@ export class OpenAICompatibleProvider implements Provider {
           ? dashscopeSyncImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal })
           : submitAndPollDashscopeImage(dashscope, this.deps, { model, prompt: request.prompt, negativePrompt, size, signal: request.signal });
       }
-      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, references, negativePrompt, { width, height });
+      return reference && features.reference === 'openai-edits' ? this.openaiEdit(model, size, request, reference) : this.openaiImage(model, size, request, references, negativePrompt, { width, height, aigc: request.aigc });
     });
     // The provider's size rarely is exactly 3:4: crop and resize here, in the same decode that
     // proves the bytes are an image; in an image thread, after the provider's slot is free.
     let normalized: NormalizedImage;
     try {
-      normalized = Buffer.isBuffer(raw) ? await normalizeImageInThread(raw, { width, height }) : await raw.normalizing;
+      normalized = Buffer.isBuffer(raw) ? await normalizeImageInThread(raw, { width, height, aigc: request.aigc }) : await raw.normalizing;
     } catch (err) {
       if (err instanceof InvalidImageError) throw new ProviderError('bad_output', `${this.label} image generation returned data that is not a JPEG, PNG or WebP image`, this.label);
       throw err;

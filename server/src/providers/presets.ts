@@ -50,7 +50,10 @@ export interface ImageFeatures {
    * range instead of the asynchronous task and per-edge limits.
    */
   modelRules?: Array<{ pattern: RegExp; size: ImageSizeRule; endpoint?: 'dashscope-sync' }>;
-  /** Extra fields that turn the provider's visible watermark off. */
+  /**
+   * Extra fields that turn the provider's visible watermark off: the contract removes visible
+   * marks only (contract-decisions §12); the implicit label is written by the service (images/aigc.ts).
+   */
   noWatermark: Record<string, unknown>;
   /**
    * The image API documents a negative prompt (DashScope: `input.negative_prompt` for Wan,

@@ -1,4 +1,5 @@
 import type { JsonSchemaSpec } from '../content/schemas.js';
+import type { AigcLabel } from '../images/aigc.js';
 import type { ProviderLabel } from './labels.js';
 
 /**
@@ -65,11 +66,14 @@ export interface ImageRequest {
    * after the slot is given back, so the next call does not wait for this one's CPU work.
    */
   slot?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** The implicit AI label the normalised image carries, with the provider's own XMP kept (contract-decisions §12). */
+  aigc?: AigcLabel;
 }
 
 export interface ImageResult {
   /**
-   * Normalised: cropped/resized to the requested 3:4 size, re-encoded, all metadata stripped.
+   * Normalised: cropped/resized to the requested 3:4 size, re-encoded, all metadata stripped
+   * but the provider's XMP and the `aigc` label, when the request has one.
    * Handed to the caller, which frees it once stored (releaseImage): never a buffer the provider
    * keeps or returns again.
    */

@@ -20,6 +20,7 @@ const NEEDS: Array<[RegExp, Need]> = [
   [/^POST \/invitations\//, 'session'],
   [/^POST \/(tasks\/\{id\}\/sse-ticket|delivery-packages\/\{id\}\/download-token)$/, 'read'],
   [/ \/review\/(queue|\{task_id\}\/(approve|reject))$/, 'review'],
+  [/^GET \/tasks\/\{id\}\/audit$/, 'review'],
   [/^(GET|POST) \/users$|^PATCH \/users\/\{id\}$/, 'admin'],
   [/ \/webhooks/, 'admin'],
   [/^(POST|PUT|DELETE) \/banned-words/, 'admin'],

@@ -52,7 +52,8 @@ describe('delivery end to end', () => {
       expect(`.${meta.format === 'jpeg' ? 'jpg' : meta.format}`).toBe(ext(entry.name));
     }
     const note = entries.find((e) => e.name === 'note_01_A/note.txt')!.data.toString('utf8');
-    expect(note.startsWith(`${textA.title}\n\n${textA.content}\n\n${textA.tags.map((t: string) => `#${t}`).join(' ')}\n\n—— 发布提醒`)).toBe(true);
+    expect(note.startsWith('【发布提醒')).toBe(true);
+    expect(note.endsWith(`${textA.title}\n\n${textA.content}\n\n${textA.tags.map((t: string) => `#${t}`).join(' ')}\n`)).toBe(true);
     expect(note).toContain('内容含 AI 生成');
   });
 });

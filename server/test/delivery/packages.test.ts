@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { PUBLISH_REMINDERS } from '../../src/content/note-text.js';
+import { POST_STARTS, PUBLISH_REMINDERS } from '../../src/content/note-text.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nowIso } from '../../src/db/codec.js';
 import type { TaskStatus } from '../../src/db/schema.js';
@@ -136,7 +136,10 @@ describe('delivery packages', () => {
     expect(meta.format).toBe('jpeg');
     expect(meta.exif).toBeUndefined();
     expect(stripped.includes(Buffer.from('LeakyCam'))).toBe(false);
-    expect(byName.get('note_01_A/note.txt')!.toString('utf8')).toBe(`清爽一夏☀️\n\n第一行\n第二行\n\n#防晒 #通勤\n\n—— 发布提醒（不要复制到笔记里）——\n${PUBLISH_REMINDERS.map((r) => `· ${r}`).join('\n')}\n`);
+    // The declaration above the post, so copying from the title to the end never takes it along.
+    expect(byName.get('note_01_A/note.txt')!.toString('utf8')).toBe(
+      `【发布提醒：不要复制到笔记里】\n${PUBLISH_REMINDERS.map((r) => `· ${r}`).join('\n')}\n\n${POST_STARTS}\n\n清爽一夏☀️\n\n第一行\n第二行\n\n#防晒 #通勤\n`,
+    );
     expect(byName.get('note_02_B/note.txt')!.toString('utf8')).toContain('B 入选');
 
     const events = await server.ctx.events.replay(task.id, 0);

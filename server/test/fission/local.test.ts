@@ -138,7 +138,8 @@ describe('fission (local provider, worker)', () => {
     for (const n of notes) {
       const text = byName.get(`set_0${n.seq}/note.txt`)!.toString('utf8');
       expect(text).toBe(noteText(n.note));
-      expect(text.startsWith(`${n.note.title}\n\n${n.note.content}\n\n${n.note.tags.map((t: string) => `#${t}`).join(' ')}\n\n—— 发布提醒`)).toBe(true);
+      expect(text.startsWith('【发布提醒')).toBe(true);
+      expect(text.endsWith(`${n.note.title}\n\n${n.note.content}\n\n${n.note.tags.map((t: string) => `#${t}`).join(' ')}\n`)).toBe(true);
       for (const image of n.images) {
         const bytes = byName.get(`set_0${n.seq}/0${image.seq}_${image.role}.jpg`)!;
         const original = Buffer.from(await (await fetch(`${server.url}${image.url}`)).arrayBuffer());

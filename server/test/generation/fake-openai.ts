@@ -35,6 +35,8 @@ export interface FakeOpenAIOptions {
   photoImages?: boolean;
   /** What the judge reports as unsupported claims for text index i of a judge call with this prompt (default none). */
   unsupportedClaims?: (index: number, prompt: string) => string[];
+  /** Metadata in every image, as a real model's file may carry: camera EXIF with GPS, its own XMP label. */
+  imageMetadata?: { exif?: Record<string, Record<string, string>>; xmp?: string };
 }
 
 export interface CallLog {
@@ -54,7 +56,7 @@ export interface FakeOpenAI {
   options: FakeOpenAIOptions;
   calls: CallLog[];
   /** The PNG an image request of this size ("1024x1536") gets (the bench costs its processing). */
-  imageOf(size: string, photo?: boolean): Promise<Buffer>;
+  imageOf(size: string, photo?: boolean, metadata?: FakeOpenAIOptions['imageMetadata']): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -85,19 +87,24 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   // A flat portrait PNG of the size the request asks for ("1024x1536"), as OpenAI answers;
   // made once per size. Unsized requests get 512×768.
   const images = new Map<string, Promise<Buffer>>();
-  const imageOf = (size: unknown, photo = false): Promise<Buffer> => {
+  const imageOf = (size: unknown, photo = false, metadata?: FakeOpenAIOptions['imageMetadata']): Promise<Buffer> => {
     const [width, height] = typeof size === 'string' && /^\d{2,4}x\d{2,4}$/.test(size) ? size.split('x').map(Number) : [512, 768];
-    const key = `${width}x${height}${photo ? ' photo' : ''}`;
+    const key = `${width}x${height}${photo ? ' photo' : ''}${metadata ? ` ${JSON.stringify(metadata)}` : ''}`;
     const noise = photo ? { noise: { type: 'gaussian' as const, mean: 160, sigma: 40 } } : {};
-    if (!images.has(key)) images.set(key, sharp({ create: { width: width!, height: height!, channels: 3, background: { r: 230, g: 180, b: 190 }, ...noise } }).png().toBuffer());
+    if (!images.has(key)) {
+      let image = sharp({ create: { width: width!, height: height!, channels: 3, background: { r: 230, g: 180, b: 190 }, ...noise } });
+      if (metadata?.exif) image = image.withExif(metadata.exif);
+      if (metadata?.xmp) image = image.withXmp(metadata.xmp);
+      images.set(key, image.png().toBuffer());
+    }
     return images.get(key)!;
   };
   // The reply that carries an image, built once per image: base64 and JSON of several megabytes
   // take a real provider's machine, not the one running the tests, 15-20 ms each time.
   const imageReplies = new Map<string, Promise<Buffer>>();
-  const imageReplyOf = (size: unknown, photo = false): Promise<Buffer> => {
-    const key = `${String(size)}${photo ? ' photo' : ''}`;
-    if (!imageReplies.has(key)) imageReplies.set(key, imageOf(size, photo).then((png) => Buffer.from(JSON.stringify({ created: 1, data: [{ b64_json: png.toString('base64') }] }))));
+  const imageReplyOf = (size: unknown, photo = false, metadata?: FakeOpenAIOptions['imageMetadata']): Promise<Buffer> => {
+    const key = `${String(size)}${photo ? ' photo' : ''}${metadata ? ` ${JSON.stringify(metadata)}` : ''}`;
+    if (!imageReplies.has(key)) imageReplies.set(key, imageOf(size, photo, metadata).then((png) => Buffer.from(JSON.stringify({ created: 1, data: [{ b64_json: png.toString('base64') }] }))));
     return imageReplies.get(key)!;
   };
 
@@ -120,7 +127,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
         if (body.negative_prompt !== undefined) return send(400, { error: { message: "Unknown parameter: 'negative_prompt'.", type: 'invalid_request_error', param: 'negative_prompt', code: 'unknown_parameter' } }, 'image', prompt);
         const failure = options.failImage?.(prompt);
         if (failure) return send(failure, { error: { message: 'fake image failure', type: 'invalid_request_error' } }, 'image', prompt);
-        return send(200, await imageReplyOf(body.size, options.photoImages), 'image', prompt);
+        return send(200, await imageReplyOf(body.size, options.photoImages, options.imageMetadata), 'image', prompt);
       }
 
       if (req.url?.endsWith('/chat/completions')) {

@@ -313,6 +313,8 @@ describe('real responses match the OpenAPI document', () => {
     await data('POST', '/review/{task_id}/approve', { token: admin, params: { task_id: task.id } });
     expect((await call('POST', '/review/{task_id}/approve', { token: admin, params: { task_id: task.id } })).status).toBe(409);
     await data('GET', '/tasks/{id}/reviews', { token: admin, params: { id: task.id } });
+    await data('GET', '/tasks/{id}/audit', { token: admin, params: { id: task.id } });
+    expect((await call('GET', '/tasks/{id}/audit', { token: admin, params: { id: task.id }, query: { format: 'csv' } })).status).toBe(200);
 
     // Delivery: a package built by the worker, its token and the zip, whole and in part.
     const { delivery_package_id: packageId } = await data('POST', '/tasks/{id}/package', { token: admin, params: { id: task.id }, json: {} });

@@ -6,11 +6,12 @@ const supervisor: Actor = { userId: 2, role: 'supervisor' };
 const admin: Actor = { userId: 3, role: 'admin' };
 
 describe('the access policy', () => {
-  it('gives each role the workspace actions of contract-decisions §3, §7 and §10, written out here', () => {
+  it('gives each role the workspace actions of contract-decisions §3, §7, §10 and §12, written out here', () => {
     expect(workspaceActions(operator).sort()).toEqual(['api_keys.create', 'products.write', 'tasks.write']);
-    expect(workspaceActions(supervisor).sort()).toEqual(['api_keys.create', 'banned_words.write', 'generation_routing.write', 'products.write', 'review.decide', 'tasks.write']);
+    expect(workspaceActions(supervisor).sort()).toEqual(['api_keys.create', 'audit.read', 'banned_words.write', 'generation_routing.write', 'products.write', 'review.decide', 'tasks.write']);
     expect(workspaceActions(admin).sort()).toEqual([
       'api_keys.create',
+      'audit.read',
       'banned_words.write',
       'generation_routing.write',
       'products.write',

@@ -165,6 +165,8 @@ export const api = {
     createPackage: (id: number) => dataOf(http.POST('/api/v1/tasks/{id}/package', { ...path({ id }), body: {} })),
     packages: (id: number, query: Paging) => dataOf(http.GET('/api/v1/tasks/{id}/packages', { params: { path: { id }, query } })),
     reviews: (id: number) => dataOf(http.GET('/api/v1/tasks/{id}/reviews', { params: { path: { id }, query: { page: 1, page_size: 100 } } })),
+    /** The task's audit trail as CSV (UTF-8 with BOM), as a Response for saving. */
+    auditCsv: async (id: number) => (await http.GET('/api/v1/tasks/{id}/audit', { params: { path: { id }, query: { format: 'csv' } }, parseAs: 'stream' })).response,
   },
   review: {
     queue: () => dataOf(http.GET('/api/v1/review/queue')),

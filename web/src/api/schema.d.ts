@@ -1253,6 +1253,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit trail of a task
+         * @description Append-only, oldest first: every generation (connection, provider, model, prompt snapshot), edit (who, before and after), selection, review (who, reason) and package of the task (supervisors and admins; a token needs the `review` scope). `?format=csv` answers the same entries as a CSV download (UTF-8 with byte-order mark, `detail` as JSON text).
+         */
+        get: operations["getTaskAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{id}/preference/context": {
         parameters: {
             query?: never;
@@ -2245,7 +2265,7 @@ export interface operations {
                                 slug: string;
                             };
                             /** @description what the caller may do in the current workspace, from the server's access policy (a record's own allowed_actions say what may be done to it) */
-                            allowed_actions: ("products.write" | "tasks.write" | "banned_words.write" | "api_keys.create" | "generation_routing.write" | "review.decide" | "users.manage" | "workspaces.manage" | "webhooks.manage")[];
+                            allowed_actions: ("products.write" | "tasks.write" | "banned_words.write" | "api_keys.create" | "generation_routing.write" | "review.decide" | "audit.read" | "users.manage" | "workspaces.manage" | "webhooks.manage")[];
                         };
                     };
                 };
@@ -11019,6 +11039,118 @@ export interface operations {
                             page_size: number;
                         };
                     };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTaskAudit: {
+        parameters: {
+            query?: {
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trail (JSON), or with `format=csv` the CSV file (attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            task_id: number;
+                            items: {
+                                id: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /**
+                                 * @description generation: a run, its connection and models, each prompt; edit: a text or image changed (before and after); selection; review: submit, approve, reject; package
+                                 * @enum {unknown}
+                                 */
+                                kind: "generation" | "edit" | "selection" | "review" | "package";
+                                /** @description what happened, e.g. start_generation, notes_prompt, edit_text, select_text, approve, create_package */
+                                action: string;
+                                user_id: number | null;
+                                username: string | null;
+                                /** @description what the entry records, by action (docs/api.md) */
+                                detail: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                    "text/csv": string;
                 };
             };
             /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */

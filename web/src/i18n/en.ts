@@ -464,6 +464,7 @@ export const en: Strings<typeof zhCN> = {
     selectHint: 'Select one text per set (and any images); at least one text is needed to submit for review.',
     review: 'Review history',
     noReviews: 'No review steps yet',
+    auditDownload: 'Download audit trail',
     tab: 'Task #{{id}} {{theme}}',
   },
   live: {

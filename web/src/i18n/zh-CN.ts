@@ -459,6 +459,7 @@ export const zhCN = {
     selectHint: '每组选择一条文案（可选多张图片），至少选择一条文案后才能提交审核。',
     review: '审核记录',
     noReviews: '暂无审核记录',
+    auditDownload: '下载审计记录',
     tab: '任务 #{{id}} {{theme}}',
   },
   live: {

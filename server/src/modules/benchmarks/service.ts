@@ -1,7 +1,7 @@
-import { stringify } from 'csv-stringify/sync';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import { fail } from '../../http/errors.js';
+import { spreadsheetCsv } from '../../http/csv.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
@@ -157,14 +157,6 @@ export async function benchmarksForExport(ctx: AppContext, workspaceId: number, 
   return rows.map((r) => ({ ...benchmarkView(ctx, r), screenshot_url: r.screenshot_url }));
 }
 
-/**
- * Spreadsheets run cells starting with = + - @ (or a tab/CR) as formulas; an exported
- * highlight must stay text, so such cells get a leading apostrophe (the OWASP advice).
- */
-function csvSafe(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
 const CSV_COLUMNS = [
   'id',
   'product_id',
@@ -179,7 +171,7 @@ const CSV_COLUMNS = [
   'created_at',
 ] as const;
 
-/** UTF-8 with a byte-order mark, so Excel opens Chinese text correctly; RFC 4180 quoting. */
+/** The workspace's benchmarks (or one product's) as a spreadsheet download. */
 export async function benchmarksCsv(ctx: AppContext, auth: AuthUser, productId?: number): Promise<string> {
   if (productId !== undefined) await getProduct(ctx, auth, productId);
   const rows = await repo.benchmarksWithProduct(ctx.db, auth.workspaceId, productId === undefined ? undefined : [productId]);
@@ -201,9 +193,9 @@ export async function benchmarksCsv(ctx: AppContext, auth: AuthUser, productId?:
       const v = features[key];
       cells[key] = Array.isArray(v) ? v.join(' ') : typeof v === 'string' ? v : '';
     }
-    return CSV_COLUMNS.map((c) => (typeof cells[c] === 'string' ? csvSafe(cells[c] as string) : String(cells[c])));
+    return CSV_COLUMNS.map((c) => (typeof cells[c] === 'string' ? (cells[c] as string) : String(cells[c])));
   });
-  return '\uFEFF' + stringify([[...CSV_COLUMNS], ...records], { record_delimiter: '\r\n', quoted_match: /[",\r\n]/ });
+  return spreadsheetCsv(CSV_COLUMNS, records);
 }
 
 /** The benchmarks a task was created with, with what generation reads of them (highlights, analysed features). */

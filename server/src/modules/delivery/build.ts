@@ -71,18 +71,19 @@ async function readImage(ctx: AppContext, image: Image): Promise<Buffer> {
 }
 
 /**
- * Stored images are normalised (and metadata-free) when they come from a provider; anything that
- * still carries EXIF, XMP, IPTC, an ICC profile or text comments is re-encoded without them.
- * `asStored`: the bytes are the stored file's.
+ * Stored images are normalised when they come from a provider, with no metadata but the XMP of
+ * the AI label (contract-decisions §12), which stays; anything that still carries EXIF, IPTC,
+ * an ICC profile or text comments is re-encoded without them. `asStored`: the bytes are the
+ * stored file's.
  */
 async function deliverableImage(ctx: AppContext, image: Image): Promise<{ data: Buffer; extension: string; asStored: boolean }> {
   let data = await readImage(ctx, image);
   const mime = sniffImageMime(data);
   if (!mime) throw new PackageBuildError(`image candidate ${image.id} is not a JPEG, PNG or WebP file`);
   const meta = await sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
-  if (!(meta.exif || meta.xmp || meta.iptc || meta.icc || (meta.comments?.length ?? 0) > 0)) return { data, extension: imageExtension(mime), asStored: true };
+  if (!(meta.exif || meta.iptc || meta.icc || (meta.comments?.length ?? 0) > 0)) return { data, extension: imageExtension(mime), asStored: true };
   // sharp writes no metadata unless asked to (withMetadata/keepExif), so a re-encode strips it.
-  const encoder = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS });
+  const encoder = sharp(data, { limitInputPixels: MAX_INPUT_PIXELS }).keepXmp();
   if (mime === 'image/jpeg') data = await encoder.jpeg({ quality: 92, mozjpeg: true }).toBuffer();
   else if (mime === 'image/webp') data = await encoder.webp({ quality: 92 }).toBuffer();
   else data = await encoder.png().toBuffer();

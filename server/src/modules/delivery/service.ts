@@ -7,6 +7,7 @@ import { sessionIsCurrent, type AuthUser } from '../../http/auth.js';
 import { API_PREFIX } from '../../http/module.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { hashToken, newOneTimeToken } from '../../security/tokens.js';
+import { recordAudit } from '../audit/service.js';
 import { wordsBlockingShipment } from '../notes/service.js';
 import { assertAccepts } from '../tasks/service.js';
 import { packageBuildJob, setRank } from './build.js';
@@ -55,10 +56,14 @@ export async function createPackage(ctx: AppContext, auth: AuthUser, taskId: num
   assertAccepts('package', task, auth);
   const resolved = resolveNotes(await repo.taskTexts(ctx.db, auth.workspaceId, taskId), noteIds);
   if (resolved.length === 0) throw fail('package.nothing');
-  const now = nowIso(ctx.clock.now());
+  const at = ctx.clock.now();
+  const now = nowIso(at);
   const pkg = await ctx.db.transaction().execute(async (trx) => {
     const inserted = await repo.insertPackage(trx, { workspace_id: auth.workspaceId, task_id: taskId, created_by: auth.userId, status: 'pending', created_at: now, updated_at: now });
     await repo.insertPackageNotes(trx, auth.workspaceId, inserted.id, resolved);
+    await recordAudit(trx, { workspaceId: auth.workspaceId, taskId, userId: auth.userId, now: at }, [
+      { kind: 'package', action: 'create_package', detail: { package_id: inserted.id, note_ids: resolved } },
+    ]);
     return inserted;
   });
   try {

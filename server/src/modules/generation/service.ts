@@ -19,12 +19,14 @@ import { NEGATIVE_PROMPT, type StoryboardFrame } from '../../content/storyboard.
 import { length } from '../../content/text.js';
 import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
+import type { AigcLabel } from '../../images/aigc.js';
 import { overlayTextInThread, releaseImage } from '../../images/threads.js';
 import type { ImageRequest, Provider } from '../../providers/types.js';
 import { bannedWordMatcherFor, wordsToAvoid } from '../banned-words/service.js';
 import { benchmarksForGeneration } from '../benchmarks/service.js';
 import { preferenceContextForGeneration } from '../preferences/service.js';
 import { productImagesForGeneration } from '../products/service.js';
+import { findWorkspace } from '../workspaces/service.js';
 import * as repo from './repository.js';
 
 /**
@@ -338,7 +340,18 @@ export interface FrameImageRequest {
   slot?: ImageRequest['slot'];
 }
 
-/** The provider's image of one frame, stored, through the ledger (a re-run reuses the paid result). */
+/**
+ * The implicit label of an image `provider` draws under `callKey` (contract-decisions §12): the
+ * ledger key is the image's id (one per drawn image, kept by its lettered and re-lettered
+ * files, and the audit trail's key for the call), prefixed by the workspace where this service
+ * propagates it.
+ */
+async function aigcLabel(ctx: AppContext, provider: Provider, workspaceId: number, callKey: string): Promise<AigcLabel> {
+  const propagator = ctx.config.publicUrl ?? (await findWorkspace(ctx.db, workspaceId))?.name ?? 'content-production-service';
+  return { producer: provider.label, produceId: callKey, propagator, propagateId: `workspace:${workspaceId}/${callKey}` };
+}
+
+/** The provider's image of one frame, labelled and stored, through the ledger (a re-run reuses the paid result). */
 export function generateFrameImage(ctx: AppContext, provider: Provider, req: FrameImageRequest): Promise<StoredImage> {
   const { storage } = ctx;
   return viaLedger(ctx, req.workspaceId, req.callKey, async () => {
@@ -356,6 +369,7 @@ export function generateFrameImage(ctx: AppContext, provider: Provider, req: Fra
       intent: { kind: 'free', input },
       signal: req.signal,
       slot: req.slot,
+      aigc: await aigcLabel(ctx, provider, req.workspaceId, req.callKey),
     });
     const stored = await storage.put(result.data, { contentType: result.mime, extension: IMAGE_EXTENSION[result.mime] ?? 'png' });
     releaseImage(result.data);

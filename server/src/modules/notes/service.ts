@@ -300,6 +300,14 @@ export interface ImageScene {
  * ledger key and template, and how an outcome settles (a task's event stream; a fission's note
  * and status).
  */
+export interface DrawnImage {
+  provider: string;
+  model: string | undefined;
+  /** The ledger key of the call: the image's id in its AI label (contract-decisions §12). */
+  produce_id: string;
+  prompt: string;
+}
+
 export interface QueuedImages {
   workspaceId: number;
   images: SlotImage[];
@@ -312,7 +320,8 @@ export interface QueuedImages {
     seed: string;
     template: CoverTemplate;
   };
-  settle(image: SlotImage, outcome: ImageOutcome): Promise<void>;
+  /** `drawn`: what was asked of whom, for an image a provider drew (the audit trail's record of the call). */
+  settle(image: SlotImage, outcome: ImageOutcome, drawn?: DrawnImage): Promise<void>;
   /** Fields that name the origin in the log. */
   log: Record<string, number>;
 }
@@ -379,7 +388,7 @@ export async function makeQueuedImages(ctx: AppContext, queued: QueuedImages, si
       const outcome = await makeSlotImage(ctx, provider, request, lettering, (reason) =>
         ctx.log.warn({ ...queued.log, imageId: image.id, image: image.seq, role: image.role, err: reason }, 'image failed'),
       );
-      await queued.settle(image, outcome);
+      await queued.settle(image, outcome, { provider: provider.label, model: provider.models.image, produce_id: slot.callKey, prompt: request.prompt });
     }),
   );
   if (signal?.aborted) throw signal.reason;

@@ -43,7 +43,8 @@ function reviewStep(
     const now = nowIso(at);
     const changes = { ...(await step(trx, task, now)), updated_at: now };
     const next = { ...task, ...changes, status: TASK_RULES[action].to };
-    return { result: reviewState(next), changes };
+    const reason = action === 'reject' || action === 'reject_final' ? (changes.reject_reason ?? null) : null;
+    return { result: reviewState(next), changes, audit: [{ kind: 'review' as const, action, detail: { reason, status: next.status } }] };
   });
 }
 

@@ -13,7 +13,8 @@ import { sniffImageMime } from '../../images/probe.js';
 import { errorColumns, failure, NO_ERROR } from '../../http/reasons.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { IMAGE_EXTENSION, letterImage } from '../generation/service.js';
-import { lineFor, queuedImagesJob, syncCovers as syncNoteCovers, type ImageOutcome, type QueuedImages } from '../notes/service.js';
+import { recordAudit } from '../audit/service.js';
+import { lineFor, queuedImagesJob, syncCovers as syncNoteCovers, type DrawnImage, type ImageOutcome, type QueuedImages } from '../notes/service.js';
 import { recordSignal } from '../preferences/service.js';
 import { runTaskAction, type TaskRow } from './lifecycle.js';
 import * as repo from './repository.js';
@@ -115,7 +116,8 @@ export async function regenerateImage(ctx: AppContext, auth: AuthUser, taskId: n
       strategy: source.strategy,
       at: now,
     });
-    return { result: row, events: [] };
+    const audit = [{ kind: 'generation' as const, action: 'regenerate_image', detail: { candidate_id: row.id, replaces: source.id, strategy: source.strategy, seq: source.seq, instruction: wish } }];
+    return { result: row, events: [], audit };
   });
   await enqueueImages(ctx, auth.workspaceId, taskId, [queued.id]);
   return { queued: true as const };
@@ -198,7 +200,8 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
     });
     if (!inserted) throw fail('image.store_race');
     const view = imageCandidateView(ctx, inserted);
-    return { result: view, events: [{ name: 'image_candidate', data: view }] };
+    const audit = [{ kind: 'edit' as const, action: 'upload_image', detail: { candidate_id: inserted.id, replaces: current.id, strategy, seq } }];
+    return { result: view, events: [{ name: 'image_candidate', data: view }], audit };
   });
   return row;
 }
@@ -262,14 +265,21 @@ async function queuedImagesOf(ctx: AppContext, taskId: number): Promise<QueuedIm
       const key = `task:${task.id}:image-row:${image.id}`;
       return { coverTitle: titles.get(image.strategy), callKey: key, seed: key, template: taskCoverTemplate(task.id, image.strategy) };
     },
-    settle: (image, outcome) => settle(ctx, task, image.id, outcome),
+    settle: (image, outcome, drawn) => settle(ctx, task, image.id, outcome, drawn && { strategy: image.strategy, seq: image.seq, ...drawn }),
     log: { taskId: task.id },
   };
 }
 
-async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: ImageOutcome) {
+/** An image's outcome stored with its event; a drawn one adds its call to the audit trail (`drawn`: what was asked of whom). */
+async function settle(ctx: AppContext, task: TaskRow, imageId: number, change: ImageOutcome, drawn?: Record<string, unknown>) {
   await ctx.events.commit(task.id, async (trx) => {
-    const row = await repo.updateImageCandidate(trx, task.workspace_id, imageId, { ...change, updated_at: nowIso(ctx.clock.now()) });
+    const now = ctx.clock.now();
+    const row = await repo.updateImageCandidate(trx, task.workspace_id, imageId, { ...change, updated_at: nowIso(now) });
+    if (row && drawn && change.status === 'done') {
+      await recordAudit(trx, { workspaceId: task.workspace_id, taskId: task.id, userId: null, now }, [
+        { kind: 'generation', action: 'image_prompt', detail: { generation: row.generation, candidate_id: row.id, ...drawn } },
+      ]);
+    }
     return { result: undefined, events: row ? [{ name: 'image_candidate', data: imageCandidateView(ctx, row) }] : [] };
   });
 }

@@ -4,6 +4,7 @@ import type { DB, Row, RowUpdate, TaskStatus, WebhookEvent } from '../../db/sche
 import type { NewTaskEvent } from '../../events/types.js';
 import { fail } from '../../http/errors.js';
 import type { ErrorReason } from '../../http/reasons.js';
+import { recordAudit, type AuditEntry } from '../audit/service.js';
 import { notifyTaskEvent } from '../webhooks/service.js';
 import { can, roleFor, type Actor, type WorkspaceAction } from '../../policy/policy.js';
 import * as repo from './repository.js';
@@ -169,10 +170,12 @@ export interface ActionOutcome<T> {
   result: T;
   events?: NewTaskEvent[];
   changes?: Omit<RowUpdate<'tasks'>, 'status'>;
+  /** The lines of the task's audit trail the action adds, written as the caller's. */
+  audit?: AuditEntry[];
 }
 
 /**
- * One user action on one task, in one transaction with the events and signals it produces:
+ * One user action on one task, in one transaction with the events, signals and audit lines it produces:
  * the task locked, another workspace's task a 404, the role and status checked (403, 409),
  * `work` done, then the task moved (for actions that change its status) with its `status`
  * event. Another request that moved the task meanwhile makes this one a 409.
@@ -188,13 +191,15 @@ export function runTaskAction<T>(
     const task = await repo.lockTask(trx, ctx.dialect, caller.workspaceId, taskId);
     if (!task) throw fail('task.not_found');
     assertAccepts(action, task, caller);
-    const outcome = await work(trx, task, ctx.clock.now());
+    const now = ctx.clock.now();
+    const outcome = await work(trx, task, now);
     const events = [...(outcome.events ?? [])];
     if (ruleOf(action).to || outcome.changes) {
       const moved = await transition(trx, task, action, outcome.changes);
       if (!moved) throw fail('task.changed_meanwhile');
       events.unshift(...moved);
     }
+    if (outcome.audit?.length) await recordAudit(trx, { workspaceId: task.workspace_id, taskId: task.id, userId: caller.userId, now }, outcome.audit);
     return { result: outcome.result, events };
   });
 }

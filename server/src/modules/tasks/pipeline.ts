@@ -34,6 +34,7 @@ import {
 } from '../generation/service.js';
 import { productForGeneration } from '../products/service.js';
 import { IN_FLIGHT, moveTask, transition, type TaskRow } from './lifecycle.js';
+import { recordAudit } from '../audit/service.js';
 import * as repo from './repository.js';
 import { imageCandidateView, textCandidateView } from './views.js';
 
@@ -121,6 +122,10 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
     updated_at: nowIso(ctx.clock.now()),
   });
   if (!started) return;
+  await recordAudit(ctx.db, { workspaceId: task.workspace_id, taskId: task.id, userId: null, now: ctx.clock.now() }, [
+    // The connections as routed now: a connection edited later does not rewrite what this run used.
+    { kind: 'generation', action: 'start_generation', detail: { generation, text: routes.text?.used ?? null, image: imageRoute?.used ?? null } },
+  ]);
   if (imageRoute) warmImageThreads();
 
   const providers = {
@@ -335,6 +340,10 @@ class GenerationRun {
         ...(sink ? { onDelta: (delta: string) => sink.push(delta) } : {}),
         signal: this.signal,
       });
+      // The prompt snapshot of the trail: only calls that answered, so a retried call is one line.
+      await recordAudit(this.ctx.db, { workspaceId: this.ws, taskId: this.task.id, userId: null, now: this.ctx.clock.now() }, [
+        { kind: 'generation', action: 'notes_prompt', detail: { generation: this.task.generation, strategy: input.strategy, provider: this.providers.text!.label, model: result.model, ...prompt } },
+      ]);
       return result.json as NotesReply;
     } finally {
       await sink?.close();
@@ -449,7 +458,16 @@ class GenerationRun {
         raw_mime: lettered ? raw.mime : null,
         lettered_title: lettered ? (frame.overlay?.text ?? null) : null,
       });
-      if (row) this.counters.imagesDone += 1;
+      if (row) {
+        this.counters.imagesDone += 1;
+        await recordAudit(trx, { workspaceId: this.ws, taskId: this.task.id, userId: null, now: this.ctx.clock.now() }, [
+          {
+            kind: 'generation',
+            action: 'image_prompt',
+            detail: { generation: this.task.generation, candidate_id: row.id, strategy, seq: frame.seq, provider: imageProvider.label, model: imageProvider.models.image, produce_id: request.callKey, prompt },
+          },
+        ]);
+      }
       const progress = await this.imageProgress(trx);
       return { result: row, events: [...(row ? [{ name: 'image_candidate' as const, data: imageCandidateView(this.ctx, row) }] : []), progress] };
     });

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { DB, TaskStatus } from '../../db/schema.js';
+import type { DB, Row, TaskStatus } from '../../db/schema.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import { imageStrategies } from '../../content/strategies.js';
 import { fitCoverTitle, NOTE_LIMITS, stripMarkdown } from '../../content/limits.js';
@@ -328,7 +328,8 @@ export function selectTextCandidate(ctx: AppContext, auth: AuthUser, taskId: num
       }
     }
     const row = await repo.findTextCandidate(trx, auth.workspaceId, taskId, candidateId);
-    return { result: textCandidateView(row!), events: [] };
+    const audit = [{ kind: 'selection' as const, action: selected ? 'select_text' : 'deselect_text', detail: { candidate_id: candidate.id, strategy: candidate.strategy, title: candidate.title } }];
+    return { result: textCandidateView(row!), events: [], audit };
   });
 }
 
@@ -340,7 +341,8 @@ export function selectImageCandidate(ctx: AppContext, auth: AuthUser, taskId: nu
       await recordSignal(trx, signal(auth, task, now, { type: 'select_image', candidateId: candidate.id, candidateKind: 'image', strategy: candidate.strategy }));
     }
     const row = await repo.findImageCandidate(trx, auth.workspaceId, taskId, candidateId);
-    return { result: imageCandidateView(ctx, row!), events: [] };
+    const audit = [{ kind: 'selection' as const, action: selected ? 'select_image' : 'deselect_image', detail: { candidate_id: candidate.id, strategy: candidate.strategy, seq: candidate.seq, source: candidate.source } }];
+    return { result: imageCandidateView(ctx, row!), events: [], audit };
   });
 }
 
@@ -382,8 +384,14 @@ export async function editTextCandidate(ctx: AppContext, auth: AuthUser, taskId:
       }),
     );
     const view = textCandidateView(row);
-    return { result: view, events: [{ name: 'text_candidate', data: view }] };
+    const audit = [{ kind: 'edit' as const, action: 'edit_text', detail: { candidate_id: row.id, strategy: row.strategy, before: publishedFields(candidate), after: publishedFields(row) } }];
+    return { result: view, events: [{ name: 'text_candidate', data: view }], audit };
   });
+}
+
+/** What of a text reaches the post: an edit's before and after in the audit trail. */
+function publishedFields(text: Pick<Row<'text_candidates'>, 'title' | 'content' | 'tags' | 'cover_title'>) {
+  return { title: text.title, content: text.content, tags: text.tags, cover_title: text.cover_title };
 }
 
 export interface ImportInput {
@@ -440,7 +448,8 @@ export async function importText(ctx: AppContext, auth: AuthUser, taskId: number
       }),
     );
     const view = textCandidateView(row);
-    return { result: view, events: [{ name: 'text_candidate', data: view }] };
+    const audit = [{ kind: 'edit' as const, action: 'import_text', detail: { candidate_id: row.id, strategy, before: null, after: publishedFields(row) } }];
+    return { result: view, events: [{ name: 'text_candidate', data: view }], audit };
   });
 }
 
@@ -452,6 +461,7 @@ export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: nu
   const task = await runTaskAction(ctx, auth, taskId, 'regenerate', async (trx, task, now) => {
     await recordSignal(trx, signal(auth, task, now, { type: 'regenerate' }));
     return {
+      audit: [{ kind: 'generation' as const, action: 'regenerate', detail: { generation: task.generation + 1 } }],
       result: { ...task, status: 'generating' as const },
       changes: { generation: task.generation + 1, progress: json(null), ...NO_TASK_FAILURE, lease_until: null, updated_at: nowIso(now) },
     };

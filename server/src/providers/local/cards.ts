@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { labelledXmp, type AigcLabel } from '../../images/aigc.js';
 import { escapeXml, FONT_FAMILY, renderSvg, wrapText } from '../../images/fonts.js';
 import { encode, normalizeImage, type NormalizedImage } from '../../images/normalize.js';
 import { MAX_INPUT_PIXELS } from '../../images/probe.js';
@@ -27,13 +28,13 @@ const hsl = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 
 const FRAME = { x: 150, y: 440, w: 780, h: 620, strip: 130, radius: 36 };
 
 /**
- * A storyboard card, normalised like any provider image (JPEG, no metadata), at width×height:
+ * A storyboard card, normalised like any provider image (JPEG, no metadata but the AI label), at width×height:
  * drawn at 1080×1440 and encoded once; another size is resized from that (nothing asks for one
  * today, so it may cost a second encode).
  */
-export async function renderCardImage(spec: CardSpec, rng: Random, size: { width: number; height: number }): Promise<NormalizedImage> {
+export async function renderCardImage(spec: CardSpec, rng: Random, size: { width: number; height: number; aigc?: AigcLabel }): Promise<NormalizedImage> {
   const card = fromRaw(await renderCard(spec, rng));
-  if (size.width === W && size.height === H) return encode(card, size);
+  if (size.width === W && size.height === H) return encode(card, { ...size, xmp: size.aigc ? labelledXmp(undefined, size.aigc) : undefined });
   return normalizeImage((await encode(card, { width: W, height: H, format: 'png' })).data, size);
 }
 

@@ -140,7 +140,7 @@ export class LocalProvider implements Provider {
           reference: request.referenceImages?.[0],
         },
         new Random(`${seed}/image`),
-        { width: request.width ?? DEFAULT_WIDTH, height: request.height ?? DEFAULT_HEIGHT },
+        { width: request.width ?? DEFAULT_WIDTH, height: request.height ?? DEFAULT_HEIGHT, aigc: request.aigc },
       ),
     );
     return { ...card, model: MODEL };
