@@ -14,7 +14,7 @@ import { errorColumns, failure, NO_ERROR } from '../../http/reasons.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { IMAGE_EXTENSION, letterImage } from '../generation/service.js';
 import { recordAudit } from '../audit/service.js';
-import { lineFor, queuedImagesJob, syncCovers as syncNoteCovers, type DrawnImage, type ImageOutcome, type QueuedImages } from '../notes/service.js';
+import { lineFor, queuedImagesJob, syncCovers as syncNoteCovers, type ImageOutcome, type QueuedImages } from '../notes/service.js';
 import { recordSignal } from '../preferences/service.js';
 import { runTaskAction, type TaskRow } from './lifecycle.js';
 import * as repo from './repository.js';
