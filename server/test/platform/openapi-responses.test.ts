@@ -255,7 +255,7 @@ describe('real responses match the OpenAPI document', () => {
     const created = await data('POST', '/tasks', {
       token: admin,
       headers: { 'idempotency-key': 'doc-task-1' },
-      json: { product_id: product.id, theme: '秋冬换季护肤', text_count: 1, image_count: 1, track: 'ai' },
+      json: { product_id: product.id, theme: '秋冬换季护肤', text_count: 1, image_count: 2, track: 'ai' },
     });
     expect((await call('POST', '/tasks', { token: admin, json: { product_id: product.id, theme: '', text_count: 1, image_count: 1, track: 'ai' } })).status).toBe(400);
     // The first task image fails (LOCAL_PROVIDER_IMAGE_FAILURES), so retry-images has one to make.
@@ -274,6 +274,8 @@ describe('real responses match the OpenAPI document', () => {
     expect((await call('GET', '/tasks/{id}/stream', { params: { id: task.id } })).status).toBe(401);
     const text = detail.text_candidates[0];
     const picture = detail.image_candidates[0];
+    const slide = detail.image_candidates.find((i: any) => i.seq > 1 && i.status === 'done');
+    await data('PATCH', '/tasks/{id}/image-candidates/{candidate_id}', { token: admin, params: { id: task.id, candidate_id: slide.candidate_id }, json: { caption: '早晚各用一次' } });
     await data('POST', '/tasks/{id}/text-candidates/{candidate_id}/edit', {
       token: admin,
       params: { id: task.id, candidate_id: text.candidate_id },

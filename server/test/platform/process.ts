@@ -59,7 +59,8 @@ export function spawnService(args: string[], env: Record<string, string>, opts: 
 /** Starts the service and resolves with its base URL once it listens. */
 export async function startService(env: Record<string, string>, args: string[] = []) {
   const proc = spawnService(args, env);
-  const match = await proc.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/);
+  // A first start migrates, hashes at the production cost and compiles the API: on a busy machine that is tens of seconds.
+  const match = await proc.waitFor(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/, 60_000);
   return { proc, url: match[1]! };
 }
 

@@ -29,6 +29,8 @@ const BANKS: Array<[RegExp, string[]]> = [
   [/tag/i, ['好物分享', '真实测评', '生活方式', '小红书种草', '日常分享', '种草']],
 ];
 
+const FINDINGS = /issue|claim|problem|violation|warning|error|问题|宣称/i;
+
 /** A phrase for a field; `slot` (items of one array) walks the bank so items do not repeat. */
 function phraseFor(key: string, ctx: FillContext, slot?: number): string {
   const choose = (phrases: string[]) => (slot === undefined ? ctx.rng.pick(phrases) : phrases[slot % phrases.length]!);
@@ -83,7 +85,11 @@ export function fillSchema(raw: Schema, ctx: FillContext, key = '', index = 0, s
     case 'array': {
       const min = schema.minItems ?? 0;
       const max = schema.maxItems ?? Math.max(min, 3);
-      const count = Math.min(max, Math.max(min, /tag/i.test(key) ? 6 : 3));
+      // A list of what is wrong (a judge's issues or unsupported claims) holds only what the schema
+      // requires: the offline provider finds nothing wrong, and invented claims would send every
+      // note to a rewrite.
+      const wanted = FINDINGS.test(key) ? 0 : /tag/i.test(key) ? 6 : 3;
+      const count = Math.min(max, Math.max(min, wanted));
       const items = (schema.items ?? {}) as Schema;
       const offset = ctx.rng.int(0, 99);
       const values = Array.from({ length: count }, (_, i) => fillSchema(items, ctx, key, i, offset + i));
