@@ -1738,6 +1738,7 @@ export interface components {
             style_tone: string | null;
             text_angles: string[];
             custom_prompt: string | null;
+            appearance: string | null;
             banned_word_ids: number[];
             /** Format: date-time */
             created_at: string;
@@ -5468,6 +5469,7 @@ export interface operations {
                     style_tone?: string | null;
                     text_angles?: string[];
                     custom_prompt?: string | null;
+                    appearance?: string | null;
                     /** @description ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product */
                     banned_word_ids?: number[];
                 };
@@ -5601,6 +5603,7 @@ export interface operations {
                             style_tone: string | null;
                             text_angles: string[];
                             custom_prompt: string | null;
+                            appearance: string | null;
                             banned_word_ids: number[];
                             /** Format: date-time */
                             created_at: string;
@@ -5815,6 +5818,7 @@ export interface operations {
                     style_tone?: string | null;
                     text_angles?: string[];
                     custom_prompt?: string | null;
+                    appearance?: string | null;
                     /** @description ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product */
                     banned_word_ids?: number[];
                 };
