@@ -254,6 +254,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       note: { ...note, title: checked.note.title, cover_title: checked.note.cover_title },
       productName: product.name,
       productCategory: product.category,
+      productAppearance: product.appearance,
       sellingPoints: product.selling_points,
       theme: source.theme,
       matcher,
@@ -322,6 +323,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
 
 interface ImageScene {
   productName: string;
+  productAppearance: string | null;
   overlay: boolean;
   theme: string;
   productImages: Awaited<ReturnType<typeof productImagesForGeneration>>;
@@ -331,6 +333,7 @@ async function imageScene(ctx: AppContext, source: Row<'tasks'>): Promise<ImageS
   const product = await productForGeneration(ctx, source.workspace_id, source.product_id);
   return {
     productName: product?.name ?? '',
+    productAppearance: product?.appearance ?? null,
     overlay: source.overlay_text,
     theme: source.theme,
     productImages: product ? await productImagesForGeneration(ctx, source.workspace_id, product.id) : [],
@@ -364,7 +367,7 @@ async function illustrate(
         workspaceId: fission.workspace_id,
         callKey: `fission:${fission.id}:image:${noteSeq}:${image.seq}`,
         frame,
-        prompt: imagePrompt(frame, scene.productName, references.length > 0),
+        prompt: imagePrompt(frame, { name: scene.productName, appearance: scene.productAppearance }, references.length > 0),
         input: {
           purpose: 'storyboard-image',
           strategy: image.strategy,
