@@ -156,7 +156,7 @@ export function buildStoryboard(opts: {
   /** The banned words that apply to the product: what the model wrote for the pictures is held to them. */
   matcher: BannedWordMatcher;
 }): StoryboardFrame[] {
-  const direction = visualDirection(opts.strategy, usableShot(opts.note?.image_brief, opts.matcher) ?? `a real everyday place for ${opts.theme}`);
+  const direction = visualDirection(opts.strategy, usableShot(opts.note?.image_brief, opts.matcher) ?? `a real everyday scene for ${opts.theme}`);
   const cover = drawableCoverTitle(fitCoverTitle(opts.note?.cover_title.trim() ?? '', opts.note?.title.trim() || opts.theme), opts.matcher);
   const plan = opts.note?.image_plan ?? [];
   const used = new Set<number>();
