@@ -56,6 +56,14 @@ describe('the product in the prompts of a real generation', () => {
     expect(line?.split('、').slice(0, 2).sort()).toEqual(['秒杀价', '竞品对比'].sort());
   });
 
+  it('an appearance with a hard-blocked word stops the task at creation: it would be sent to every image model', async () => {
+    const product = await ok(server, 'POST', '/products', ws.token, { name: '小罐面霜', category: '护肤', source: 'custom', appearance: '金色圆罐，罐身印着国家级认证字样' });
+    const refused = await server.request('POST', `${API}/tasks`, { token: ws.token, body: { product_id: product.id, theme: '秋冬保湿', text_count: 1, image_count: 1, track: 'ai' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe(42202);
+    expect(refused.body.message).toContain('国家级');
+  });
+
   it('every frame describes the product in words (no photo goes to this model) and carries the set’s one visual direction', async () => {
     const before = fake.calls.length;
     const task = await createTask(server, ws, { text_count: 1, image_count: 3 });
