@@ -183,8 +183,9 @@ export function benchmarkSection(input: Pick<NotesIntentInput, 'benchmarks'>): s
  * (`custom_prompt`), what reviewers rejected (verbatim: a reviewer's words lose their point when
  * paraphrased; with the start of the note they rejected, since "语气太夸张" alone does not say
  * what was too much), the texts the team wrote or fixed themselves and the openings of notes
- * reviewers approved as positive examples, and the
- * preferred angles and strategy (the strategy only for its own set). `strategy` null: fission,
+ * reviewers approved as positive examples, and the preferred angles and strategy (the strategy
+ * only for its own set). Examples and angles go in only where they fit the theme (themeFit):
+ * rules apply to every note, an example pulls the note towards its own subject. `strategy` null: fission,
  * where each package names its own.
  */
 export function teamSection(input: Pick<NotesIntentInput, 'product' | 'preferences' | 'theme'>, strategy: StrategyCode | null): string {
