@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { benchmarkSection, bullet, dataBlock, IMAGE_PLAN_ITEM, NOTE_FIELDS, productSection, SYSTEM, teamSection } from './prompts.js';
+import { avoidSection, benchmarkSection, dataBlock, IMAGE_PLAN_ITEM, NOTE_FIELDS, productSection, strategyRules, SYSTEM, teamSection } from './prompts.js';
 import { ImagePlanItemSchema, NoteSchema, type ImagePlanItem, STRATEGIES, type ImageRole, type Note, type NotesIntentInput, type StrategyCode, type JsonSchemaSpec, memoizedSpec } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { storyboardRoles } from './storyboard.js';
@@ -116,8 +116,8 @@ export function fissionPrompt(input: FissionIntentInput): { system: string; prom
   const packages = input.packages.map((p) => {
     const guide = STRATEGY_GUIDES[p.strategy];
     return [
-      `笔记包 ${p.seq}：写法 ${guide.code} ${guide.name}。标题公式：${guide.titleFormula}`,
-      bullet(guide.guidance),
+      `笔记包 ${p.seq}：写法 ${guide.code} ${guide.name}。${guide.purpose}`,
+      strategyRules(p.strategy),
       `image_plan：正好 ${p.image_roles.length} 张图，角色依次为：${p.image_roles.join(', ')}`,
     ].join('\n');
   });
@@ -133,7 +133,7 @@ export function fissionPrompt(input: FissionIntentInput): { system: string; prom
     '',
     ...packages,
     '',
-    input.avoid_words.length > 0 ? `禁用词（任何形式都不要出现，包括拆开、加符号或繁体）：${input.avoid_words.join('、')}` : '',
+    avoidSection(input.avoid_words),
     `输出 {"packages": [...]}，按上面的顺序正好 ${input.count} 个；每个包含：`,
     '- dimension：2-12 个字，说明这个包和源笔记及其他包的区别（角度、场景或人群）',
     NOTE_FIELDS,

@@ -97,6 +97,8 @@ export interface NotesIntentInput {
     style_tone: string | null;
     text_angles: string[];
     custom_prompt: string | null;
+    /** What the product looks like (absent where an older caller built the input). */
+    appearance?: string | null;
   };
   theme: string;
   benchmarks: Array<{ highlights: string; features: Record<string, unknown> | null }>;

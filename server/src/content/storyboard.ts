@@ -38,8 +38,27 @@ const ROLE_DIRECTION: Record<ImageRole, string> = {
   convert: 'tidy closing composition of the product (and what comes in the box), inviting, with breathing room',
 };
 
-/** Every image of a set: what stays the same across the carousel, and what no image may show. */
-const SET_RULES = 'Keep the same people, places and light across the whole set. No before/after comparisons, no medical or clinical imagery.';
+/** What no image of a set may show. */
+const SET_RULES = 'No before/after comparisons, no medical or clinical imagery.';
+
+/**
+ * The set's one visual direction, decided once and written out in full into every frame's
+ * brief: each frame is a separate call to a model that never sees the others, so "keep the same
+ * people across the set" meant nothing to it. The setting is the writer's (the note's
+ * `image_brief`, held to the banned words) or the theme's; light, palette and people are the
+ * strategy's (strategies.ts `look`).
+ */
+export function visualDirection(strategy: StrategyCode, setting: string): string {
+  const { light, palette, people } = STRATEGY_GUIDES[strategy].look;
+  return `Visual direction of the whole set, the same in every frame: setting: ${setting}; light: ${light}; palette: ${palette}; people: ${people}.`;
+}
+
+/** The product in words, in every frame: its name and kind, and what it looks like when the team described it. */
+function productLine(product: { name: string; category?: string | undefined; appearance?: string | null | undefined }): string {
+  const kind = product.category?.trim() ? `${product.name} (${product.category.trim()})` : product.name;
+  const look = product.appearance?.trim();
+  return look ? `Product: ${kind}; what it looks like: ${look}.` : `Product: ${kind}.`;
+}
 
 /**
  * What no picture of a note may show, for the image models whose API takes a negative prompt
@@ -128,6 +147,8 @@ export function buildStoryboard(opts: {
   productName: string;
   /** The product in words (category), so the picture shows the right kind of object. */
   productCategory?: string;
+  /** What the product looks like (products.appearance): the only picture of it a model without a reference photo gets. */
+  productAppearance?: string | null;
   sellingPoints: string[];
   theme: string;
   /** The roles in order, when the caller fixes them (fission at reference level high keeps the source's); else storyboardRoles. */
@@ -135,12 +156,11 @@ export function buildStoryboard(opts: {
   /** The banned words that apply to the product: what the model wrote for the pictures is held to them. */
   matcher: BannedWordMatcher;
 }): StoryboardFrame[] {
-  const guide = STRATEGY_GUIDES[opts.strategy];
-  const setLook = usableShot(opts.note?.image_brief, opts.matcher) ?? `a real everyday scene for ${opts.theme}`;
+  const direction = visualDirection(opts.strategy, usableShot(opts.note?.image_brief, opts.matcher) ?? `a real everyday scene for ${opts.theme}`);
   const cover = drawableCoverTitle(fitCoverTitle(opts.note?.cover_title.trim() ?? '', opts.note?.title.trim() || opts.theme), opts.matcher);
   const plan = opts.note?.image_plan ?? [];
   const used = new Set<number>();
-  const product = opts.productCategory?.trim() ? `${opts.productName} (${opts.productCategory.trim()})` : opts.productName;
+  const product = productLine({ name: opts.productName, category: opts.productCategory, appearance: opts.productAppearance });
   return (opts.roles ?? storyboardRoles(opts.strategy, opts.imageCount)).map((role, i) => {
     // The plan's item for this frame: the same position when its role agrees, else the first unused one of the role.
     const k = plan[i]?.role === role && !used.has(i) ? i : plan.findIndex((p, j) => p.role === role && !used.has(j));
@@ -156,7 +176,7 @@ export function buildStoryboard(opts: {
     return {
       seq: i + 1,
       role,
-      brief: [`${ROLE_DIRECTION[role]}.`, shot ? `Shot: ${shot}.` : '', `Product: ${product}.`, `Set look: ${setLook}; ${guide.visualStyle}.`, SET_RULES]
+      brief: [`${ROLE_DIRECTION[role]}.`, shot ? `Shot: ${shot}.` : '', product, direction, SET_RULES]
         .filter(Boolean)
         .join(' '),
       overlay,

@@ -1,71 +1,145 @@
 import { STRATEGIES, type ImageRole, type StrategyCode } from './schemas.js';
 
 /**
- * The three strategy sets. Each is a different way of persuading, not a variation in wording:
- * the guidance, the title formula and the storyboard emphasis all change with it.
+ * The three strategy sets. Each is a different way of persuading, not a variation in wording: the
+ * body's order, the title formulas, the worked example and the pictures' look all change with it.
+ * A writer imitates the shape of an example more than any rule, so each set gets its own
+ * structure and one complete note written that way (docs/content.md, "What the writer is asked").
  */
 export interface Strategy {
   code: StrategyCode;
   name: string;
-  /** What the texts of this set do, told to the model (Chinese, like every writer prompt). */
-  guidance: string[];
-  titleFormula: string;
-  /** One short worked example of the set's way of writing: facts only from the product profile, no promised effect. */
-  example: { title: string; opening: string };
+  /** What the set is for, in one line (Chinese, like every writer prompt). */
+  purpose: string;
+  /** The body's order, step by step: this set's own skeleton. */
+  structure: string[];
+  /** Title patterns of this set, each with an example; none is "X｜Y", the shape every set used to share. */
+  titleFormulas: string[];
+  /**
+   * One complete note of the set, about an invented product of another category (its profile
+   * given with it), so the writer copies the shape and not the facts; it states only what that
+   * profile says.
+   */
+  example: { profile: string; title: string; cover_title: string; content: string; tags: string[] };
   /** Middle storyboard roles in order of importance (hook opens and convert closes every board). */
   emphasis: Array<Exclude<ImageRole, 'hook' | 'convert' | 'main'>>;
-  /** Visual direction of the set's images (image models read English best). */
-  visualStyle: string;
+  /**
+   * The light, palette and people of the set's pictures (image models read English best). Each
+   * frame is drawn by a separate call, so "the same person" must be described, not referred to.
+   */
+  look: { light: string; palette: string; people: string };
 }
 
 export const STRATEGY_GUIDES: Record<StrategyCode, Strategy> = {
   A: {
     code: 'A',
     name: '痛点共鸣',
-    guidance: [
-      '开头用第一人称写一个目标读者真实会遇到的具体困扰（时间、场景、感受），不要泛泛地说"烦恼"。',
-      '说清楚常见做法为什么不够用，再自然地引出产品；每个卖点对应一个困扰，写成使用时的感受。',
-      '结尾落在"现在轻松了"的状态，用一个真诚的问题邀请读者聊聊自己的情况。',
+    purpose: '让目标读者看到自己的困扰，相信这个产品懂他。',
+    structure: [
+      '开头：第一人称，一个具体时间和地点里的困扰（几点、在哪、什么感受），两三句，不铺垫。',
+      '试过的办法：一两个常见做法，以及为什么没用，让读者觉得"我也是"。',
+      '转折：产品出场，每个卖点对应上面的一个困扰，写成用的时候的样子。',
+      '诚实：一个小缺点，说清楚适合谁、不适合谁。',
+      '结尾：问读者自己的处境，不是泛泛的"你们觉得呢"。',
     ],
-    titleFormula: '具体痛点 + 转变（例：「熬夜后脸发干｜换季我靠它稳住」）',
+    titleFormulas: [
+      '处境 + 具体困扰 + 怎么办（例：「空调房待一天嘴唇干到起皮怎么办」）',
+      '反问戳中困扰（例：「为什么桌上放了水杯还是觉得干？」）',
+      '人群 + 困扰 + 我的办法（例：「工位小的打工人，我这样对付干燥」）',
+    ],
     example: {
-      title: '换季脸干起皮｜我的睡前补水步骤',
-      opening: '每年一到换季，我的脸颊就干到上妆卡粉，早上洗完脸都紧绷绷的。试过厚涂面霜，结果闷得难受……',
+      profile: '桌面加湿器（虚构示例）；卖点：水箱 300ml、两档出雾、USB 供电',
+      title: '空调房待一天嘴唇干到起皮怎么办',
+      cover_title: '空调房干到起皮？',
+      content: [
+        '上周连着三天在办公室改方案，空调从早开到晚。下午四点照镜子，嘴唇起了一圈皮，脸颊也绷得发紧，唇膏涂了两次还是干。',
+        '我试过在桌上放一杯水，第二天就忘了换；也想过买台大加湿器，可工位只有一臂宽，根本放不下。',
+        '后来换了这台桌面加湿器。它比我的水杯高不了多少，USB 插在显示器上就能用，不用再找插座。水箱是 300ml，我早上到公司加满一次。出雾有两档，开会的时候我调回小档。',
+        '说个不足：水箱不大，开大档的话下午要再加一次水。想照顾整个办公室的话它不够用；只想让自己这一小块别那么干，刚刚好。',
+        '你们的空调房，先干的是嘴唇还是眼睛？',
+      ].join('\n\n'),
+      tags: ['办公室好物', '空调房', '桌面加湿器', '打工人日常', '嘴唇干', '加湿器推荐'],
     },
     emphasis: ['pain', 'proof', 'quality', 'credit'],
-    visualStyle: 'emotional and relatable, soft natural light, a real person in an everyday moment that shows the problem, then calm relief',
+    look: {
+      light: 'soft, slightly cool morning daylight from one window',
+      palette: 'muted neutrals: off-white, pale grey and a little soft blue',
+      people: 'at most one person, a young Chinese adult of the note\'s audience, in the same plain light-grey top with the same hairstyle in every frame; the face mostly out of frame or turned away (hands, shoulders, back)',
+    },
   },
   B: {
     code: 'B',
     name: '实测种草',
-    guidance: [
-      '写成亲手使用后的体验分享：怎么用、在什么情况下用、用起来的具体感受和细节。',
-      '只写产品资料里有的参数、成分、规格；没有给出的数字、天数、检测结果、对比数据一律不写，也不要编"用了28天"之类的经历数字。',
-      '卖点写成可以被看见、摸到的证据（质地、规格、做工、使用步骤），并诚实地说一个小缺点或不适合的人群。',
+    purpose: '像认真用过的人一样，把看得见、摸得到的细节和优缺点讲清楚。',
+    structure: [
+      '开头一句结论：值不值、适合谁，先给答案。',
+      '分点实测：用 ①②③ 编号，每点一个小标题加两三句：拿到手的样子和规格、怎么用、用起来的细节；每点只写看得见、摸得到的。',
+      '缺点单独一段，至少一句真话。',
+      '适合谁、不适合谁，各一句。',
+      '结尾问读者还想了解哪一点。',
     ],
-    titleFormula: '产品/品类词 + 真实体验结论（例：「晚安面膜用后感｜质地和肤感都说清楚」）',
+    titleFormulas: [
+      '品类词 + 实测 + 笔记自己的结构（例：「陶瓷滤杯实测：3个细节说清值不值」）',
+      '品类词 + 值不值 + 真实感受（例：「陶瓷滤杯值得买吗？说说我的真实感受」）',
+      '品类词 + 优缺点（例：「陶瓷滤杯的优点和缺点，我都写在这了」）',
+    ],
     example: {
-      title: '晚安面膜真实用后感｜优缺点都说',
-      opening: '这瓶晚安面膜我是睡前最后一步用的，先说质地：挖出来是透明啫喱，推开很快就化成水……',
+      profile: '陶瓷手冲滤杯（虚构示例）；卖点：陶瓷材质、1-2 人份、底部单孔',
+      title: '陶瓷滤杯实测：3个细节说清值不值',
+      cover_title: '滤杯值不值？3点说清',
+      content: [
+        '先说结论：一个人在家冲咖啡、不想折腾器材的话，这只陶瓷滤杯值得放进购物车；追求出品稳定的老手可以再看看。',
+        '① 拿到手的样子\n陶瓷的，拿在手里有分量，架在杯子上很稳。大小是 1-2 人份，我平时冲一杯刚好。',
+        '② 怎么用\n折好滤纸放进去，先倒一点热水闷一会儿，再慢慢绕圈注水。底部是单孔，我注水慢一点就好控制。',
+        '③ 洗起来\n倒掉滤纸，用水冲一下就好，没有难洗的缝。',
+        '缺点也说：陶瓷怕摔，放进水槽的时候要小心；出门带着也不方便。',
+        '适合一两个人在家喝、想要简单步骤的人；不适合经常带出门、或一次要冲一大壶的人。',
+        '你冲咖啡的时候，更在意味道还是省事？',
+      ].join('\n\n'),
+      tags: ['手冲咖啡', '陶瓷滤杯', '咖啡器具', '新手手冲', '在家做咖啡', '滤杯测评'],
     },
     emphasis: ['proof', 'credit', 'quality', 'pain'],
-    visualStyle: 'clean hands-on review look, close-ups of texture, packaging and specification details, neutral background, honest lighting',
+    look: {
+      light: 'bright, even daylight with soft shadows, like a table by a large window',
+      palette: 'white and light wood, the product\'s own colours the only accent',
+      people: 'hands only, never a face: the same hands with short natural nails and the same plain white sleeve in every frame',
+    },
   },
   C: {
     code: 'C',
     name: '场景生活',
-    guidance: [
-      '描绘一个具体的生活场景（什么时候、在哪里、和谁、什么心情），让读者想身处其中。',
-      '产品自然地出现在场景里，卖点化成场景中的一个个瞬间，不要列清单。',
-      '语气向往但可实现，结尾写这样生活的感觉，并问读者会怎么安排自己的场景。',
+    purpose: '让读者想身处某个具体的生活片刻，产品是这个片刻里自然的一部分。',
+    structure: [
+      '开头定格一个时刻：星期几、几点、在哪、和谁、什么心情，像日记的第一句。',
+      '顺着时间往下写这个片刻，产品在其中一个动作里自然出现，不要列清单。',
+      '把一两个卖点写成场景里的细节瞬间：声音、气味、手感或光线。',
+      '收在这一刻的感受上，不总结、不喊口号。',
+      '结尾问读者会怎么过这样的时刻。',
     ],
-    titleFormula: '场景 + 感受（例：「周末露营｜随手一拍都是氛围感」）',
+    titleFormulas: [
+      '时间 + 场景 + 一件小事（例：「下班后的周五晚上，给自己点一支蜡烛」）',
+      '场景 + 感受（例：「雨天窝在家的下午，原来可以这么安静」）',
+      '人群 + 生活方式（例：「一个人住以后，我开始认真过周末」）',
+    ],
     example: {
-      title: '周末野餐｜这样装包轻松又好看',
-      opening: '周六下午两点，草地上铺开格子布，我把保温杯和两个三明治往篮子里一放，出门只用五分钟……',
+      profile: '香薰蜡烛（虚构示例）；卖点：木质灯芯（燃烧时有轻微噼啪声）、无花果香调、玻璃杯身',
+      title: '下班后的周五晚上，给自己点一支蜡烛',
+      cover_title: '周五晚上的一支蜡烛',
+      content: [
+        '周五晚上八点，进门先把外套挂好，手机扔在沙发另一头。',
+        '这几天过得很满，到家什么都不想做。我去厨房烧了壶水，顺手把茶几上那支蜡烛点上。',
+        '它是木质灯芯，火苗起来以后有很轻的噼啪声，像一个小小的壁炉。我关掉大灯，只留一盏落地灯，玻璃杯身映着一圈暖黄的光。',
+        '无花果的香味是慢慢出来的，混着刚泡好的茶，闻起来有点像夏天傍晚的院子。我窝在沙发上看了半集纪录片，什么也没想。',
+        '你下班以后，会给自己留一段什么都不做的时间吗？',
+      ].join('\n\n'),
+      tags: ['下班后的生活', '香薰蜡烛', '周末仪式感', '独居生活', '居家氛围', '放松时刻'],
     },
     emphasis: ['quality', 'pain', 'proof', 'credit'],
-    visualStyle: 'lifestyle photography, the product in use in a styled real-life scene, warm aspirational but attainable atmosphere',
+    look: {
+      light: 'warm, low evening light and one warm floor lamp',
+      palette: 'warm and natural: cream, honey-coloured wood and muted green',
+      people: 'at most one person, seen from behind, from the side or at a distance, with the same hairstyle and the same relaxed beige clothes in every frame',
+    },
   },
 };
 

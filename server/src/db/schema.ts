@@ -157,6 +157,8 @@ export interface ProductsTable {
   style_tone: string | null;
   text_angles: Json<string[]>;
   custom_prompt: string | null;
+  /** What the product looks like (form, colour, packaging, label text), for the image prompts. */
+  appearance: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -63,14 +63,15 @@ describe('banned words attached to a product apply to its texts only', () => {
       const task = await createTask(server, ws(productId), { text_count: 1, image_count: 0 });
       await runTaskGeneration(server.ctx, task.id);
       const calls = fake.calls.slice(from);
-      const avoid = calls.find((c) => c.kind === 'notes')!.prompt.split('\n').find((l) => l.startsWith('禁用词'))!;
+      const avoid = calls.find((c) => c.kind === 'notes')!.prompt.split('\n').find((l) => l.startsWith('本工作区会直接拦下的词'))!;
       const judge = calls.find((c) => c.kind === 'score')!.prompt;
       const [text] = (await taskDetail(server, token, task.id)).text_candidates as any[];
       return { avoid, judge, text };
     };
     const a = await generated(productA);
     expect(a.avoid).toContain(ONLY_A);
-    expect(a.avoid).toContain(WARN_A);
+    // A warning does not stop a note, so the writer is not told it blocks (the checker still flags it).
+    expect(a.avoid).not.toContain(WARN_A);
     expect(a.avoid).toContain(EVERYWHERE);
     expect(a.judge).toContain(`命中的禁用或风险词：${WARN_A}`);
     expect(a.text.banned_word_status).toBe('soft_warn');

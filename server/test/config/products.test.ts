@@ -53,6 +53,30 @@ describe('products', () => {
     expect((await api('GET', '/products/999999', w.operator)).status).toBe(404);
   });
 
+  it('appearance: kept on create, replaced or cleared by PUT, refused over 300 characters', async () => {
+    const look = '白色磨砂圆罐，银色旋盖，罐身印有“云朵柔雾”四个字，乳白色霜体';
+    const created = await api('POST', '/products', w.operator, { ...PRODUCT, appearance: `  ${look}  ` });
+    expect(created.status).toBe(200);
+    expect(created.body.data.appearance).toBe(look);
+    const id = created.body.data.id;
+    expect((await api('GET', `/products/${id}`, w.operator)).body.data.appearance).toBe(look);
+
+    const changed = await api('PUT', `/products/${id}`, w.operator, { ...PRODUCT, appearance: '透明玻璃瓶，金色滴管' });
+    expect(changed.body.data.appearance).toBe('透明玻璃瓶，金色滴管');
+    // PUT replaces the whole profile (the contract's update): a body without it clears it, as with custom_prompt.
+    expect((await api('PUT', `/products/${id}`, w.operator, { ...PRODUCT, appearance: '   ' })).body.data.appearance).toBeNull();
+    expect((await api('POST', '/products', w.operator, PRODUCT)).body.data.appearance).toBeNull();
+
+    expect((await api('POST', '/products', w.operator, { ...PRODUCT, appearance: '瓶'.repeat(300) })).status).toBe(200);
+    for (const [method, path] of [['POST', '/products'], ['PUT', `/products/${id}`]] as const) {
+      const tooLong = await api(method, path, w.operator, { ...PRODUCT, appearance: '瓶'.repeat(301) });
+      expect(tooLong.status).toBe(400);
+      expect(tooLong.body.code).toBe(40000);
+      expect(tooLong.body.message).toMatch(/appearance/);
+    }
+    expect((await api('GET', `/products/${id}`, w.operator)).body.data.appearance).toBeNull();
+  });
+
   it('banned_word_ids must be this workspace’s words; the 400 names the bad ids', async () => {
     const mine = await api('POST', '/banned-words', w.supervisor, { word: '顶级', level: 'hard_block' });
     const theirs = await api('POST', '/banned-words', w.otherAdmin, { word: '顶级', level: 'hard_block' });

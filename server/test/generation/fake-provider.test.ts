@@ -78,7 +78,7 @@ describe('generation with an OpenAI-compatible provider', () => {
     expect(streamedA0).toBe(defaultNote(0, { rewrite: false }).content);
     // Text-free prompts: the service draws the lettering itself.
     const imageCalls = fake.calls.filter((c) => c.kind === 'image');
-    expect(imageCalls.every((c) => c.prompt.includes('No text, letters'))).toBe(true);
+    expect(imageCalls.every((c) => c.prompt.includes('Add no text of your own'))).toBe(true);
   });
 
   it('a failing judge falls back to the deterministic scorer', async () => {

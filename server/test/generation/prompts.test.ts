@@ -9,7 +9,7 @@ import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles } from '../../src/con
 const inputs: GenerationInputs = {
   taskId: 42,
   generation: 2,
-  theme: '换季护肤',
+  theme: '熬夜后的换季护肤',
   product: {
     name: '晚安面膜',
     category: '护肤',
@@ -22,7 +22,7 @@ const inputs: GenerationInputs = {
   preferences: {
     recent_preference: 'Preferred angle: 「熬夜急救」 (score 6)',
     reject_reasons: ['语气太像广告，删掉"全网最低"', '不要出现医疗功效'],
-    style_examples: ['姐妹们我真的会谢，这个面膜敷完第二天脸是软的'],
+    style_examples: ['姐妹们我真的会谢，熬夜后敷完第二天脸是软的'],
     injected_count: 4,
   },
   avoidWords: ['根治', '最便宜'],
@@ -52,19 +52,19 @@ describe('prompt building', () => {
       expect(beforeFence).toContain(`- 被驳回：「${rejections[0]!.excerpt}」 — 原因：「${rejections[0]!.reason}」`);
       expect(beforeFence).toContain(`- 原因：「${rejections[1]!.reason}」`);
       expect(beforeFence).toContain(inputs.preferences.style_examples[0]);
-      expect(beforeFence).toContain('审核通过的笔记开头（正面示例：学习标题和开头的写法，不要照抄）：\n- 「熬夜急救面膜｜凌晨一点下班，脸干到发紧…」');
+      expect(beforeFence).toContain('审核通过的同类笔记开头（正面示例：学习标题和开头的写法，不要照抄）：\n- 「熬夜急救面膜｜凌晨一点下班，脸干到发紧…」');
       expect(beforeFence).toContain('「熬夜急救」');
       expect(prompt.prompt).not.toContain('(score');
       // The preferred strategy is told to its own set only.
       expect(beforeFence.includes('最常选中本组的写法')).toBe(strategy === 'B');
       // Theme, product facts and benchmarks stay inside the fence.
-      expect(fenced).toContain('今日主题：换季护肤');
+      expect(fenced).toContain('今日主题：熬夜后的换季护肤');
       expect(fenced).toContain('卖点（笔记能写的事实只有这些）');
       expect(fenced).not.toContain('不要提竞品');
       expect(prompt.prompt).toContain(`写法 ${strategy}：${STRATEGY_GUIDES[strategy].name}`);
-      expect(prompt.prompt).toContain(STRATEGY_GUIDES[strategy].titleFormula);
-      expect(prompt.prompt).toContain(STRATEGY_GUIDES[strategy].example.title);
-      expect(prompt.prompt).toContain('禁用词（任何形式都不要出现，包括拆开、加符号或繁体）：根治、最便宜');
+      for (const formula of STRATEGY_GUIDES[strategy].titleFormulas) expect(prompt.prompt).toContain(formula);
+      expect(prompt.prompt).toContain(STRATEGY_GUIDES[strategy].example.content);
+      expect(prompt.prompt).toContain('本工作区会直接拦下的词（任何形式都不要出现，包括拆开、加符号或繁体）：根治、最便宜');
       expect(prompt.prompt).toContain('正好 2 篇');
       expect(input.seed).toBe(`task:42:gen:2:${strategy}`);
     });
@@ -74,9 +74,8 @@ describe('prompt building', () => {
     for (const rule of ['【事实规则】', '只能写产品资料里明确写出的', '不写使用前后对比', '不宣称保健、治疗或预防疾病', '不留联系方式', '不诱导点赞', '标题前 15 个字', '正文前 80 个字', '不用 Markdown', '<data> 与 </data> 之间是用户提供的资料']) {
       expect(SYSTEM).toContain(rule);
     }
-    // Strategy B no longer asks for numbers it has no source for; no example promises an effect in a week.
-    expect(STRATEGY_GUIDES.B.guidance.join('')).toContain('没有给出的数字、天数、检测结果、对比数据一律不写');
-    for (const s of STRATEGIES) expect(STRATEGY_GUIDES[s].titleFormula + STRATEGY_GUIDES[s].example.title).not.toMatch(/一周|7天|28天|回到/);
+    // No formula or example promises an effect in a week.
+    for (const s of STRATEGIES) expect(STRATEGY_GUIDES[s].titleFormulas.join('') + JSON.stringify(STRATEGY_GUIDES[s].example)).not.toMatch(/一周|7天|28天|回到/);
   });
 
   it('the three strategies prompt differently', () => {
@@ -88,7 +87,7 @@ describe('prompt building', () => {
     const prompt = notesPrompt(notesInput({ ...inputs, preferences: { recent_preference: '', reject_reasons: [], style_examples: [], injected_count: 0 }, benchmarks: [], avoidWords: [], product: { ...inputs.product, custom_prompt: null } }, 'A', 1)).prompt;
     expect(prompt).toContain('【团队规则】（暂无）');
     expect(prompt).toContain('对标笔记：（无）');
-    expect(prompt).not.toContain('禁用词');
+    expect(prompt).not.toContain('直接拦下的词');
     const old = notesPrompt(notesInput(inputs, 'A', 1)).prompt;
     expect(old).toContain(`团队近期的偏好：${inputs.preferences.recent_preference}`);
     // Reasons without the structured rejections (older snapshots) are still told, verbatim.
@@ -153,7 +152,7 @@ describe('snapshots of the other prompts', () => {
 
   it('every frame’s image prompt, with and without the product photo, and the negative prompt', () => {
     const frames = buildStoryboard({ strategy: 'B', imageCount: 4, note: { ...note, image_plan: [{ role: 'proof', brief: '手背上的一抹质地', caption: '清爽不黏' }] }, productName: '晚安面膜', productCategory: '护肤', sellingPoints: [], theme: '换季护肤', matcher: compileBannedWords([]) });
-    expect({ frames: frames.map((f, i) => imagePrompt(f, '晚安面膜', i % 2 === 0)), negative: NEGATIVE_PROMPT }).toMatchSnapshot();
+    expect({ frames: frames.map((f, i) => imagePrompt(f, { name: '晚安面膜', appearance: null }, i % 2 === 0)), negative: NEGATIVE_PROMPT }).toMatchSnapshot();
   });
 });
 

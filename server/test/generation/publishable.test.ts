@@ -135,7 +135,7 @@ describe('published note limits', () => {
     for (const p of images) {
       expect(p).toContain('Product: 晚安面膜 (护肤).');
       expect(p).toContain('No before/after comparisons');
-      expect(p).toContain('No text, letters');
+      expect(p).toContain('Add no text of your own');
     }
   });
 

@@ -1758,6 +1758,7 @@ export interface components {
             style_tone: string | null;
             text_angles: string[];
             custom_prompt: string | null;
+            appearance: string | null;
             banned_word_ids: number[];
             /** Format: date-time */
             created_at: string;
@@ -5488,6 +5489,7 @@ export interface operations {
                     style_tone?: string | null;
                     text_angles?: string[];
                     custom_prompt?: string | null;
+                    appearance?: string | null;
                     /** @description ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product */
                     banned_word_ids?: number[];
                 };
@@ -5621,6 +5623,7 @@ export interface operations {
                             style_tone: string | null;
                             text_angles: string[];
                             custom_prompt: string | null;
+                            appearance: string | null;
                             banned_word_ids: number[];
                             /** Format: date-time */
                             created_at: string;
@@ -5835,6 +5838,7 @@ export interface operations {
                     style_tone?: string | null;
                     text_angles?: string[];
                     custom_prompt?: string | null;
+                    appearance?: string | null;
                     /** @description ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product */
                     banned_word_ids?: number[];
                 };

@@ -25,6 +25,7 @@ import * as presetWordLevels from './20261125_1100_preset_word_levels.js';
 import * as linkTables from './20261128_0400_link_tables.js';
 import * as oneNoteModel from './20261128_0500_one_note_model.js';
 import * as legalBaseline from './20261128_0800_legal_baseline.js';
+import * as productAppearance from './20261128_0850_product_appearance.js';
 import * as taskAudit from './20261128_0900_task_audit.js';
 import * as connectionOptions from './20261128_0300_connection_options.js';
 import * as failureReasons from './20261128_0600_failure_reasons.js';
@@ -64,5 +65,6 @@ export const migrations: Record<string, Migration> = {
   '20261128_0600_failure_reasons': failureReasons,
   '20261128_0700_access_tokens': accessTokens,
   '20261128_0800_legal_baseline': legalBaseline,
+  '20261128_0850_product_appearance': productAppearance,
   '20261128_0900_task_audit': taskAudit,
 };

@@ -220,15 +220,16 @@ export async function assertNoHardBlock(ctx: AppContext, workspaceId: number, pr
 }
 
 /**
- * The words a prompt asks the model to avoid: hard blocks first, so that when the list is cut
- * at `limit` the words that would block a text stay in it; auto-fixed words are left out (the
- * service replaces them itself).
+ * The words a prompt asks the model to avoid: what this workspace blocks for the product
+ * (wordsForProduct, hard blocks only), the team's own words first, then each legal list's in
+ * turn. Warnings are left out: they do not stop a note, and some of them (美白, 修复) a profile
+ * may state, which an avoid list would forbid; auto-fixed words the service replaces itself.
  */
 export async function wordsToAvoid(ctx: AppContext, workspaceId: number, productId: number, limit: number): Promise<string[]> {
   const words = await (await wordsForProduct(ctx, workspaceId, productId)).load();
   return words
-    .filter((w) => w.level !== 'auto_fix')
-    .sort((a, b) => Number(b.level === 'hard_block') - Number(a.level === 'hard_block') || a.word.localeCompare(b.word))
+    .filter((w) => w.level === 'hard_block')
+    .sort((a, b) => Number(a.preset !== null) - Number(b.preset !== null) || (a.preset ?? '').localeCompare(b.preset ?? '') || a.word.localeCompare(b.word))
     .slice(0, limit)
     .map((w) => w.word);
 }

@@ -247,6 +247,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
       note: { ...note, title: checked.note.title, cover_title: checked.note.cover_title },
       productName: product.name,
       productCategory: product.category,
+      productAppearance: product.appearance,
       sellingPoints: product.selling_points,
       theme: source.theme,
       matcher,

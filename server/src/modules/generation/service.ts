@@ -76,6 +76,7 @@ export async function loadGenerationInputs(
         style_tone: product.style_tone,
         text_angles: product.text_angles,
         custom_prompt: product.custom_prompt,
+        appearance: product.appearance,
       },
       benchmarks: benchmarks.map((b) => ({ highlights: b.highlights, features: b.features })),
       preferences,

@@ -367,7 +367,7 @@ export async function makeQueuedImages(ctx: AppContext, queued: QueuedImages, si
         workspaceId: queued.workspaceId,
         callKey: slot.callKey,
         frame,
-        prompt: withInstruction(image.prompt || imagePrompt(frame, product.name, references.length > 0), image.instruction),
+        prompt: withInstruction(image.prompt || imagePrompt(frame, { name: product.name, appearance: product.appearance }, references.length > 0), image.instruction),
         input: {
           purpose: 'storyboard-image',
           strategy: image.strategy,

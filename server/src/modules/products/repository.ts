@@ -13,6 +13,7 @@ const productColumns = [
   'style_tone',
   'text_angles',
   'custom_prompt',
+  'appearance',
   'created_at',
   'updated_at',
 ] as const;

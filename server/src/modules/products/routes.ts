@@ -21,6 +21,7 @@ const ProductView = Type.Object({
   style_tone: Nullable(Type.String()),
   text_angles: Type.Array(Type.String()),
   custom_prompt: Nullable(Type.String()),
+  appearance: Nullable(Type.String({ description: 'what the product looks like (form, colour, packaging, label text), given to every image prompt' })),
   banned_word_ids: Type.Array(Type.Integer()),
   created_at: DateTime,
   updated_at: DateTime,
@@ -33,6 +34,7 @@ const ProductBody = Type.Object({
   style_tone: Type.Optional(Nullable(ShortText(200))),
   text_angles: Type.Optional(Type.Array(ShortText(200), { maxItems: 30 })),
   custom_prompt: Type.Optional(Nullable(ShortText(4000))),
+  appearance: Type.Optional(Nullable(Type.String({ maxLength: 300, description: 'what the product looks like: form, colour, packaging, label text (e.g. 白色磨砂圆罐，银色盖子，罐身印有“云朵柔雾”); given to every image prompt, in words where the image model takes no reference photo' }))),
   banned_word_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 2147483647 }), { maxItems: 1000, description: 'ids of this workspace’s banned words attached to the product: they apply to its texts only, while a word attached to no product applies to every product' })),
 });
 const ImageView = Type.Object({

@@ -17,6 +17,7 @@ export interface ProductInput {
   style_tone?: string | null | undefined;
   text_angles?: string[] | undefined;
   custom_prompt?: string | null | undefined;
+  appearance?: string | null | undefined;
   banned_word_ids?: number[] | undefined;
 }
 
@@ -44,6 +45,7 @@ async function productValues(ctx: AppContext, workspaceId: number, input: Produc
       style_tone: optionalText(input.style_tone),
       text_angles: json(cleanList(input.text_angles)),
       custom_prompt: optionalText(input.custom_prompt),
+      appearance: optionalText(input.appearance),
     },
     bannedWordIds: bannedIds,
   };

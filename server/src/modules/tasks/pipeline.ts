@@ -403,6 +403,7 @@ class GenerationRun {
       note: lead,
       productName: inputs.product.name,
       productCategory: inputs.product.category,
+      productAppearance: inputs.product.appearance,
       sellingPoints: inputs.product.selling_points,
       theme: inputs.theme,
       matcher: this.loaded.matcher,
@@ -415,7 +416,7 @@ class GenerationRun {
     const imageProvider = this.providers.image!;
     // A photo goes along only where the model takes one; otherwise no prompt claims a reference.
     const references = pickProductImages(this.loaded.productImages, frame.role, imageProvider.referenceImages);
-    const prompt = imagePrompt(frame, this.loaded.inputs.product.name, references.length > 0);
+    const prompt = imagePrompt(frame, this.loaded.inputs.product, references.length > 0);
     const request: FrameImageRequest = {
       workspaceId: this.ws,
       callKey: `${this.prefix}:image:${strategy}:${frame.seq}`,

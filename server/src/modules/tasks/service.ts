@@ -99,6 +99,8 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
     product.name,
     ...product.selling_points,
     product.custom_prompt,
+    // It is sent to every image model of the task.
+    product.appearance,
     ...benchmarks.map((b) => b.highlights),
   ]);
 

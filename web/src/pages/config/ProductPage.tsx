@@ -15,7 +15,7 @@ import { BannedWordSelect } from './pickers';
 import { PageTitle } from '../../components/PageTitle';
 import { queryKeys, refresh } from '../../api/queryKeys';
 
-type Values = Required<Omit<ProductBody, 'custom_prompt'>> & { custom_prompt: string };
+type Values = Required<Omit<ProductBody, 'custom_prompt' | 'appearance'>> & { custom_prompt: string; appearance: string };
 
 function ProductForm({ id }: { id: number | undefined }) {
   const { t } = useTranslation();
@@ -24,12 +24,12 @@ function ProductForm({ id }: { id: number | undefined }) {
   const [form] = Form.useForm<Values>();
   const product = useQuery({ queryKey: queryKeys.products.detail(id ?? 0), queryFn: () => api.products.get(id!), enabled: id !== undefined });
   useEffect(() => {
-    if (product.data) form.setFieldsValue({ ...product.data, style_tone: product.data.style_tone ?? '', custom_prompt: product.data.custom_prompt ?? '' });
+    if (product.data) form.setFieldsValue({ ...product.data, style_tone: product.data.style_tone ?? '', custom_prompt: product.data.custom_prompt ?? '', appearance: product.data.appearance ?? '' });
   }, [product.data, form]);
   const save = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: Values) => {
-      const body: ProductBody = { ...v, name: v.name.trim(), category: v.category.trim(), custom_prompt: v.custom_prompt?.trim() || null };
+      const body: ProductBody = { ...v, name: v.name.trim(), category: v.category.trim(), custom_prompt: v.custom_prompt?.trim() || null, appearance: v.appearance?.trim() || null };
       return id === undefined ? api.products.create(body) : api.products.update(id, body);
     },
     onSuccess: (saved) => {
@@ -48,7 +48,7 @@ function ProductForm({ id }: { id: number | undefined }) {
         form={form}
         layout="vertical"
         style={{ maxWidth: 720 }}
-        initialValues={{ source: 'custom', selling_points: [], text_angles: [], banned_word_ids: [], style_tone: '', custom_prompt: '' }}
+        initialValues={{ source: 'custom', selling_points: [], text_angles: [], banned_word_ids: [], style_tone: '', custom_prompt: '', appearance: '' }}
         onFinish={(v) => save.mutate(v)}
       >
         <Form.Item label={t('products.name')} name="name" rules={[{ required: true, whitespace: true, message: t('form.required') }]}>
@@ -74,6 +74,9 @@ function ProductForm({ id }: { id: number | undefined }) {
         </Form.Item>
         <Form.Item label={t('products.styleTone')} name="style_tone">
           <Input />
+        </Form.Item>
+        <Form.Item label={t('products.appearance')} name="appearance" extra={t('products.appearanceHint')}>
+          <Input.TextArea autoSize={{ minRows: 2, maxRows: 5 }} maxLength={300} showCount placeholder={t('products.appearancePlaceholder')} />
         </Form.Item>
         <Form.Item label={t('products.customPrompt')} name="custom_prompt">
           <Input.TextArea autoSize={{ minRows: 2, maxRows: 8 }} />
