@@ -205,7 +205,8 @@ describe('fission list, note edits and one-set downloads', () => {
     const notes = (await notesOf(server, operator.token, fissionA)).notes.map((n: any) => n.note);
     expect(noteTexts(packaged).filter((text) => !texts.some((t) => noteText(t) === text))).toEqual([]);
     expect(noteTexts(fissioned).filter((text) => !notes.some((n: any) => noteText(n) === text))).toEqual([]);
-    const reminders = new Set([...noteTexts(packaged), ...noteTexts(fissioned)].map((text) => text.slice(text.indexOf('\n\n—— 发布提醒'))));
-    expect([...reminders]).toEqual([`\n\n—— 发布提醒（不要复制到笔记里）——\n${PUBLISH_REMINDERS.map((r) => `· ${r}`).join('\n')}\n`]);
+    // The reminders head every note.txt alike, above the line where the post starts.
+    const heads = new Set([...noteTexts(packaged), ...noteTexts(fissioned)].map((text) => text.slice(0, text.indexOf('—— 以下是笔记内容'))));
+    expect([...heads]).toEqual([`【发布提醒：不要复制到笔记里】\n${PUBLISH_REMINDERS.map((r) => `· ${r}`).join('\n')}\n\n`]);
   });
 });
