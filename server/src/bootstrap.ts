@@ -47,6 +47,7 @@ export async function bootstrap(ctx: AppContext): Promise<{ generatedPassword?: 
             selling_points: json(product.selling_points),
             style_tone: product.style_tone,
             text_angles: json(product.text_angles),
+            appearance: product.appearance,
             custom_prompt: null,
             created_at: now,
             updated_at: now,
@@ -69,6 +70,8 @@ const DEMO_PRODUCTS = [
     selling_points: ['48小时长效保湿', '神经酰胺修护屏障', '无香精无酒精', '质地轻薄不黏腻'],
     style_tone: '温柔亲切、真实分享',
     text_angles: ['换季干皮急救', '熬夜后的皮肤修护', '敏感肌日常'],
+    // What image models draw from when a demo task goes to a real connection (issue 29).
+    appearance: '50毫升圆形磨砂白瓷罐，浅云朵蓝旋盖，罐身印有细字“云朵柔雾”，乳白色轻盈面霜',
   },
   {
     name: '轻量折叠通勤背包',
@@ -76,5 +79,6 @@ const DEMO_PRODUCTS = [
     selling_points: ['仅重480克', '防泼水面料', '可放16英寸电脑', '一秒折叠收纳'],
     style_tone: '干练利落、实用测评',
     text_angles: ['打工人通勤', '周末短途出行', '学生党开学'],
+    appearance: '雾霾蓝尼龙双肩包，方正包型，正面一条拉链口袋，黑色肩带，可对折收进内袋',
   },
 ];
