@@ -106,8 +106,9 @@ export function usableCaption(caption: string | undefined, matcher: BannedWordMa
 }
 
 /** What opens a list item of a body: a bullet, a keycap or circled number, an emoji, "1." or "第一步：". */
-const ITEM_MARK = /^(?:[\p{Extended_Pictographic}\u{FE0F}\u{20E3}\u{200D}\s•·\-—–]|[0-9０-９#*]+(?:\u{FE0F}?\u{20E3}|[.、)）](?![0-9０-９]))|[①-⑳]|第[一二三四五六七八九十\d]+[步点个条]?[：:、，,]?)+/u;
-const SENTENCE_END = /[。！？!?…~～]+/u;
+const ITEM_MARK = /^(?:[\p{Extended_Pictographic}\u{FE0F}\u{20E3}\u{200D}\s•·\-—–]|[0-9０-９#*]+(?:\u{FE0F}?\u{20E3}|[.、)）](?![0-9０-９]))|[①-⑳]|第[一二三四五六七八九十\d]+(?:[步点条][：:、，,]?|[：:、，,]))+/u;
+/** A sentence with its closing marks, so a question still reads as one. */
+const SENTENCES = /[^。！？!?…~～]+[。！？!?…~～]*/gu;
 const CLAUSE = /[，,：:；;、]/u;
 
 /**
@@ -118,7 +119,7 @@ const CLAUSE = /[，,：:；;、]/u;
 function bodyPieces(content: string): string[] {
   const lines = content.split('\n').map((l) => l.trim()).filter(Boolean);
   const items = lines.filter((l) => ITEM_MARK.test(l) && l.replace(ITEM_MARK, '').trim().length > 1);
-  const source = items.length > 0 ? items : lines.slice(1).flatMap((l) => l.split(SENTENCE_END));
+  const source = items.length > 0 ? items : lines.slice(1).flatMap((l) => l.match(SENTENCES) ?? []);
   return source.map((piece) => piece.replace(ITEM_MARK, '').trim()).filter((piece) => piece.length > 1 && !/[？?]\s*$|评论区|留言/u.test(piece));
 }
 

@@ -56,9 +56,9 @@ const VOICES: Record<StrategyCode, Voice> = {
     emoji: ['😭', '🥲', '💔', '😮‍💨', '🙋‍♀️'],
     hooks: ['说到「{theme}」，我真的有好多话想说{e}', '谁懂啊！{scene}总有点手忙脚乱{e}', '聊聊「{angle}」这件小事{e}', '这阵子一直在琢磨「{theme}」{e}'],
     intro: [
-      '之前试过不少办法，后来开始用{name}，想把自己的感受记下来。',
-      '朋友推荐了{name}，我用了一段时间，说说自己的体会。',
-      '{scene}是我用{name}的主要时候，下面是我在意的几点。',
+      '之前为「{theme}」试过不少办法，后来开始用{name}，想把自己的感受记下来。',
+      '朋友知道我在折腾「{theme}」，推荐了{name}，用了一段时间，说说自己的体会。',
+      '说到「{theme}」，{scene}是我用{name}的主要时候，下面是我在意的几点。',
     ],
     point: ['✅ {point}，这是我当初选它的原因', '✅ {point}，{scene}正好用得上', '✅ {point}，是我挑它时看重的一点'],
     recap: '📌 划重点：{points}',
@@ -72,7 +72,7 @@ const VOICES: Record<StrategyCode, Voice> = {
   B: {
     emoji: ['📝', '🔍', '📊', '🧪', '✍️'],
     hooks: ['{short}用了一段时间，来交作业啦{e}', '不吹不黑，聊聊{short}的真实感受{e}', '关于「{theme}」，这次认真用了{short}{e}'],
-    intro: ['下面只说自己上手的感受，按使用顺序来。', '先把{name}的几个要点列出来，方便大家对照自己的需求。', '{name}的信息我按上手顺序整理了一下：'],
+    intro: ['围绕「{theme}」，下面只说自己上手的感受，按使用顺序来。', '先把{name}的几个要点列出来，方便在做「{theme}」功课的你对照需求。', '{name}放进「{theme}」以后，我按上手顺序整理了一下：'],
     point: ['{i}️⃣ {point}：下单前重点看的一项', '{i}️⃣ {point}：日常用得上的细节', '{i}️⃣ {point}：上手后留意到的地方'],
     recap: '📌 一句话总结：{points}',
     caution: '以上是我的个人体验，效果因人而异，请按自己的需求判断。',
@@ -87,8 +87,8 @@ const VOICES: Record<StrategyCode, Voice> = {
     hooks: ['{scene}，阳光刚刚好{e}', '记录一下{scene}的小日常{e}', '{scene}，慢慢来也很好{e}'],
     intro: [
       '这阵子的「{theme}」里，{name}成了常出现的那一件。',
-      '把{name}放进日常以后，{scene}多了一点仪式感。',
-      '生活里的小确幸，有时候就藏在一件称手的东西里，比如{name}。',
+      '把{name}放进「{theme}」以后，{scene}多了一点仪式感。',
+      '「{theme}」里的小确幸，有时候就藏在一件称手的东西里，比如{name}。',
     ],
     point: ['{e} {point}，随手就能用上', '{e} {point}，{scene}也方便', '{e} {point}，是我喜欢它的地方'],
     recap: '🌿 记住这几点：{points}',
@@ -190,7 +190,8 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
     tagOf(product.category),
     // A theme too long for a tag is left out rather than cut (#周末野餐带什么一杯 reads as a typo).
     ...(cp(clean(theme).replace(/\s/g, '')) <= 12 ? [tagOf(theme)] : []),
-    tagOf(angle),
+    // An angle cut from a long theme is no tag, like the theme itself.
+    ...(ordered.length > 0 || angle === theme ? [tagOf(angle)] : []),
     ...voice.tags,
     '好物分享',
     '小红书种草',
