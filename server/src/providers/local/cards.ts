@@ -1,5 +1,6 @@
 import sharp from 'sharp';
-import { escapeXml, FONT_FAMILY, renderSvg, wrapText } from '../../images/fonts.js';
+import { clipWords } from '../../content/text.js';
+import { escapeXml, FONT_FAMILY, renderSvg, textWidth, wrapText } from '../../images/fonts.js';
 import { encode, normalizeImage, type NormalizedImage } from '../../images/normalize.js';
 import { MAX_INPUT_PIXELS } from '../../images/probe.js';
 import { compositeRows, fromRaw, type RawImage } from '../../images/raw.js';
@@ -82,13 +83,16 @@ async function renderCard(spec: CardSpec, rng: Random): Promise<RawImage> {
   const nameLines = wrapText(spec.productName || '好物推荐', w - 80, 46, 1);
   // The theme as the reader would read it, never the image's place in the set ("封面 · 第1张").
   const subtitle = wrapText(spec.theme || '日常分享', w - 80, 30, 1);
+  // The name's first words, up to six characters, on a label as wide as they are: never half a word of it.
+  const label = clipWords(spec.productName || '好物', 6);
+  const labelWidth = Math.max(140, Math.round(textWidth(label, 34)) + 36);
   const standIn = spec.reference
     ? ''
     : `<clipPath id="picture"><rect x="${x + 20}" y="${y + 20}" width="${w - 40}" height="${h - strip - 30}" rx="${radius - 12}"/></clipPath>
        <g clip-path="url(#picture)"><g transform="translate(${x + w / 2} ${y + (h - strip) / 2 + 20}) scale(${zoom})">
          <rect x="-140" y="-140" width="280" height="280" rx="40" fill="${hsl(hue, 45, 62)}"/>
-         <rect x="-70" y="-40" width="140" height="90" rx="14" fill="#ffffff" fill-opacity="0.85"/>
-         <text y="18" font-family="${FONT_FAMILY}" font-size="34" font-weight="700" fill="${hsl(hue, 40, 35)}" text-anchor="middle">${escapeXml([...(spec.productName || '好物')].slice(0, 4).join(''))}</text>
+         <rect x="${-labelWidth / 2}" y="-40" width="${labelWidth}" height="90" rx="14" fill="#ffffff" fill-opacity="0.85"/>
+         <text y="18" font-family="${FONT_FAMILY}" font-size="34" font-weight="700" fill="${hsl(hue, 40, 35)}" text-anchor="middle">${escapeXml(label)}</text>
        </g></g>`;
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">
     <defs>
