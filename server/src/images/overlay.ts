@@ -25,6 +25,11 @@ export interface OverlayLayer {
   height: number;
 }
 
+interface Size {
+  width: number;
+  height: number;
+}
+
 /**
  * The share of a cover's height a title block may take, from the top: the subject of a
  * Xiaohongshu cover sits in the middle and lower part, and the storyboard asks the image model
@@ -92,18 +97,18 @@ interface TitleStyle {
   chrome: number;
 }
 
-const STYLES: Record<CoverTemplate, TitleStyle> = {
-  // Padding above (POSTER.padTop) and below (padBottom) the lines, and the red rule.
-  poster: { sizes: [200, 176, 156, 140, 124, 112, 100, 92], maxLines: 3, lineGap: 1.22, align: 'middle', markGap: 0.06, breakAtBar: true, inset: 72, chrome: 96 + 72 + 14 },
-  // The label's padding (44) and room for its tilt (20) inside the margin; above it STICKER.top, below it the shadow and tilt.
-  sticker: { sizes: [136, 124, 112, 100, 92, 84, 76], maxLines: 3, lineGap: 1.3, align: 'start', markGap: 0.14, breakAtBar: true, inset: 72 + 44 + 20, chrome: 96 + 44 * 2 + 40 },
-  band: { sizes: [88, 80, 72], maxLines: 3, lineGap: 1.25, align: 'start', markGap: 0, breakAtBar: false, inset: 64, chrome: 96 + 80 },
-};
+/** The blocks around the lines at 1080 px, shared by their layout (STYLES) and their drawing. */
+const POSTER = { padTop: 96, padBottom: 72, rule: 14 };
+// Below the label: its shadow and the corner the tilt lowers (sin 2° of a full-width label, about 34 px).
+const STICKER = { top: 96, pad: 44, below: 40 };
+const BAND = { top: 96, fade: 80 };
 
-interface Size {
-  width: number;
-  height: number;
-}
+const STYLES: Record<CoverTemplate, TitleStyle> = {
+  poster: { sizes: [200, 176, 156, 140, 124, 112, 100, 92], maxLines: 3, lineGap: 1.22, align: 'middle', markGap: 0.06, breakAtBar: true, inset: 72, chrome: POSTER.padTop + POSTER.padBottom + POSTER.rule },
+  // The label's padding and room for its tilt (20) inside the margin.
+  sticker: { sizes: [136, 124, 112, 100, 92, 84, 76], maxLines: 3, lineGap: 1.3, align: 'start', markGap: 0.14, breakAtBar: true, inset: 72 + STICKER.pad + 20, chrome: STICKER.top + STICKER.pad * 2 + STICKER.below },
+  band: { sizes: [88, 80, 72], maxLines: 3, lineGap: 1.25, align: 'start', markGap: 0, breakAtBar: false, inset: 64, chrome: BAND.top + BAND.fade },
+};
 
 /** What of a title is set apart: the phrase highlighted, and the phrases never broken. */
 export type TitlePhrases = Pick<OverlayText, 'highlight' | 'keep'>;
@@ -115,8 +120,9 @@ const textHeight = (lines: number, fontSize: number, lineHeight: number) => line
  * The title broken into lines of at most maxWidth, between words and never inside a `keep`
  * phrase, at the largest size of the style whose lines stay within maxHeight and take it whole
  * (no "…") with each `keep` phrase and the highlight on one line and no character alone on a
- * line, else the largest within maxHeight that takes it whole, each line cut into plain and highlighted runs. Lines
- * start at x = 0 (left) or are centred on maxWidth / 2; every run lies within 0..maxWidth.
+ * line, else the largest within maxHeight that takes it whole, each line cut into plain and
+ * highlighted runs. Lines start at x = 0 (left) or are centred on maxWidth / 2; every run lies
+ * within 0..maxWidth.
  */
 function layoutTitle(title: string, phrases: TitlePhrases, box: { maxWidth: number; maxHeight: number }, style: TitleStyle, unit: number): TitleLayout {
   const { maxWidth, maxHeight } = box;
@@ -181,7 +187,7 @@ function layoutTitle(title: string, phrases: TitlePhrases, box: { maxWidth: numb
  */
 export function coverTitleLayout(
   template: CoverTemplate,
-  size: { width: number; height: number },
+  size: Size,
   title: string,
   phrases: TitlePhrases = {},
 ): TitleLayout & { maxWidth: number } {
@@ -230,9 +236,9 @@ const RED = '#FF2442';
 function posterLayer({ width, height }: Size, title: string, phrases: TitlePhrases, unit: number): OverlayLayer {
   const margin = Math.round(STYLES.poster.inset * unit);
   const layout = coverTitleLayout('poster', { width, height }, title, phrases);
-  const padTop = Math.round(96 * unit);
-  const padBottom = Math.round(72 * unit);
-  const rule = Math.round(14 * unit);
+  const padTop = Math.round(POSTER.padTop * unit);
+  const padBottom = Math.round(POSTER.padBottom * unit);
+  const rule = Math.round(POSTER.rule * unit);
   const blockHeight = Math.min(height - rule, padTop + textHeight(layout.lines.length, layout.fontSize, layout.lineHeight) + padBottom);
   const at = { x: margin, y: padTop };
   const body =
@@ -249,14 +255,13 @@ function posterLayer({ width, height }: Size, title: string, phrases: TitlePhras
  */
 function stickerLayer(size: Size, title: string, phrases: TitlePhrases, unit: number): OverlayLayer {
   const margin = Math.round(72 * unit);
-  const pad = Math.round(44 * unit);
+  const pad = Math.round(STICKER.pad * unit);
   const layout = coverTitleLayout('sticker', size, title, phrases);
   const labelWidth = layout.width + pad * 2;
   const labelHeight = textHeight(layout.lines.length, layout.fontSize, layout.lineHeight) + pad * 2;
-  const top = Math.round(96 * unit);
+  const top = Math.round(STICKER.top * unit);
   const shadow = Math.round(12 * unit);
-  // Below the label: its shadow and the corner the tilt lowers (sin 2° of a full-width label, about 34 px).
-  const layerHeight = top + labelHeight + Math.round(40 * unit);
+  const layerHeight = top + labelHeight + Math.round(STICKER.below * unit);
   const width = size.width;
   const cx = margin + labelWidth / 2;
   const cy = top + labelHeight / 2;
@@ -275,8 +280,8 @@ function stickerLayer(size: Size, title: string, phrases: TitlePhrases, unit: nu
 function bandLayer({ width, height }: Size, title: string, phrases: TitlePhrases, unit: number): OverlayLayer {
   const margin = Math.round(STYLES.band.inset * unit);
   const layout = coverTitleLayout('band', { width, height }, title, phrases);
-  const top = Math.round(96 * unit);
-  const bandHeight = Math.min(height, top + textHeight(layout.lines.length, layout.fontSize, layout.lineHeight) + Math.round(80 * unit));
+  const top = Math.round(BAND.top * unit);
+  const bandHeight = Math.min(height, top + textHeight(layout.lines.length, layout.fontSize, layout.lineHeight) + Math.round(BAND.fade * unit));
   const body =
     `<defs><linearGradient id="tb" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#000" stop-opacity="0.55"/><stop offset="1" stop-color="#000" stop-opacity="0"/></linearGradient></defs>` +
     `<rect x="0" y="0" width="${width}" height="${bandHeight}" fill="url(#tb)"/>` +
