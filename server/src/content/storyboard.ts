@@ -110,6 +110,8 @@ const ITEM_MARK = /^(?:[\p{Extended_Pictographic}\u{FE0F}\u{20E3}\u{200D}\s•·
 /** A sentence with its closing marks, so a question still reads as one. */
 const SENTENCES = /[^。！？!?…~～]+[。！？!?…~～]*/gu;
 const CLAUSE = /[，,：:；;、]/u;
+/** A heading that introduces a piece (📌 划重点：…): the piece is what follows it. */
+const HEADING = /^(?:划重点|敲黑板|一句话总结|总结|小结|重点|记住这几点|tips?)\s*[：:]\s*/iu;
 
 /**
  * The pieces of information of a body, in posting order, as a carousel tells them (完读结构):
@@ -120,7 +122,7 @@ function bodyPieces(content: string): string[] {
   const lines = content.split('\n').map((l) => l.trim()).filter(Boolean);
   const items = lines.filter((l) => ITEM_MARK.test(l) && l.replace(ITEM_MARK, '').trim().length > 1);
   const source = items.length > 0 ? items : lines.slice(1).flatMap((l) => l.match(SENTENCES) ?? []);
-  return source.map((piece) => piece.replace(ITEM_MARK, '').trim()).filter((piece) => piece.length > 1 && !/[？?]\s*$|评论区|留言/u.test(piece));
+  return source.map((piece) => piece.replace(ITEM_MARK, '').trim().replace(HEADING, '')).filter((piece) => piece.length > 1 && !/[？?]\s*$|评论区|留言/u.test(piece));
 }
 
 /**
@@ -196,6 +198,7 @@ export function buildStoryboard(opts: {
   const fromBody = slideCaptions(opts.note?.content ?? '', slides, opts.matcher);
   let slide = 0;
   const stated = `${opts.note?.title ?? ''}\n${opts.note?.content ?? ''}`;
+  const keep = cover ? productRuns(cover, opts.productName) : [];
   return roles.map((role, i) => {
     // The plan's item for this frame: the same position when its role agrees, else the first unused one of the role.
     const k = plan[i]?.role === role && !used.has(i) ? i : plan.findIndex((p, j) => p.role === role && !used.has(j));
@@ -203,7 +206,6 @@ export function buildStoryboard(opts: {
     const item = k >= 0 ? plan[k] : undefined;
     const shot = usableShot(item?.brief, opts.matcher);
     let overlay: StoryboardFrame['overlay'] = null;
-    const keep = cover ? productRuns(cover, opts.productName) : [];
     if (COVER_ROLES.has(role)) overlay = cover ? { kind: 'cover', text: cover, highlight: coverHighlight(cover, { stated, keep }), keep } : null;
     else {
       const caption = fromBody[slide] ?? usableCaption(item?.caption, opts.matcher);

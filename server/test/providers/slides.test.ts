@@ -31,6 +31,11 @@ describe('slide captions', () => {
     expect(slideCaptions(body, 4, BASELINE)).toEqual(['取一元硬币大小', '由内向外轻轻推开', '第二天早上用清水洗掉就好', null]);
   });
 
+  it('read a recap line by what it recaps, not by its heading', () => {
+    const body = '开头\n✅ 一键开盖\n✅ 杯身轻\n\n📌 划重点：一键开盖、杯身轻也能装满';
+    expect(slideCaptions(body, 3, NO_WORDS)).toEqual(['一键开盖', '杯身轻', '一键开盖、杯身轻也能装满']);
+  });
+
   it('take the sentences after the opening line of a body without a list, never a question to the reader', () => {
     const prose = '换季脸干到起皮。\n晚上我会厚涂一层面霜。早上起来脸是软的。\n你们呢？';
     expect(slideCaptions(prose, 3, NO_WORDS)).toEqual(['晚上我会厚涂一层面霜', '早上起来脸是软的', null]);
