@@ -1,4 +1,5 @@
 import { STRATEGIES, type StrategyCode } from './schemas.js';
+import { wordsKeeping } from './text.js';
 
 /**
  * How a cover is lettered, decided from the text alone: which template a set's cover uses and
@@ -60,18 +61,22 @@ const SEPARATOR = /[｜|：:，,！!？?、\s]+/u;
 
 /**
  * The phrase of a cover title to highlight, a substring of it (or null for a blank title): a
- * phrase the writer set apart in brackets or quotes, else a figure with its unit (the most
- * concrete promise: 7天, 3步), else a hook word with the clause it opens (告别脖子酸) or alone (亲测, 闭眼入), else the shorter part of a title
+ * phrase the writer set apart in brackets or quotes, else a figure with its unit that `stated`
+ * (the note's title and body; the cover title itself when none is given, as for a title an
+ * operator typed) contains too: the most concrete promise (7天, 3步), and one a cover may only
+ * repeat, never invent; else a hook word with the clause it opens (告别脖子酸) or alone (亲测, 闭眼入), else the shorter part of a title
  * in two parts (秋冬好眠｜告别脖子酸), else its last few characters, where Chinese headlines put
  * the payoff.
  */
-export function coverHighlight(title: string): string | null {
+export function coverHighlight(title: string, note: { stated?: string; keep?: readonly string[] } = {}): string | null {
+  const stated = note.stated ?? title;
   const text = title.trim();
   if (!text) return null;
   const marked = MARKED.exec(text);
   const inner = marked?.slice(1).find((g) => g !== undefined);
   if (inner?.trim()) return inner;
-  const figure = FIGURE.exec(text)?.[0].trim();
+  const figures = new RegExp(FIGURE.source, 'gu');
+  const figure = [...text.matchAll(figures)].map((m) => m[0].trim()).find((f) => f && stated.includes(f));
   if (figure) return figure;
   const opener = OPENERS.exec(text)?.[0].replace(TRAILING, '');
   if (opener) return opener;
@@ -83,20 +88,23 @@ export function coverHighlight(title: string): string | null {
     const size = graphemes(shortest).length;
     if (size >= 2) return shortest;
   }
-  // The last words, up to four characters: 一觉睡到天亮 → 睡到天亮, never half a word where one fits.
-  const words = [...new Intl.Segmenter('zh', { granularity: 'word' }).segment(text.replace(TRAILING, ''))].map((s) => s.segment);
+  // The last words, up to four characters: 一觉睡到天亮 → 睡到天亮, never half a word (or of the product's name: `keep`) where one fits.
+  const words = wordsKeeping(text.replace(TRAILING, ''), note.keep ?? []);
   if (words.length === 0) return null;
   let start = words.length - 1;
   while (start > 0 && graphemes(words.slice(start - 1).join('')).length <= 4) start -= 1;
   return tailFrom(words, start).trim() || null;
 }
 
+/** Place words that belong to the noun before them (宿舍里, 出门前): a highlight never starts with one. */
+const POSTPOSITIONS = new Set([...'里上中前后内外边']);
+
 /**
- * Characters that close the phrase before them (的, 了, 完…): a highlight may start after one.
- * Any other lone character the segmenter leaves is most likely half of a word it could not
- * place (小 of 小技巧, 敷 of 敷完), and a highlight starting after it cuts that word.
+ * Characters that close the phrase before them (的, 了, 完…, and the place words): a highlight
+ * may start after one. Any other lone character the segmenter leaves is most likely half of a
+ * word it could not place (小 of 小技巧, 敷 of 敷完), and a highlight starting after it cuts that word.
  */
-const CLOSERS = new Set([...'的了地得着过完吗呢吧啊呀也都就还是在和与及又']);
+const CLOSERS = new Set([...'的了地得着过完吗呢吧啊呀也都就还是在和与及又', ...POSTPOSITIONS]);
 
 /**
  * The last words from `start`, moved off a cut word: the lone character before them joins the
@@ -104,9 +112,32 @@ const CLOSERS = new Set([...'的了地得着过完吗呢吧啊呀也都就还是
  * starts at the next clean boundary (敷完脸嫩了 → 脸嫩了).
  */
 function tailFrom(words: string[], start: number): string {
-  const clean = (i: number) => i === 0 || graphemes(words[i - 1]!).length > 1 || CLOSERS.has(words[i - 1]!) || SEPARATOR.test(words[i - 1]!);
+  const clean = (i: number) =>
+    !POSTPOSITIONS.has(words[i]!) &&
+    // 脸 of 洗完脸后: a lone word before a place word is the noun it places, not a phrase's start.
+    !(graphemes(words[i]!).length === 1 && POSTPOSITIONS.has(words[i + 1] ?? '')) &&
+    (i === 0 || graphemes(words[i - 1]!).length > 1 || CLOSERS.has(words[i - 1]!) || SEPARATOR.test(words[i - 1]!));
   if (clean(start)) return words.slice(start).join('');
   if (start > 1 && graphemes(words.slice(start - 1).join('')).length <= 5) return words.slice(start - 1).join('');
   for (let i = start + 1; i < words.length; i += 1) if (clean(i) && graphemes(words.slice(i).join('')).length > 1) return words.slice(i).join('');
   return words.slice(start).join('');
+}
+
+/**
+ * The runs of a cover title that are part of the product's name (at least three characters, as
+ * long as they go): a line may not break inside one. The name is a unit to a reader although
+ * the segmenter sees dictionary words in it (云朵柔雾保湿|面霜, 山茶花精华|液, 晨光保温|杯).
+ */
+export function productRuns(title: string, productName: string): string[] {
+  const name = productName.replace(/\s+/g, '');
+  const runs: string[] = [];
+  for (let i = 0; i < title.length; ) {
+    let end = i;
+    while (end < title.length && name.includes(title.slice(i, end + 1))) end += 1;
+    if (end - i >= 3) {
+      runs.push(title.slice(i, end));
+      i = end;
+    } else i += 1;
+  }
+  return runs;
 }

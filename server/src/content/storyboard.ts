@@ -1,10 +1,13 @@
 import type { BannedWordMatcher } from './banned-words.js';
+import { coverHighlight, productRuns } from './cover.js';
 import { fitCoverTitle, NOTE_LIMITS } from './limits.js';
 import type { ImagePlanItem, ImageRole, Note, StrategyCode } from './schemas.js';
 import { STRATEGY_GUIDES } from './strategies.js';
-import { length } from './text.js';
+import { clipWords, length } from './text.js';
 
 type MiddleRole = 'pain' | 'proof' | 'quality' | 'credit';
+/** The roles whose image is the cover: it carries the cover title, every other a caption. */
+const COVER_ROLES: ReadonlySet<ImageRole> = new Set(['hook', 'main']);
 /** The order a board tells its story in: attention, problem, evidence, detail, trust, action. */
 const NARRATIVE: MiddleRole[] = ['pain', 'proof', 'quality', 'credit'];
 
@@ -83,8 +86,12 @@ export interface StoryboardFrame {
   role: ImageRole;
   /** What this image shows (role direction and framing, the note's shot for it, the set's look). */
   brief: string;
-  /** The line the service draws on the image when the task overlays text. */
-  overlay: { kind: 'cover' | 'caption'; text: string } | null;
+  /**
+   * The line the service draws on the image when the task overlays text; a cover drawn from
+   * the note also names its highlight (a phrase the note states) and the runs of the product
+   * name its lines may not break (a line without them falls back to the title alone).
+   */
+  overlay: { kind: 'cover' | 'caption'; text: string; highlight?: string | null; keep?: string[] } | null;
 }
 
 /**
@@ -117,6 +124,51 @@ export function usableCaption(caption: string | undefined, matcher: BannedWordMa
   return clean && length(clean) <= NOTE_LIMITS.caption ? clean : null;
 }
 
+/** What opens a list item of a body: a bullet, a keycap or circled number, an emoji, "1." or "第一步：". */
+const ITEM_MARK = /^(?:[\p{Extended_Pictographic}\u{FE0F}\u{20E3}\u{200D}\s•·\-—–]|[0-9０-９#*]+(?:\u{FE0F}?\u{20E3}|[.、)）](?![0-9０-９]))|[①-⑳]|第[一二三四五六七八九十\d]+(?:[步点条][：:、，,]?|[：:、，,]))+/u;
+/** A sentence with its closing marks, so a question still reads as one. */
+const SENTENCES = /[^。！？!?…~～]+[。！？!?…~～]*/gu;
+const CLAUSE = /[，,：:；;、]/u;
+/** A heading that introduces a piece (📌 划重点：…): the piece is what follows it. */
+const HEADING = /^(?:划重点|敲黑板|一句话总结|总结|小结|重点|记住这几点|tips?)\s*[：:]\s*/iu;
+
+/**
+ * The pieces of information of a body, in posting order, as a carousel tells them (完读结构):
+ * its list items (the points or steps) when it has any, else its sentences after the opening
+ * line (the cover already carries the hook). Questions to the reader are no information.
+ */
+function bodyPieces(content: string): string[] {
+  const lines = content.split('\n').map((l) => l.trim()).filter(Boolean);
+  const items = lines.filter((l) => ITEM_MARK.test(l) && l.replace(ITEM_MARK, '').trim().length > 1);
+  const source = items.length > 0 ? items : lines.slice(1).flatMap((l) => l.match(SENTENCES) ?? []);
+  return source.map((piece) => piece.replace(ITEM_MARK, '').trim().replace(HEADING, '')).filter((piece) => piece.length > 1 && !/[？?]\s*$|评论区|留言/u.test(piece));
+}
+
+/**
+ * A piece of the body as a caption: its leading clause (✅ 一键开盖，单手就能喝水 → 一键开盖)
+ * when the whole does not fit, else its first words, never cut inside one; then held to the
+ * caption rules like a model's caption.
+ */
+function pieceCaption(piece: string, matcher: BannedWordMatcher): string | null {
+  const whole = piece.replace(/[\s\p{P}\p{Extended_Pictographic}\u{FE0F}]+$/u, '');
+  const clause = whole.split(CLAUSE)[0]!.trim();
+  const line = length(whole) <= NOTE_LIMITS.caption ? whole : length(clause) <= NOTE_LIMITS.caption && length(clause) > 1 ? clause : clipWords(clause, NOTE_LIMITS.caption);
+  return usableCaption(line, matcher);
+}
+
+/**
+ * The captions of a set's slides (the frames after the cover), in posting order: slide 2 the
+ * body's first piece of information, slide 3 the next, and so on; a piece that breaks a word or
+ * a rule is skipped, not drawn. Slides beyond the body's pieces get null (buildStoryboard then
+ * draws the model's own caption for the frame, if usable).
+ */
+export function slideCaptions(content: string, slides: number, matcher: BannedWordMatcher): Array<string | null> {
+  const captions = bodyPieces(content)
+    .map((piece) => pieceCaption(piece, matcher))
+    .filter((caption, i, all): caption is string => caption !== null && all.indexOf(caption) === i);
+  return Array.from({ length: slides }, (_, i) => captions[i] ?? null);
+}
+
 /**
  * A shot or set look the model wrote, if it may be sent to the image model: no before/after,
  * split screen or clinical scene, and within the banned words; null when it is left out (the
@@ -143,7 +195,7 @@ export function drawableCoverTitle(title: string, matcher: BannedWordMatcher): s
 export function buildStoryboard(opts: {
   strategy: StrategyCode;
   imageCount: number;
-  note: (Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'> & { image_plan?: readonly ImagePlanItem[] }) | null;
+  note: (Pick<Note, 'title' | 'cover_title' | 'image_brief' | 'angle_label'> & { content?: string; image_plan?: readonly ImagePlanItem[] }) | null;
   productName: string;
   /** The product in words (category), so the picture shows the right kind of object. */
   productCategory?: string;
@@ -161,16 +213,23 @@ export function buildStoryboard(opts: {
   const plan = opts.note?.image_plan ?? [];
   const used = new Set<number>();
   const product = productLine({ name: opts.productName, category: opts.productCategory, appearance: opts.productAppearance });
-  return (opts.roles ?? storyboardRoles(opts.strategy, opts.imageCount)).map((role, i) => {
+  const roles = opts.roles ?? storyboardRoles(opts.strategy, opts.imageCount);
+  const slides = roles.filter((role) => !COVER_ROLES.has(role)).length;
+  const fromBody = slideCaptions(opts.note?.content ?? '', slides, opts.matcher);
+  let slide = 0;
+  const stated = `${opts.note?.title ?? ''}\n${opts.note?.content ?? ''}`;
+  const keep = cover ? productRuns(cover, opts.productName) : [];
+  return roles.map((role, i) => {
     // The plan's item for this frame: the same position when its role agrees, else the first unused one of the role.
     const k = plan[i]?.role === role && !used.has(i) ? i : plan.findIndex((p, j) => p.role === role && !used.has(j));
     if (k >= 0) used.add(k);
     const item = k >= 0 ? plan[k] : undefined;
     const shot = usableShot(item?.brief, opts.matcher);
     let overlay: StoryboardFrame['overlay'] = null;
-    if (role === 'hook' || role === 'main') overlay = cover ? { kind: 'cover', text: cover } : null;
+    if (COVER_ROLES.has(role)) overlay = cover ? { kind: 'cover', text: cover, highlight: coverHighlight(cover, { stated, keep }), keep } : null;
     else {
-      const caption = usableCaption(item?.caption, opts.matcher);
+      const caption = fromBody[slide] ?? usableCaption(item?.caption, opts.matcher);
+      slide += 1;
       overlay = caption ? { kind: 'caption', text: caption } : null;
     }
     return {

@@ -132,3 +132,38 @@ export function coverage(text: string, phrase: string): number {
   }
   return found / (chars.length - 1);
 }
+
+/**
+ * Where the kept phrases (of two characters or more) occur in `text`, leftmost first and longest
+ * at a place, never overlapping: the stretches a line break or a highlight may not cut.
+ */
+export function keptSpans(text: string, phrases: readonly string[]): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const sorted = [...new Set(phrases.filter((p) => p.length > 1))].sort((a, b) => b.length - a.length);
+  for (let i = 0; i < text.length; ) {
+    const phrase = sorted.find((p) => text.startsWith(p, i));
+    if (!phrase) {
+      i += 1;
+      continue;
+    }
+    spans.push([i, i + phrase.length]);
+    i += phrase.length;
+  }
+  return spans;
+}
+
+/** ICU's words of `text` with each kept phrase as one word (山茶花精华液, not 山茶花 / 精华 / 液). */
+export function wordsKeeping(text: string, keep: readonly string[]): string[] {
+  const words: string[] = [];
+  const segment = (part: string) => {
+    for (const { segment: word } of WORDS.segment(part)) words.push(word);
+  };
+  let from = 0;
+  for (const [start, end] of keptSpans(text, keep)) {
+    segment(text.slice(from, start));
+    words.push(text.slice(start, end));
+    from = end;
+  }
+  segment(text.slice(from));
+  return words;
+}

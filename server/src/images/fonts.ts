@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { renderAsync, type ResvgRenderOptions } from '@resvg/resvg-js';
+import { keptSpans } from '../content/text.js';
 
 /**
  * The CJK font ships through npm (Noto Sans Hans, SIL OFL, GB2312 coverage) so Chinese renders
@@ -89,8 +90,11 @@ const WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
 const wordsOf = (text: string) => [...WORDS.segment(text)].map(({ segment }) => segment);
 
 export interface WrapOptions {
-  /** A phrase (a highlight) kept on one line where it fits. */
-  keep?: string | null;
+  /**
+   * Phrases never broken where they fit one line: the product name (云朵柔雾保湿面霜 is two
+   * dictionary words, and a break between them reads as two things) and the highlight.
+   */
+  keep?: readonly string[];
   /** Break Chinese between words, not between any two characters (headlines). */
   words?: boolean;
 }
@@ -98,16 +102,21 @@ export interface WrapOptions {
 /**
  * Breaks text into lines no wider than maxWidth, at most maxLines (the last one ending in "…"
  * when text was cut). Chinese breaks between any two characters (between words with
- * `words`); Latin words stay whole, and so does `keep` where it fits on one line.
+ * `words`); Latin words stay whole, and so does each `keep` phrase where it fits on one line.
  */
 export function wrapText(text: string, maxWidth: number, fontSize: number, maxLines: number, opts: WrapOptions = {}): string[] {
   const drawn = drawableText(text);
   const split = (part: string) => (opts.words ? wordsOf(part) : tokensOf(part));
-  const keep = opts.keep;
-  const at = keep && textWidth(keep, fontSize) <= maxWidth ? drawn.indexOf(keep) : -1;
   // A Latin run wider than a line is broken between its letters rather than drawn past the edge.
   const fit = (part: string) => split(part).flatMap((token) => (textWidth(token, fontSize) > maxWidth ? [...token] : [token]));
-  const tokens = at < 0 ? fit(drawn) : [...fit(drawn.slice(0, at)), keep!, ...fit(drawn.slice(at + keep!.length))];
+  const kept = (opts.keep ?? []).map(drawableText).filter((p) => textWidth(p, fontSize) <= maxWidth);
+  const tokens: string[] = [];
+  let from = 0;
+  for (const [start, end] of keptSpans(drawn, kept)) {
+    tokens.push(...fit(drawn.slice(from, start)), drawn.slice(start, end));
+    from = end;
+  }
+  tokens.push(...fit(drawn.slice(from)));
   const lines: string[] = [];
   let line = '';
   for (const token of tokens) {
@@ -126,24 +135,26 @@ export function wrapText(text: string, maxWidth: number, fontSize: number, maxLi
   }
   if (line.trim()) lines.push(line.trimEnd());
   if (lines.length <= maxLines) return lines;
-  const kept = lines.slice(0, maxLines);
-  let last = kept[maxLines - 1]!;
+  const shown = lines.slice(0, maxLines);
+  let last = shown[maxLines - 1]!;
   while (last && textWidth(`${last}…`, fontSize) > maxWidth) last = [...last].slice(0, -1).join('');
-  kept[maxLines - 1] = `${last}…`;
-  return kept;
+  shown[maxLines - 1] = `${last}…`;
+  return shown;
 }
 
 /**
  * Like wrapText, but with the lines evened out (no single character left on the last line of a
- * headline): the narrowest width that still needs no more lines.
+ * headline): the narrowest width that still needs no more lines and keeps the kept phrases whole.
  */
 export function wrapBalanced(text: string, maxWidth: number, fontSize: number, maxLines: number, opts: WrapOptions = {}): string[] {
   const lines = wrapText(text, maxWidth, fontSize, maxLines, opts);
   if (lines.length < 2 || lines[lines.length - 1]!.endsWith('…')) return lines;
   let best = lines;
+  // Narrower lines may not break a kept phrase the full width keeps whole.
+  const whole = (opts.keep ?? []).map(drawableText).filter((p) => p.length > 1 && lines.some((line) => line.includes(p)));
   for (let width = maxWidth - fontSize / 2; width >= fontSize * 2; width -= fontSize / 2) {
     const next = wrapText(text, width, fontSize, maxLines, opts);
-    if (next.length !== lines.length || next[next.length - 1]!.endsWith('…')) break;
+    if (next.length !== lines.length || next[next.length - 1]!.endsWith('…') || !whole.every((p) => next.some((line) => line.includes(p)))) break;
     best = next;
   }
   return best;

@@ -62,8 +62,10 @@ describe('captions and shots', () => {
     const board = (await images()).sort((a, b) => a.seq - b.seq);
     expect(board.map((i) => [i.role, i.status, i.caption])).toEqual([
       ['hook', 'done', '换季补水秘诀'],
-      ['pain', 'done', null],
-      ['proof', 'done', null],
+      // The slides tell the body in posting order (issue 29): its sentences after the opening line, each cut at its first clause.
+      ['pain', 'done', '这款面膜玻尿酸深层补水'],
+      ['proof', 'done', '质地清爽不黏腻'],
+      // Past the body's pieces, the model's caption for the frame, unless it breaks a word (最 warns).
       ['quality', 'done', null],
       ['convert', 'done', '睡前抹一层'],
     ]);
@@ -71,7 +73,7 @@ describe('captions and shots', () => {
 
   it('the operator letters a slide from its original; a hard-blocked caption is refused; "" removes it', async () => {
     const board = (await images()).sort((a, b) => a.seq - b.seq);
-    const bare = board[1]!;
+    const bare = board[3]!;
     const lettered = board[4]!;
     const before = await row(lettered.candidate_id);
 

@@ -4,7 +4,7 @@ import { compileBannedWords } from '../../src/content/banned-words.js';
 import { NotesDeltaExtractor } from '../../src/content/deltas.js';
 import { checkNote, evaluateNote, hitsByField, noteDocument } from '../../src/content/evaluate.js';
 import { fromJudge, heuristicScore, normaliseScore, PASS_LINE, realClaims, SCORE_MAX, verdictFor } from '../../src/content/scoring.js';
-import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles } from '../../src/content/storyboard.js';
+import { buildStoryboard, NEGATIVE_PROMPT, storyboardRoles, type StoryboardFrame } from '../../src/content/storyboard.js';
 import { imageStrategies, slotsByStrategy, strategyOfSlot } from '../../src/content/strategies.js';
 import { STRATEGIES } from '../../src/content/schemas.js';
 
@@ -20,6 +20,10 @@ function expectValidScore(score: Record<string, number>) {
   expect(score.total).toBe(DIMENSIONS.reduce((sum, d) => sum + score[d]!, 0));
   expect(score.total).toBeLessThanOrEqual(100);
 }
+
+
+/** The line a frame letters (its highlight and kept phrases are tested in test/providers/covers.test.ts). */
+const line = (f: StoryboardFrame) => f.overlay && { kind: f.overlay.kind, text: f.overlay.text };
 
 describe('round-robin spread (contract-decisions §6)', () => {
   it('spreads text_count over A, B, C by slot', () => {
@@ -89,7 +93,7 @@ describe('storyboard roles for image_count 0..9', () => {
       matcher: NO_WORDS,
     });
     expect(frames.map((f) => [f.seq, f.role])).toEqual([[1, 'hook'], [2, 'pain'], [3, 'proof'], [4, 'convert']]);
-    expect(frames.map((f) => f.overlay)).toEqual([
+    expect(frames.map(line)).toEqual([
       { kind: 'cover', text: '熬夜脸救星' },
       { kind: 'caption', text: '熬到凌晨脸发干？' },
       // An internal label is never printed.
@@ -117,7 +121,7 @@ describe('storyboard roles for image_count 0..9', () => {
       theme: '换季护肤',
       matcher: NO_WORDS,
     });
-    expect(frames.map((f) => f.overlay)).toEqual([{ kind: 'cover', text: '真实用后感' }, null, null, null]);
+    expect(frames.map(line)).toEqual([{ kind: 'cover', text: '真实用后感' }, null, null, null]);
   });
 
   it('what the model wrote for the pictures is held to the banned words: captions dropped, shots left out, cover titles not drawn', () => {
@@ -152,7 +156,7 @@ describe('storyboard roles for image_count 0..9', () => {
       });
     const frames = board('医用级修护面霜');
     // Lettered only where nothing is left to break: auto-fix applied, a warning or a block drops the line.
-    expect(frames.map((f) => f.overlay)).toEqual([null, null, null, null, { kind: 'caption', text: '优秀搭档' }, { kind: 'caption', text: '睡前抹一层' }]);
+    expect(frames.map(line)).toEqual([null, null, null, null, { kind: 'caption', text: '优秀搭档' }, { kind: 'caption', text: '睡前抹一层' }]);
     // A before/after, split-screen or blocked shot is left out: the frame's role direction stands alone.
     expect(frames[1]!.brief).toContain('Shot: [pain]');
     for (const i of [2, 3, 5]) expect(frames[i]!.brief).not.toContain('Shot:');
@@ -161,7 +165,7 @@ describe('storyboard roles for image_count 0..9', () => {
       // The set look broke a word: the neutral look from the theme replaces it.
       expect(f.brief).toContain('a real everyday scene for 敏感肌');
     }
-    expect(board('温和不刺激')[0]!.overlay).toEqual({ kind: 'cover', text: '温和不刺激' });
+    expect(line(board('温和不刺激')[0]!)).toEqual({ kind: 'cover', text: '温和不刺激' });
   });
 
   it('the negative prompt names garbled lettering, fabricated efficacy evidence and deformations, within DashScope’s 500 characters', () => {

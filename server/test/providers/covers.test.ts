@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { COVER_TEMPLATES, coverHighlight, coverTemplate, taskCoverTemplate, type CoverTemplate } from '../../src/content/cover.js';
+import { COVER_TEMPLATES, coverHighlight, coverTemplate, productRuns, taskCoverTemplate, type CoverTemplate } from '../../src/content/cover.js';
 import { coverTitleLayout, overlayLayers, overlayText } from '../../src/images/overlay.js';
 
 /**
@@ -9,6 +9,9 @@ import { coverTitleLayout, overlayLayers, overlayText } from '../../src/images/o
  */
 
 /** Cover titles as the model writes them: short, 12 graphemes, figures, Latin, emoji, two parts. */
+/** The cover size the service draws (images/normalize.ts). */
+const COVER = { width: 1080, height: 1440 };
+
 const TITLES = ['实测7天', '一二三四五六七八九十一二', '早八人的5分钟妆容', 'iPhone16拍照技巧', '这款面霜闭眼入✨', '秋冬好眠｜告别脖子酸', '99%的人都不知道', 'SK-II神仙水真的绝了', 'WWWWWWWWWWWW', '谁懂啊这个枕头！！', '【早C晚A】新手必看'];
 
 describe('coverHighlight and coverTemplate', () => {
@@ -48,7 +51,7 @@ describe('cover title layout', () => {
     for (const template of COVER_TEMPLATES) {
       for (const title of TITLES) {
         const highlight = coverHighlight(title);
-        const layout = coverTitleLayout(template, 1080, title, highlight);
+        const layout = coverTitleLayout(template, COVER, title, { highlight });
         const runs = layout.lines.flatMap((l) => l.runs);
         for (const run of runs) {
           expect(run.x, `${template} ${title}`).toBeGreaterThanOrEqual(0);
@@ -68,23 +71,83 @@ describe('cover title layout', () => {
   const lines = (layout: ReturnType<typeof coverTitleLayout>) => layout.lines.map((l) => l.runs.map((r) => r.text).join(''));
 
   it('sets a 大字报 as large as the title allows, in even lines, between words, and a two-part title as two lines', () => {
-    const short = coverTitleLayout('poster', 1080, '实测7天', '7天');
-    const long = coverTitleLayout('poster', 1080, '一二三四五六七八九十一二', null);
+    const short = coverTitleLayout('poster', COVER, '实测7天', { highlight: '7天' });
+    const long = coverTitleLayout('poster', COVER, '一二三四五六七八九十一二', { highlight: null });
     expect(short.lines).toHaveLength(1);
     expect(short.fontSize).toBe(200);
     expect(lines(long).join('')).toBe('一二三四五六七八九十一二');
-    expect(lines(long)).toHaveLength(3);
-    for (const line of lines(long)) expect([...line].length).toBeGreaterThanOrEqual(3);
-    expect(long.fontSize).toBeGreaterThanOrEqual(156);
+    // Two even lines of six: three lines at 156 px took 61% of the cover (issue 29); in the upper 40% two lines are set larger than three.
+    expect(lines(long)).toEqual(['一二三四五六', '七八九十一二']);
+    expect(long.fontSize).toBeGreaterThanOrEqual(124);
     // 急救 and 脸嫩 are never torn apart, and the key phrase keeps its line.
-    expect(lines(coverTitleLayout('poster', 1080, '5分钟急救干皮', '5分钟'))).toEqual(['5分钟', '急救干皮']);
-    expect(lines(coverTitleLayout('poster', 1080, '敷完第二天脸嫩了', '第二天'))).toEqual(['敷完', '第二天', '脸嫩了']);
-    expect(lines(coverTitleLayout('sticker', 1080, '敷完第二天脸嫩了', '第二天'))).toEqual(['敷完第二天', '脸嫩了']);
-    expect(lines(coverTitleLayout('sticker', 1080, '秋冬好眠｜告别脖子酸', '告别脖子酸'))).toEqual(['秋冬好眠', '告别脖子酸']);
+    expect(lines(coverTitleLayout('poster', COVER, '5分钟急救干皮', { highlight: '5分钟' }))).toEqual(['5分钟', '急救干皮']);
+    // Three lines of it at 200 px would reach 60% of the cover: two lines in the upper 40%.
+    expect(lines(coverTitleLayout('poster', COVER, '敷完第二天脸嫩了', { highlight: '第二天' }))).toEqual(['敷完第二天', '脸嫩了']);
+    expect(lines(coverTitleLayout('sticker', COVER, '敷完第二天脸嫩了', { highlight: '第二天' }))).toEqual(['敷完第二天', '脸嫩了']);
+    expect(lines(coverTitleLayout('sticker', COVER, '秋冬好眠｜告别脖子酸', { highlight: '告别脖子酸' }))).toEqual(['秋冬好眠', '告别脖子酸']);
     // No character alone on a line, the middle one included: a smaller size takes 小 along.
-    expect(lines(coverTitleLayout('poster', 1080, '冬季保湿小技巧日常', '技巧日常'))).toEqual(['冬季保湿小', '技巧日常']);
+    expect(lines(coverTitleLayout('poster', COVER, '冬季保湿小技巧日常', { highlight: '技巧日常' }))).toEqual(['冬季保湿小', '技巧日常']);
     // The size follows the image: half as wide, half as large.
-    expect(coverTitleLayout('poster', 540, '实测7天', '7天').fontSize).toBe(100);
+    expect(coverTitleLayout('poster', { width: 540, height: 720 }, '实测7天', { highlight: '7天' }).fontSize).toBe(100);
+  });
+});
+
+describe('covers of issue 29: the subject left free, the product name whole, the highlight stated', () => {
+  /** Covers as notes letter them: the product name inside, long titles, two parts. */
+  const NAMED: Array<[title: string, product: string]> = [
+    ['云朵柔雾保湿面霜帮了大忙', '云朵柔雾保湿面霜'],
+    ['山茶花精华液帮了大忙', '山茶花精华液'],
+    ['晨光保温杯帮了大忙', '晨光保温杯'],
+    ['换季用山茶花精华液', '山茶花精华液 30ml'],
+    ['一二三四五六七八九十一二', '无关的产品'],
+    ['秋冬好眠｜告别脖子酸', '护颈枕'],
+  ];
+  const lines = (layout: ReturnType<typeof coverTitleLayout>) => layout.lines.map((l) => l.runs.map((r) => r.text).join(''));
+  /** Where a title may break: between the words of a dictionary segmentation, at its bar, or between Latin letters and Chinese. */
+  const wordEnds = (text: string) => {
+    const ends = new Set<number>();
+    let at = 0;
+    for (const { segment } of new Intl.Segmenter('zh', { granularity: 'word' }).segment(text)) ends.add((at += segment.length));
+    return ends;
+  };
+
+  it('the drawn block of every template ends within the upper 40% of the cover, three lines included', () => {
+    for (const template of COVER_TEMPLATES) {
+      for (const title of [...TITLES, ...NAMED.map(([t]) => t)]) {
+        const [layer] = overlayLayers(1080, 1440, { title, template, highlight: coverHighlight(title) });
+        expect(layer!.top + layer!.height, `${template} ${title}`).toBeLessThanOrEqual(0.4 * 1440);
+        expect(Number(/height="(\d+)"/.exec(layer!.svg)![1])).toBe(layer!.height);
+      }
+    }
+  });
+
+  it('breaks a title only between words and never inside the product name', () => {
+    for (const template of COVER_TEMPLATES) {
+      for (const [title, product] of NAMED) {
+        const keep = productRuns(title, product);
+        const set = lines(coverTitleLayout(template, COVER, title, { highlight: coverHighlight(title, { keep }), keep }));
+        const flat = title.replace(template === 'band' ? /^$/ : /｜/u, '');
+        expect(set.join(''), `${template} ${title}`).toBe(flat);
+        for (const name of keep) expect(set.some((line) => line.includes(name)), `${template} ${title}: ${set.join('/')}`).toBe(true);
+        const ends = wordEnds(flat);
+        let at = 0;
+        for (const line of set.slice(0, -1)) expect(ends.has((at += line.length)), `${template} ${title}: ${set.join('/')}`).toBe(true);
+      }
+    }
+    expect(productRuns('云朵柔雾保湿面霜帮了大忙', '云朵柔雾保湿面霜')).toEqual(['云朵柔雾保湿面霜']);
+    expect(productRuns('换季用山茶花精华液', '山茶花精华液 30ml')).toEqual(['山茶花精华液']);
+    expect(productRuns('晨光里的一杯茶', '晨光保温杯')).toEqual([]);
+  });
+
+  it('highlights only a figure the note states, and never a piece of the product name or a place word', () => {
+    expect(coverHighlight('3天告别干皮', { stated: '换季用了一阵子，干皮舒服多了' })).toBe('告别干皮');
+    expect(coverHighlight('3天告别干皮', { stated: '连用3天以后，起皮少了' })).toBe('3天');
+    // A second figure the note does state is taken over an invented first one.
+    expect(coverHighlight('7天换来2个习惯', { stated: '养成了2个习惯' })).toBe('2个');
+    expect(coverHighlight('山茶花精华液帮了大忙', { keep: ['山茶花精华液'] })).toBe('帮了大忙');
+    expect(coverHighlight('晨光保温杯用后感', { keep: ['晨光保温杯'] })).toBe('用后感');
+    expect(coverHighlight('宿舍里常备')).toBe('常备');
+    expect(coverHighlight('洗完脸后常备')).toBe('常备');
   });
 });
 

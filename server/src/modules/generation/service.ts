@@ -393,7 +393,7 @@ export async function letterFrameImage(ctx: AppContext, raw: StoredImage, frame:
 export async function letterImage(ctx: AppContext, raw: StoredImage, line: NonNullable<StoryboardFrame['overlay']>, template: CoverTemplate): Promise<StoredImage> {
   const drawn = await overlayTextInThread(
     await ctx.storage.read(raw.file_key),
-    line.kind === 'cover' ? { title: line.text, template, highlight: coverHighlight(line.text) } : { caption: line.text },
+    line.kind === 'cover' ? { title: line.text, template, highlight: line.highlight === undefined ? coverHighlight(line.text) : line.highlight, keep: line.keep } : { caption: line.text },
     { width: IMAGE_WIDTH, height: IMAGE_HEIGHT },
   );
   const stored = await ctx.storage.put(drawn.data, { contentType: drawn.mime, extension: IMAGE_EXTENSION[drawn.mime] ?? 'jpg' });

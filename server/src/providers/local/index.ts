@@ -1,5 +1,5 @@
 import type { LocalImageFailures } from '../../config.js';
-import { STRATEGIES, type NotesIntentInput, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../content/schemas.js';
+import { IMAGE_ROLES, STRATEGIES, type ImageRole, type NotesIntentInput, type ScoreIntentInput, type ScoreReply, type StoryboardImageInput } from '../../content/schemas.js';
 import { heuristicScore } from '../../content/scoring.js';
 import { DEFAULT_HEIGHT, DEFAULT_WIDTH } from '../../images/normalize.js';
 import { checkAgainst } from '../structured.js';
@@ -39,6 +39,8 @@ function asNotesInput(input: unknown, seed: string): NotesIntentInput {
       style_examples: strings(given.preferences?.style_examples),
     },
     avoid_words: strings(given.avoid_words),
+    // The roles the set's images take: without them the note plans no image, and its slides go uncaptioned.
+    image_roles: strings(given.image_roles).filter((role): role is ImageRole => (IMAGE_ROLES as readonly string[]).includes(role)),
     rewrite: isObject(given.rewrite) && isObject(given.rewrite.note) ? (given.rewrite as NotesIntentInput['rewrite']) : undefined,
   };
 }

@@ -32,6 +32,10 @@ interface Voice {
   hooks: string[];
   intro: string[];
   point: string[];
+  /** The one-line recap benchmark notes close with: the first selling points, in this voice's words. */
+  recap: string;
+  /** Said when notes were rejected before: a calmer line that claims nothing. */
+  caution: string;
   closing: string[];
   titles: string[];
   covers: string[];
@@ -39,69 +43,75 @@ interface Voice {
   brief: string;
 }
 
-/** Placeholders: {name} {short} {theme} {angle} {point} {category} {scene}. No number is made up: facts come from the product only. */
+/**
+ * Placeholders: {name} {short} {theme} {angle} {point} {points} {category} {scene}. The theme and
+ * the angle are phrases of any shape (学生党平价, 周末野餐带什么), so a sentence names them in
+ * 「」 as a topic or before ｜ as a heading, never as a noun it asks a question about. A line
+ * says what the product profile says and how the writer used it: no figure, no comparison, no
+ * promised effect (contract-decisions §9), and no line shared by two voices, so the sets of a
+ * task never repeat one another.
+ */
 const VOICES: Record<StrategyCode, Voice> = {
   A: {
     emoji: ['😭', '🥲', '💔', '😮‍💨', '🙋‍♀️'],
-    hooks: [
-      '说真的，关于{angle}，我有好多话想说{e}',
-      '谁懂啊！每次{theme}都有点手忙脚乱{e}',
-      '姐妹们，说到{angle}，我太有共鸣了{e}',
-      '以前每次{theme}，我总觉得少了点什么{e}',
-    ],
+    hooks: ['说到「{theme}」，我真的有好多话想说{e}', '谁懂啊！{scene}总有点手忙脚乱{e}', '聊聊「{angle}」这件小事{e}', '这阵子一直在琢磨「{theme}」{e}'],
     intro: [
-      '试过好多办法都不太理想，直到遇见了{name}，才发现原来问题可以这么简单地解决。',
-      '踩过不少坑以后，朋友把{name}推荐给我，用了一段时间，终于可以放心地说：它真的懂我。',
-      '一开始我也半信半疑，结果{name}用下来，{angle}的情况明显好了很多，心情都跟着变好了。',
+      '之前为「{theme}」试过不少办法，后来开始用{name}，想把自己的感受记下来。',
+      '朋友知道我在折腾「{theme}」，推荐了{name}，用了一段时间，说说自己的体会。',
+      '说到「{theme}」，{scene}是我用{name}的主要时候，下面是我在意的几点。',
     ],
-    point: ['✅ {point}，这一点真的戳中我', '✅ {point}，用起来特别安心', '✅ {point}，日常用着很省心'],
-    closing: ['你们平时会怎么安排呢？评论区一起聊聊吧👇', '关于{angle}，你有什么心得吗？💗', '希望这篇对正在纠结的你有一点帮助🫶'],
-    titles: ['{theme}｜{short}帮了我大忙{e}', '{angle}｜说说我的{short}', '{theme}｜我离不开{short}', '{short}｜{theme}的小帮手{e}', '{theme}真心话｜{short}'],
-    covers: ['{short}帮了大忙', '{theme}真心话', '说说{short}'],
+    point: ['✅ {point}，这是我当初选它的原因', '✅ {point}，{scene}正好用得上', '✅ {point}，是我挑它时看重的一点'],
+    recap: '📌 划重点：{points}',
+    caution: '每个人情况不同，感受因人而异，按需入手就好🙏',
+    closing: ['你们平时是怎么做的？评论区一起聊聊吧👇', '你也有同样的小烦恼吗？欢迎来聊聊💗', '希望这篇对正在纠结的你有一点参考🫶'],
+    titles: ['{short}帮了我大忙{e}', '{angle}｜说说我的{short}', '{theme}｜我的{short}心得', '用了{short}以后想说的话', '{theme}真心话｜{short}'],
+    covers: ['{short}帮了大忙', '说说{short}', '{angle}真心话'],
     tags: ['真实分享', '经验分享', '好物心得'],
     brief: '真实生活中的人物情绪瞬间，柔和自然光',
   },
   B: {
     emoji: ['📝', '🔍', '📊', '🧪', '✍️'],
-    hooks: [
-      '{short}用了一段时间，来交作业啦{e}',
-      '不吹不黑，{short}的真实用后感来了{e}',
-      '{theme}用上了{short}，结论先放这里{e}',
-    ],
-    intro: [
-      '我是在日常{theme}的时候用的，下面只说自己上手的真实感受。',
-      '先说说{name}让我留意的几个地方，都是自己用出来的体会。',
-      '先说结论：{name}整体用下来挺顺手，下面是我在意的几个点。',
-    ],
-    point: ['{i}️⃣ {point}：实测下来表现稳定', '{i}️⃣ {point}：对比之下优势明显', '{i}️⃣ {point}：细节处理得很用心'],
-    closing: ['个人感受仅供参考，理性种草～还想看哪款的用后感，留言告诉我📮', '以上都是个人真实体验，仅供参考，有问题评论区问我🙋', '你们用过吗？感受一样吗？评论区聊聊📌'],
-    titles: ['{short}真实用后感｜优缺点都说', '{theme}｜{short}上手体验', '{short}值不值？说说我的感受', '{category}好物｜{short}用后感', '{theme}实用派｜{short}'],
-    covers: ['{short}用后感', '真实上手体验', '优缺点都说'],
+    hooks: ['{short}用了一段时间，来交作业啦{e}', '不吹不黑，聊聊{short}的真实感受{e}', '关于「{theme}」，这次认真用了{short}{e}'],
+    intro: ['围绕「{theme}」，下面只说自己上手的感受，按使用顺序来。', '先把{name}的几个要点列出来，方便在做「{theme}」功课的你对照需求。', '{name}放进「{theme}」以后，我按上手顺序整理了一下：'],
+    point: ['{i}️⃣ {point}：下单前重点看的一项', '{i}️⃣ {point}：日常用得上的细节', '{i}️⃣ {point}：上手后留意到的地方'],
+    recap: '📌 一句话总结：{points}',
+    caution: '以上是我的个人体验，效果因人而异，请按自己的需求判断。',
+    closing: ['个人感受仅供参考，理性种草～还想看哪款的用后感，留言告诉我📮', '以上都是个人体验，有问题评论区问我🙋', '你们用过吗？感受一样吗？评论区聊聊📌'],
+    titles: ['{short}真实用后感', '{theme}｜{short}上手体验', '{short}值不值？说说我的感受', '{category}好物｜{short}用后感', '{short}要点整理'],
+    covers: ['{short}用后感', '真实上手体验', '{short}要点整理'],
     tags: ['真实测评', '好物测评', '测评'],
-    brief: '干净的测评风格，产品质感与细节特写，中性背景，对比式构图',
+    brief: '干净的测评风格，产品质感与细节特写，中性背景',
   },
   C: {
     emoji: ['☀️', '🌿', '✨', '☕️', '🌸'],
-    hooks: [
-      '{scene}，阳光刚刚好{e}',
-      '最近的{scene}，总少不了它{e}',
-      '记录一下我的{scene}日常{e}',
-    ],
+    hooks: ['{scene}，阳光刚刚好{e}', '记录一下{scene}的小日常{e}', '{scene}，慢慢来也很好{e}'],
     intro: [
-      '{theme}的节奏里，{name}就这样自然地成为了生活的一部分，不张扬，却很让人安心。',
-      '把{name}放进日常以后，连普通的一天都变得有仪式感了。',
-      '原来生活里的小确幸，有时候就藏在一件称手的好物里，比如{name}。',
+      '这阵子的「{theme}」里，{name}成了常出现的那一件。',
+      '把{name}放进「{theme}」以后，{scene}多了一点仪式感。',
+      '「{theme}」里的小确幸，有时候就藏在一件称手的东西里，比如{name}。',
     ],
-    point: ['{e} {point}，随手就能用上', '{e} {point}，让每个瞬间都更舒服', '{e} {point}，是生活里的小惊喜'],
-    closing: ['你的{theme}会带上它吗？评论区告诉我💬', '愿你也能找到属于自己的生活节奏🌿', '把日子过成自己喜欢的样子吧✨'],
-    titles: ['{theme}｜{short}的氛围感', '{scene}常备｜{short}太懂我', '{short}｜我的{theme}日常{e}', '和{short}一起的{theme}', '{theme}好物｜{short}'],
-    covers: ['{theme}日常', '{scene}常备', '氛围感拉满'],
+    point: ['{e} {point}，随手就能用上', '{e} {point}，{scene}也方便', '{e} {point}，是我喜欢它的地方'],
+    recap: '🌿 记住这几点：{points}',
+    caution: '适不适合，还是看自己的节奏和需要～',
+    closing: ['你的日常里有这样一件小物吗？评论区告诉我💬', '愿你也能找到属于自己的生活节奏🌿', '把日子过成自己喜欢的样子吧✨'],
+    titles: ['{scene}｜和{short}一起{e}', '{theme}｜{short}的日常', '{scene}常备{short}', '{category}小物｜{short}', '记录{short}陪我的日子'],
+    covers: ['{scene}常备', '{short}的日常', '记录小日常'],
     tags: ['生活方式', '氛围感', '日常分享'],
     brief: '生活方式摄影，产品在真实精致的生活场景中被使用，温暖向往的氛围',
   },
 };
 
-const SCENES = ['周末早晨', '通勤路上', '出门旅行', '午后时光', '周末出游', '日常出门'];
+/** Moments a theme speaks of, so a note is set where its theme happens; the last entry fits any theme. */
+const SCENES: Array<[RegExp, string[]]> = [
+  [/通勤|上班|早八|地铁|打工/u, ['通勤路上', '早八出门前']],
+  [/护肤|保湿|面霜|干皮|敏感|补水|精华|面膜/u, ['洗完脸后', '睡前护肤时']],
+  [/旅行|出游|野餐|露营|出差/u, ['出门旅行', '周末出游']],
+  [/开学|宿舍|学生|考研|上课/u, ['宿舍里', '上课前']],
+  [/熬夜|失眠|好眠|睡/u, ['睡前', '熬夜后的早上']],
+  [/厨房|做饭|早餐|咖啡/u, ['做早餐时', '周末早晨']],
+  [/办公|工位|加班/u, ['工位上', '午休时']],
+  [/./u, ['日常出门', '午后时光', '周末早晨', '居家时']],
+];
 
 function fill(template: string, vars: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, key: string) => vars[key] ?? '');
@@ -121,10 +131,9 @@ function scrub(text: string, words: string[]): string {
   return out.replace(/[\ue000-\ue0ff]/g, (mark) => spared[mark.charCodeAt(0) - 0xe000]!);
 }
 
-/** The stand-in angle when the product names none: the theme's trouble, in at most 8 characters. */
-function themeTrouble(theme: string): string {
-  const fits = [`${theme}的小烦恼`, `${theme}的烦恼`, `${theme}烦恼`].find((label) => cp(label) <= 8);
-  return fits ?? `${clipWords(theme, 6)}烦恼`;
+/** The stand-in angle when the product names none: the theme itself, a label of at most 8 characters, named in 「」 where a sentence uses it. */
+function themeAngle(theme: string): string {
+  return clipWords(theme, 8);
 }
 
 function tagOf(text: string): string {
@@ -149,9 +158,10 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
   // A recent preference naming one of the angles puts that angle first.
   const preferred = angles.find((a) => input.preferences.recent_preference.includes(a));
   const ordered = preferred ? [preferred, ...angles.filter((a) => a !== preferred)] : angles;
-  const angle = ordered.length > 0 ? clipWords(ordered[index % ordered.length]!, 8) : themeTrouble(theme);
+  const angle = ordered.length > 0 ? clipWords(ordered[index % ordered.length]!, 8) : themeAngle(theme);
   const points = product.selling_points.map(clean).filter(Boolean);
-  const scene = rng.pick(SCENES);
+  // The last entry matches any theme: one always applies.
+  const scene = rng.pick(SCENES.find(([pattern]) => pattern.test(theme))![1]);
   const vars = { name, short, theme, angle, scene, category: clipWords(clean(product.category) || '好物', 6) };
   const e = () => rng.pick(voice.emoji);
   const say = (template: string, extra: Record<string, string> = {}) => fill(template, { ...vars, e: e(), ...extra });
@@ -171,9 +181,8 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
     points.slice(0, 5).forEach((point, i) => body.push(say(voice.point[(offset + i) % voice.point.length]!, { point, i: String(i + 1) })));
   }
   // Popular benchmark notes close with a one-line recap; follow that structure when there are any.
-  if (input.benchmarks.length > 0 && points.length > 0) body.push('', `📌 一句话总结：${points.slice(0, 2).join('、')}，${theme}很省心`);
-  body.push('', `${theme}的时候，真的很需要这样一件称手的好物～`);
-  if (cautious) body.push('', '每个人情况不同，效果因人而异，按需入手就好🙏');
+  if (input.benchmarks.length > 0 && points.length > 0) body.push('', say(voice.recap, { points: points.slice(0, 2).join('、') }));
+  if (cautious) body.push('', voice.caution);
   body.push('', say(rng.pick(voice.closing)));
 
   const tags = [
@@ -181,7 +190,8 @@ export function composeNote(input: NotesIntentInput, { index }: ComposeOptions):
     tagOf(product.category),
     // A theme too long for a tag is left out rather than cut (#周末野餐带什么一杯 reads as a typo).
     ...(cp(clean(theme).replace(/\s/g, '')) <= 12 ? [tagOf(theme)] : []),
-    tagOf(angle),
+    // An angle cut from a long theme is no tag, like the theme itself.
+    ...(ordered.length > 0 || angle === theme ? [tagOf(angle)] : []),
     ...voice.tags,
     '好物分享',
     '小红书种草',
