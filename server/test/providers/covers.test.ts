@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { COVER_TEMPLATES, coverHighlight, coverTemplate, productRuns, taskCoverTemplate, type CoverTemplate } from '../../src/content/cover.js';
 import { coverTitleLayout, overlayLayers, overlayText } from '../../src/images/overlay.js';
+import { lineFor } from '../../src/modules/notes/service.js';
 
 /**
  * Cover designs (issue #14 item 6): every template keeps its title inside the image and whole,
@@ -212,5 +213,28 @@ describe('cover templates drawn', () => {
     const unnamed = await overlayText(background, { title: '实测7天', highlight: '7天' }, { format: 'png' });
     const band = await overlayText(background, { title: '实测7天', template: 'band', highlight: '7天' }, { format: 'png' });
     expect(unnamed.data.equals(band.data)).toBe(true);
+  });
+});
+
+describe('the line of a cover whose title an operator edits (notes/service lineFor)', () => {
+  const planned = { kind: 'cover' as const, text: '云朵柔雾保湿面霜帮了大忙', highlight: '帮了大忙', keep: ['云朵柔雾保湿面霜'] };
+  const cover = { role: 'hook', overlay: planned };
+
+  it('keeps the planned line, highlight and product run while the title is unchanged', () => {
+    expect(lineFor(cover, '云朵柔雾保湿面霜帮了大忙')).toEqual(planned);
+    expect(lineFor(cover, undefined)).toEqual(planned);
+  });
+
+  it('keeps the product name whole in an edited title that still names it, and highlights only what the title says', () => {
+    const line = lineFor(cover, '云朵柔雾保湿面霜3天救急');
+    expect(line).toMatchObject({ kind: 'cover', text: '云朵柔雾保湿面霜3天救急', keep: ['云朵柔雾保湿面霜'] });
+    expect('云朵柔雾保湿面霜3天救急').toContain(line!.highlight!);
+    expect(line!.highlight).not.toContain('帮了大忙');
+    expect(lineFor(cover, '换季急救就靠它')).toMatchObject({ text: '换季急救就靠它', keep: [] });
+  });
+
+  it('draws a slide’s caption as planned, whatever the cover title', () => {
+    const slide = { role: 'proof', overlay: { kind: 'caption' as const, text: '含神经酰胺' } };
+    expect(lineFor(slide, '别的标题')).toEqual(slide.overlay);
   });
 });

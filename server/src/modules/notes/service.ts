@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { CoverTemplate } from '../../content/cover.js';
+import { coverHighlight, type CoverTemplate } from '../../content/cover.js';
 import { evaluateNote, type EvaluatedNote, type NoteText } from '../../content/evaluate.js';
 import { withInstruction } from '../../content/instruction.js';
 import { cleanTags, distinctTags, limitProblems, publishableBody } from '../../content/limits.js';
@@ -170,8 +170,14 @@ export function isCover(image: Pick<SlotImage, 'role' | 'overlay'>): boolean {
  */
 export function lineFor(image: Pick<SlotImage, 'role' | 'overlay'>, coverTitle: string | undefined): Overlay {
   if (!isCover(image)) return image.overlay;
-  const text = coverTitle?.trim() || (image.overlay?.kind === 'cover' ? image.overlay.text : '');
-  return text ? { kind: 'cover', text } : null;
+  const planned = image.overlay?.kind === 'cover' ? image.overlay : undefined;
+  const text = coverTitle?.trim() || planned?.text || '';
+  if (!text) return null;
+  if (planned?.text === text) return planned;
+  // An edited title keeps whole the product-name runs the plan kept, where it still has them, and
+  // highlights what it says itself (an operator's title is its own statement).
+  const keep = (planned?.keep ?? []).filter((run) => text.includes(run));
+  return { kind: 'cover', text, highlight: coverHighlight(text, { keep }), keep };
 }
 
 /**
