@@ -218,7 +218,7 @@ describe('cover templates drawn', () => {
 
 describe('the line of a cover whose title an operator edits (notes/service lineFor)', () => {
   const planned = { kind: 'cover' as const, text: '云朵柔雾保湿面霜帮了大忙', highlight: '帮了大忙', keep: ['云朵柔雾保湿面霜'] };
-  const cover = { role: 'hook', overlay: planned };
+  const cover = { role: 'hook' as const, overlay: planned };
 
   it('keeps the planned line, highlight and product run while the title is unchanged', () => {
     expect(lineFor(cover, '云朵柔雾保湿面霜帮了大忙')).toEqual(planned);
@@ -234,7 +234,7 @@ describe('the line of a cover whose title an operator edits (notes/service lineF
   });
 
   it('draws a slide’s caption as planned, whatever the cover title', () => {
-    const slide = { role: 'proof', overlay: { kind: 'caption' as const, text: '含神经酰胺' } };
+    const slide = { role: 'proof' as const, overlay: { kind: 'caption' as const, text: '含神经酰胺' } };
     expect(lineFor(slide, '别的标题')).toEqual(slide.overlay);
   });
 });

@@ -184,6 +184,24 @@ describe('verbose models and relays that drop json_schema', () => {
     }
   });
 
+  it('a rewrite cut by its budget is asked again with twice the budget, like a note', async () => {
+    const { token, productId } = await workspace();
+    await connect(token, 'deepseek');
+    // Every note the offline writer behind the fake tags 好物分享: blocked, each note is rewritten.
+    await ok(server, 'POST', '/banned-words', token, { word: '好物分享', level: 'hard_block' });
+    fake.verbose.deepseek = 2000;
+    try {
+      const from = fake.calls.length;
+      const detail = await generate(token, productId, { text_count: 3, image_count: 0 });
+      expect(detail.status).toBe('pending_selection');
+      const rewrites = noteCalls(from).filter((c) => String(c.body.messages.at(-1).content).startsWith('【改写任务】'));
+      expect(rewrites.filter((c) => c.body.max_tokens === 1600 && c.finishReason === 'length')).toHaveLength(3);
+      expect(rewrites.filter((c) => c.body.max_tokens === 3200 && c.finishReason === 'stop')).toHaveLength(3);
+    } finally {
+      delete fake.verbose.deepseek;
+    }
+  });
+
   it('a note that does not fit twice its budget either fails its set, saying why', async () => {
     const { token, productId } = await workspace();
     await connect(token, 'deepseek');

@@ -214,7 +214,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
         matcher,
         input: notesInput,
         note,
-        ledger: (call) => viaLedger(ctx, ws, `fission:${fission.id}:rewrite:${plan.seq}`, call),
+        ledger: (call, suffix = '') => viaLedger(ctx, ws, `fission:${fission.id}:rewrite:${plan.seq}${suffix}`, call),
         signal,
         onRewriteFailed: (err) => ctx.log.warn({ fissionId: fission.id, seq: plan.seq, err: describeError(err) }, 'automatic rewrite of a package failed'),
       });
@@ -229,7 +229,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
     drafts,
     ledger: {
       score: (call) => viaLedger(ctx, ws, `fission:${fission.id}:score`, call),
-      rewrite: (i) => (call) => viaLedger(ctx, ws, `fission:${fission.id}:claims-rewrite:${drafts[i]!.plan.seq}`, call),
+      rewrite: (i) => (call, suffix = '') => viaLedger(ctx, ws, `fission:${fission.id}:claims-rewrite:${drafts[i]!.plan.seq}${suffix}`, call),
       rescore: (call) => viaLedger(ctx, ws, `fission:${fission.id}:rescore`, call),
     },
     signal,

@@ -21,7 +21,7 @@ import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import type { AigcLabel } from '../../images/aigc.js';
 import { overlayTextInThread, releaseImage } from '../../images/threads.js';
-import type { ImageRequest, Provider } from '../../providers/types.js';
+import { ProviderError, type ImageRequest, type Provider } from '../../providers/types.js';
 import { bannedWordMatcherFor, wordsToAvoid } from '../banned-words/service.js';
 import { benchmarksForGeneration } from '../benchmarks/service.js';
 import { preferenceContextForGeneration } from '../preferences/service.js';
@@ -104,6 +104,12 @@ export async function viaLedger<T>(ctx: Pick<AppContext, 'db' | 'clock'>, worksp
   return result;
 }
 
+/**
+ * The ledger of a rewrite's calls: the first under the rewrite's key, a retry with more room under
+ * that key with `suffix` added (each paid call its own entry, so a re-run pays for neither again).
+ */
+export type RewriteLedger = (call: () => Promise<NotesReply>, suffix?: string) => Promise<NotesReply>;
+
 /** What an automatic rewrite is asked to fix (NotesIntentInput.rewrite without the note). */
 type RewriteProblems = Omit<NonNullable<NotesIntentInput['rewrite']>, 'note'>;
 
@@ -117,7 +123,7 @@ async function rewriteNote(
     input: NotesIntentInput;
     note: Note;
     problems: RewriteProblems;
-    ledger: (call: () => Promise<NotesReply>) => Promise<NotesReply>;
+    ledger: RewriteLedger;
     signal?: AbortSignal | undefined;
     onRewriteFailed?: ((err: unknown) => void) | undefined;
   },
@@ -125,15 +131,20 @@ async function rewriteNote(
   const { input, note } = opts;
   const rewriteInput: NotesIntentInput = { ...input, count: 1, rewrite: { note, ...opts.problems } };
   try {
-    const reply = await opts.ledger(async () => {
+    const ask = (maxTokens: number) => async () => {
       const result = await provider.generateText({
         ...rewritePrompt(rewriteInput),
         intent: { kind: 'notes', input: rewriteInput },
         schema: notesReplySchema(1),
-        maxTokens: REWRITE_TOKENS,
+        maxTokens,
         signal: opts.signal,
       });
       return result.json as NotesReply;
+    };
+    const reply = await opts.ledger(ask(REWRITE_TOKENS)).catch((err: unknown) => {
+      if (!(err instanceof ProviderError && err.kind === 'truncated')) throw err;
+      // Cut by its budget, like a note the set writes: asked once more with twice the budget.
+      return opts.ledger(ask(REWRITE_TOKENS * 2), ':roomy');
     });
     const rewritten = reply.notes[0];
     if (!rewritten) return null;
@@ -159,7 +170,7 @@ export async function publishableNote(
     /** The set's notes input; the rewrite asks for one note in the same strategy. */
     input: NotesIntentInput;
     note: Note;
-    ledger: (call: () => Promise<NotesReply>) => Promise<NotesReply>;
+    ledger: RewriteLedger;
     signal?: AbortSignal;
     onRewriteFailed?: (err: unknown) => void;
   },
@@ -275,7 +286,7 @@ export async function judgedNotes(
     matcher: BannedWordMatcher;
     subject: ScoreSubject;
     drafts: Array<{ input: NotesIntentInput; note: Note; checked: CheckedNote }>;
-    ledger: { score: Ledger<ScoreReply>; rewrite: (index: number) => Ledger<NotesReply>; rescore: Ledger<ScoreReply> };
+    ledger: { score: Ledger<ScoreReply>; rewrite: (index: number) => RewriteLedger; rescore: Ledger<ScoreReply> };
     signal?: AbortSignal;
     onJudgeFailed?: (err: unknown) => void;
     onRewriteFailed?: (index: number, err: unknown) => void;

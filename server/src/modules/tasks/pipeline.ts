@@ -356,7 +356,7 @@ class GenerationRun {
       matcher: this.loaded.matcher,
       input,
       note,
-      ledger: (call) => this.ledger(`${this.prefix}:rewrite:${slot}`, call),
+      ledger: (call, suffix = '') => this.ledger(`${this.prefix}:rewrite:${slot}${suffix}`, call),
       signal: this.signal,
       onRewriteFailed: (err) => this.ctx.log.warn({ taskId: this.task.id, slot, err: describe(err) }, 'automatic rewrite of a text failed'),
     });
@@ -372,7 +372,7 @@ class GenerationRun {
       drafts: checked.map((c, k) => ({ input, note: notes[k]!, checked: c })),
       ledger: {
         score: (call) => this.ledger(`${this.prefix}:score:${strategy}`, call),
-        rewrite: (k) => (call) => this.ledger(`${this.prefix}:claims-rewrite:${slots[k]!}`, call),
+        rewrite: (k) => (call, suffix = '') => this.ledger(`${this.prefix}:claims-rewrite:${slots[k]!}${suffix}`, call),
         rescore: (call) => this.ledger(`${this.prefix}:rescore:${strategy}`, call),
       },
       signal: this.signal,
