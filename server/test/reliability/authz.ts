@@ -32,6 +32,8 @@ const RULES: Array<[RegExp, MinRole | 'public' | 'token' | 'ticket']> = [
   [/^(GET|POST|DELETE) \/workspaces\/\{id\}\/invitations/, 'admin'],
   [/^GET \/review\/queue$/, 'supervisor'],
   [/^POST \/review\/\{task_id\}\/(approve|reject)$/, 'supervisor'],
+  // §12: the audit trail is the admins' and supervisors'.
+  [/^GET \/tasks\/\{id\}\/audit$/, 'supervisor'],
   [/^(POST|PUT|DELETE) \/banned-words/, 'supervisor'],
   // The fixture's connection is the admin's: an operator changes or tests only their own.
   [OTHERS_CONNECTION, 'supervisor'],

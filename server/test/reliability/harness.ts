@@ -348,6 +348,8 @@ export interface ChaosProxy {
   inFlight: number;
   /** Requests received so far, answered or not. */
   started: number;
+  /** Each answered request: when (ms since the epoch) and its path. */
+  answered: Array<{ at: number; path: string }>;
   close(): Promise<void>;
 }
 
@@ -365,12 +367,16 @@ export async function startChaosProxy(target: string, faultRate: number): Promis
     passed: 0,
     inFlight: 0,
     started: 0,
+    answered: [],
     close: async () => undefined,
   };
   const server: Server = createServer((req, res) => {
     proxy.inFlight++;
     proxy.started++;
-    res.on('close', () => proxy.inFlight--);
+    res.on('close', () => {
+      proxy.inFlight--;
+      proxy.answered.push({ at: Date.now(), path: req.url ?? '' });
+    });
     if (Math.random() < proxy.faultRate) {
       const fault = (['429', '500', 'timeout'] as const)[Math.floor(Math.random() * 3)]!;
       proxy.injected[fault]++;
