@@ -408,6 +408,9 @@ export interface PreferenceSignalsTable {
   angle_label: string | null;
   signal_type: string;
   weight: number;
+  /** Set on `performance` signals: the account and post whose result they weigh (§11). */
+  account_id: number | null;
+  post_id: number | null;
   reason: string | null;
   excerpt: string | null;
   created_at: Timestamp;
@@ -431,8 +434,8 @@ export interface ReviewsTable {
   created_at: Timestamp;
 }
 
-/** What an audit row records (contract-decisions §12); post waits for the publishing operation (§11). */
-export type AuditKind = 'generation' | 'edit' | 'selection' | 'review' | 'package';
+/** What an audit row records (contract-decisions §12). */
+export type AuditKind = 'generation' | 'edit' | 'selection' | 'review' | 'package' | 'post';
 
 export interface TaskAuditTable {
   id: Id;
@@ -643,6 +646,85 @@ export interface AccessTokensTable {
   created_at: Timestamp;
 }
 
+/** A Xiaohongshu account the team posts from (contract-decisions §11); the service never logs into it. */
+export interface AccountsTable {
+  id: Id;
+  workspace_id: number;
+  name: string;
+  profile_url: string | null;
+  /** Positioning and voice, given to generation for notes meant for this account. */
+  persona: string | null;
+  daily_cap: number;
+  min_gap_minutes: number;
+  /** IANA zone: the account's local day is what `daily_cap` counts. */
+  timezone: string;
+  active: Bool;
+  created_by: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type PostStatus = 'scheduled' | 'due' | 'published' | 'missed' | 'cancelled';
+
+/** A note planned on an account, with its frozen copy of the text (images in post_images). */
+export interface PostsTable {
+  id: Id;
+  workspace_id: number;
+  account_id: number;
+  status: PostStatus;
+  scheduled_at: Timestamp;
+  due_at: Timestamp | null;
+  missed_at: Timestamp | null;
+  published_at: Timestamp | null;
+  cancelled_at: Timestamp | null;
+  note_url: string | null;
+  /** The note id read from `note_url`: what the creator centre's export names. */
+  xhs_note_id: string | null;
+  /** `task:<id>:<strategy>` or `fission:<id>:<seq>`: one live post per note. */
+  note_key: string;
+  task_id: number | null;
+  strategy: string | null;
+  fission_id: number | null;
+  fission_seq: number | null;
+  product_id: number | null;
+  angle_label: string | null;
+  title: string;
+  cover_title: string | null;
+  body: string;
+  tags: Json<string[]>;
+  warnings: Json<Array<Record<string, unknown>>>;
+  created_by: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A post's images in posting order (cover first); holding the key holds the file. */
+export interface PostImagesTable {
+  post_id: number;
+  position: number;
+  role: string;
+  file_key: FileKey;
+  /** Drawn by a model (declared when posting, §12), not uploaded by the team. */
+  ai_generated: Bool;
+}
+
+/** One snapshot of a published post's results; missing figures are unknown (null). */
+export interface PostMetricsTable {
+  id: Id;
+  workspace_id: number;
+  post_id: number;
+  captured_at: Timestamp;
+  views: number | null;
+  likes: number | null;
+  collects: number | null;
+  comments: number | null;
+  shares: number | null;
+  follows: number | null;
+  source: 'manual' | 'import';
+  created_by: number | null;
+  created_at: Timestamp;
+}
+
 export interface DB {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -682,6 +764,10 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   access_tokens: AccessTokensTable;
+  accounts: AccountsTable;
+  posts: PostsTable;
+  post_images: PostImagesTable;
+  post_metrics: PostMetricsTable;
 }
 
 export type Row<T extends keyof DB> = Selectable<DB[T]>;
@@ -733,6 +819,9 @@ export const COLUMN_CODECS: TableCodecs = {
   webhook_deliveries: { payload: 'json' },
   webhook_attempts: { ok: 'bool' },
   access_tokens: { scopes: 'json' },
+  accounts: { active: 'bool' },
+  posts: { tags: 'json', warnings: 'json' },
+  post_images: { ai_generated: 'bool' },
 };
 
 type FileKeysOf<T> = { [K in keyof T]: T[K] extends { readonly __file_key__: true } ? K : never }[keyof T];
@@ -753,4 +842,5 @@ export const FILE_KEY_COLUMNS: TableFileKeys = {
   provider_calls: { file_key: 'while_row_exists' },
   // An expired package no longer holds its zip: its download answers 409 / 40903 (repackage).
   delivery_packages: { file_key: 'until_expires_at' },
+  post_images: { file_key: 'while_row_exists' },
 };

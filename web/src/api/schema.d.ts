@@ -11139,10 +11139,10 @@ export interface operations {
                                 /** Format: date-time */
                                 created_at: string;
                                 /**
-                                 * @description generation: a run, its connection and models, each prompt; edit: a text or image changed (before and after); selection; review: submit, approve, reject; package
+                                 * @description generation: a run, its connection and models, each prompt; edit: a text or image changed (before and after); selection; review: submit, approve, reject; package; post: scheduled, moved, cancelled, published (§11)
                                  * @enum {unknown}
                                  */
-                                kind: "generation" | "edit" | "selection" | "review" | "package";
+                                kind: "generation" | "edit" | "selection" | "review" | "package" | "post";
                                 /** @description what happened, e.g. start_generation, notes_prompt, edit_text, select_text, approve, create_package */
                                 action: string;
                                 user_id: number | null;

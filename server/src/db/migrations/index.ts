@@ -27,6 +27,7 @@ import * as oneNoteModel from './20261128_0500_one_note_model.js';
 import * as legalBaseline from './20261128_0800_legal_baseline.js';
 import * as productAppearance from './20261128_0850_product_appearance.js';
 import * as taskAudit from './20261128_0900_task_audit.js';
+import * as publishing from './20261128_1000_publishing.js';
 import * as connectionOptions from './20261128_0300_connection_options.js';
 import * as failureReasons from './20261128_0600_failure_reasons.js';
 import * as accessTokens from './20261128_0700_access_tokens.js';
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   '20261128_0800_legal_baseline': legalBaseline,
   '20261128_0850_product_appearance': productAppearance,
   '20261128_0900_task_audit': taskAudit,
+  '20261128_1000_publishing': publishing,
 };

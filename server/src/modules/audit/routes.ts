@@ -7,8 +7,8 @@ import * as service from './service.js';
 const AuditEntrySchema = Type.Object({
   id: Type.Integer(),
   created_at: DateTime,
-  kind: Type.Enum(['generation', 'edit', 'selection', 'review', 'package'], {
-    description: 'generation: a run, its connection and models, each prompt; edit: a text or image changed (before and after); selection; review: submit, approve, reject; package',
+  kind: Type.Enum(['generation', 'edit', 'selection', 'review', 'package', 'post'], {
+    description: 'generation: a run, its connection and models, each prompt; edit: a text or image changed (before and after); selection; review: submit, approve, reject; package; post: scheduled, moved, cancelled, published (§11)',
   }),
   action: Type.String({ description: 'what happened, e.g. start_generation, notes_prompt, edit_text, select_text, approve, create_package' }),
   user_id: Nullable(Type.Integer({ description: 'who; null for the generation job' })),
