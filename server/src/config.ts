@@ -60,6 +60,8 @@ export interface Config {
    */
   outbound: Outbound;
   webhooks: WebhookSettings;
+  /** How often a worker moves posts whose time has come to `due`, and unpublished ones a day later to `missed` (POST_SWEEP_MS, 5 s; contract-decisions §11). */
+  postSweepMs: number;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
   /** TRUST_PROXY=1: behind a reverse proxy, the client address comes from X-Forwarded-For. */
@@ -340,6 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbound: outboundOf({ allowPrivate: env.ALLOW_PRIVATE_PROVIDER_URLS === '1', privateHosts: parsePrivateHosts(env.ALLOW_PRIVATE_PROVIDER_HOSTS) }),
     providers: providerSettingsFrom(env),
     webhooks: webhookSettingsFrom(env),
+    postSweepMs: intFrom(env, 'POST_SWEEP_MS', 5_000, 10),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     trustProxy: env.TRUST_PROXY === '1',
     metricsToken: env.METRICS_TOKEN || undefined,

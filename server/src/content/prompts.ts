@@ -1,4 +1,4 @@
-import type { ImageRole, NotesIntentInput, Rejection, ScoreIntentInput, StrategyCode } from './schemas.js';
+import type { ImageRole, NotesIntentInput, PerformanceFigure, Rejection, ScoreIntentInput, StrategyCode } from './schemas.js';
 import type { StoryboardFrame } from './storyboard.js';
 import { STRATEGY_GUIDES } from './strategies.js';
 import { clip } from './text.js';
@@ -17,7 +17,11 @@ export interface PreferenceContext {
   preferred_angles?: string[];
   /** The strategy the team preferred, told only to that strategy's writer. */
   preferred_strategy?: StrategyCode | null;
+  /** What worked once posted (§11): from 3 published posts with results on; absent before. */
+  performance?: PerformanceSummary | null;
 }
+
+export type PerformanceSummary = NonNullable<NotesIntentInput['preferences']['performance']>;
 
 /** Everything a generation reads, loaded once per run (see context.ts). */
 export interface GenerationInputs {
@@ -50,6 +54,7 @@ export function preferencesInput(pref: PreferenceContext): NotesIntentInput['pre
     ...(pref.approved_openings ? { approved_openings: pref.approved_openings } : {}),
     ...(pref.preferred_angles ? { preferred_angles: pref.preferred_angles } : {}),
     ...(pref.preferred_strategy !== undefined ? { preferred_strategy: pref.preferred_strategy } : {}),
+    ...(pref.performance ? { performance: pref.performance } : {}),
   };
 }
 
@@ -214,7 +219,30 @@ export function teamSection(input: Pick<NotesIntentInput, 'product' | 'preferenc
   } else if (pref.recent_preference) {
     parts.push(`团队近期的偏好：${pref.recent_preference}`);
   }
-  return parts.length > 0 ? `【团队规则（必须遵守）】\n${parts.join('\n')}` : '【团队规则】（暂无）';
+  const rules = parts.length > 0 ? `【团队规则（必须遵守）】\n${parts.join('\n')}` : '【团队规则】（暂无）';
+  const results = performanceSection(pref.performance, strategy);
+  return results ? `${rules}\n${results}` : rules;
+}
+
+const timesMedian = (vs: number) => `${vs >= 10 ? Math.round(vs) : Math.round(vs * 10) / 10} 倍`;
+
+function performanceLine(item: PerformanceFigure): string {
+  const name = item.kind === 'strategy' ? `写法 ${item.key}（${STRATEGY_GUIDES[item.key as StrategyCode]?.name ?? item.key}）` : `角度「${item.key}」`;
+  return `- ${name}：${item.posts} 篇，互动率约为所在账号中位数的 ${timesMedian(item.vs_median)}`;
+}
+
+/**
+ * What worked once posted (§11), as evidence with its sample sizes: the model is told to lean
+ * towards it only within the team's rules and the product's facts, never to follow it over them.
+ */
+export function performanceSection(performance: NotesIntentInput['preferences']['performance'], strategy: StrategyCode | null): string {
+  if (!performance || (performance.best.length === 0 && performance.worst.length === 0)) return '';
+  const lines = [`【发布效果（${performance.posts} 篇已发布笔记的真实数据，仅供参考；与团队规则或产品资料冲突时以规则和资料为准）】`];
+  if (performance.best.length > 0) lines.push('表现好于账号平时的：', ...performance.best.map(performanceLine));
+  if (performance.worst.length > 0) lines.push('表现不如账号平时的（少用）：', ...performance.worst.map(performanceLine));
+  const own = strategy ? [...performance.best, ...performance.worst].find((i) => i.kind === 'strategy' && i.key === strategy) : undefined;
+  if (own) lines.push(own.vs_median >= 1 ? '本组写法发布后效果好，保持它的特点。' : '本组写法发布后效果偏弱，开头和标题更要抓人。');
+  return lines.join('\n');
 }
 
 /** The set's structure and title formulas, numbered: shared by a set's prompt and fission's packages. */

@@ -83,6 +83,14 @@ export interface Rejection {
 }
 
 /** Input of a `notes` intent (generation of a set, or the rewrite of one blocked note). */
+/** How an angle or a strategy did once posted: engagement against the accounts' medians. */
+export interface PerformanceFigure {
+  kind: 'angle' | 'strategy';
+  key: string;
+  posts: number;
+  vs_median: number;
+}
+
 export interface NotesIntentInput {
   strategy: StrategyCode;
   /** Human name of the strategy, e.g. 痛点共鸣. */
@@ -112,6 +120,8 @@ export interface NotesIntentInput {
     approved_openings?: string[];
     preferred_angles?: string[];
     preferred_strategy?: StrategyCode | null;
+    /** What worked once posted (contract-decisions §11), from 3 published posts on. */
+    performance?: { posts: number; best: PerformanceFigure[]; worst: PerformanceFigure[] };
   };
   /** Words of the workspace's banned-word library the text must not contain. */
   avoid_words: string[];

@@ -533,7 +533,7 @@ export interface PeriodicRunsTable {
 
 export type WebhookKind = 'generic' | 'feishu' | 'wecom' | 'dingtalk';
 export type WebhookErrorKind = 'timeout' | 'unreachable' | 'blocked_address' | 'http_status' | 'app_error';
-export type WebhookEvent = 'task.pending_selection' | 'task.failed' | 'task.submitted' | 'task.approved' | 'task.rejected' | 'package.ready' | 'fission.completed';
+export type WebhookEvent = 'task.pending_selection' | 'task.failed' | 'task.submitted' | 'task.approved' | 'task.rejected' | 'package.ready' | 'fission.completed' | 'post.due' | 'post.missed' | 'post.published';
 
 /** AES-256-GCM as SecretBox seals it (api_keys keeps the same four values in columns). */
 export interface SealedJson {
@@ -692,7 +692,8 @@ export interface PostsTable {
   cover_title: string | null;
   body: string;
   tags: Json<string[]>;
-  warnings: Json<Array<Record<string, unknown>>>;
+  /** What planning the post warned of and someone overrode: a near-duplicate of an earlier post (§11). */
+  warnings: Json<Array<{ kind: 'near_duplicate'; post_id: number; title: string; similarity: number }>>;
   created_by: number;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -31,6 +31,9 @@ export const API_TAGS = [
   { name: 'delivery', description: 'Delivery packages (zip files) of a task' },
   { name: 'fission', description: 'Fission: several complete note packages from one task' },
   { name: 'webhooks', description: 'Team notifications to Feishu, WeCom, DingTalk or any HTTP receiver (admin)' },
+  { name: 'accounts', description: 'The team\'s Xiaohongshu accounts: persona, daily cap, gap between posts, time zone' },
+  { name: 'posts', description: 'The calendar: approved notes planned on accounts, due and missed, the phone kit, marking published' },
+  { name: 'metrics', description: 'Results of published posts: snapshots by hand or imported from the creator centre, and the analytics overview' },
 ] as const;
 
 export type ApiTag = (typeof API_TAGS)[number]['name'];

@@ -39,6 +39,12 @@ const WORKSPACE_RULES = {
   'review.decide': atLeast('supervisor'),
   /** A task's audit trail (contract-decisions §12): prompts and who did what, for those who answer for what is posted. */
   'audit.read': atLeast('supervisor'),
+  /** Posts on the calendar (§11): scheduling approved notes, marking them published, their metrics and imports. */
+  'posts.write': anyMember,
+  /** Scheduling a note despite a near-duplicate warning (§11): a supervisor's call. */
+  'posts.force': atLeast('supervisor'),
+  /** The team's Xiaohongshu accounts (§11). */
+  'accounts.manage': atLeast('supervisor'),
   'users.manage': atLeast('admin'),
   'workspaces.manage': atLeast('admin'),
   'webhooks.manage': atLeast('admin'),
@@ -58,6 +64,9 @@ const ACTION_SCOPES: Record<WorkspaceAction, Scope> = {
   'generation_routing.write': 'admin',
   'review.decide': 'review',
   'audit.read': 'review',
+  'posts.write': 'produce',
+  'posts.force': 'review',
+  'accounts.manage': 'admin',
   'users.manage': 'admin',
   'workspaces.manage': 'admin',
   'webhooks.manage': 'admin',

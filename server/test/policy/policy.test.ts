@@ -6,14 +6,28 @@ const supervisor: Actor = { userId: 2, role: 'supervisor' };
 const admin: Actor = { userId: 3, role: 'admin' };
 
 describe('the access policy', () => {
-  it('gives each role the workspace actions of contract-decisions §3, §7, §10 and §12, written out here', () => {
-    expect(workspaceActions(operator).sort()).toEqual(['api_keys.create', 'products.write', 'tasks.write']);
-    expect(workspaceActions(supervisor).sort()).toEqual(['api_keys.create', 'audit.read', 'banned_words.write', 'generation_routing.write', 'products.write', 'review.decide', 'tasks.write']);
-    expect(workspaceActions(admin).sort()).toEqual([
+  it('gives each role the workspace actions of contract-decisions §3, §7, §10, §11 and §12, written out here', () => {
+    expect(workspaceActions(operator).sort()).toEqual(['api_keys.create', 'posts.write', 'products.write', 'tasks.write']);
+    expect(workspaceActions(supervisor).sort()).toEqual([
+      'accounts.manage',
       'api_keys.create',
       'audit.read',
       'banned_words.write',
       'generation_routing.write',
+      'posts.force',
+      'posts.write',
+      'products.write',
+      'review.decide',
+      'tasks.write',
+    ]);
+    expect(workspaceActions(admin).sort()).toEqual([
+      'accounts.manage',
+      'api_keys.create',
+      'audit.read',
+      'banned_words.write',
+      'generation_routing.write',
+      'posts.force',
+      'posts.write',
       'products.write',
       'review.decide',
       'tasks.write',
@@ -45,10 +59,10 @@ describe('the access policy', () => {
 
   it('narrows a role to a personal access token\'s scopes (§13), never widens it', () => {
     const producer: Actor = { ...admin, scopes: ['read', 'produce'] };
-    expect(workspaceActions(producer).sort()).toEqual(['products.write', 'tasks.write']);
+    expect(workspaceActions(producer).sort()).toEqual(['posts.write', 'products.write', 'tasks.write']);
     expect(can({ ...admin, scopes: ['review'] }, 'review.decide')).toBe(true);
     expect(can({ ...operator, scopes: ['review'] }, 'review.decide')).toBe(false);
-    expect(workspaceActions({ ...supervisor, scopes: ['admin'] }).sort()).toEqual(['api_keys.create', 'banned_words.write', 'generation_routing.write']);
+    expect(workspaceActions({ ...supervisor, scopes: ['admin'] }).sort()).toEqual(['accounts.manage', 'api_keys.create', 'banned_words.write', 'generation_routing.write']);
     // Record rules hold the scope too: an operator's own connection needs `admin`.
     expect(recordActions({ ...operator, scopes: ['read', 'produce'] }, 'api_key', { created_by: operator.userId })).toEqual([]);
     expect(recordActions({ ...operator, scopes: ['admin'] }, 'api_key', { created_by: operator.userId }).sort()).toEqual(['delete', 'test', 'update']);

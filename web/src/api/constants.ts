@@ -906,6 +906,150 @@ export const ERROR_REASONS = {
     "code": 40900,
     "params": []
   },
+  "account.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "account.profile_url": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "account.timezone": {
+    "code": 40000,
+    "params": [
+      "field",
+      "value"
+    ]
+  },
+  "account.inactive": {
+    "code": 40900,
+    "params": [
+      "account"
+    ]
+  },
+  "post.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "post.source": {
+    "code": 40000,
+    "params": []
+  },
+  "post.not_approved": {
+    "code": 40900,
+    "params": [
+      "task_id",
+      "status"
+    ]
+  },
+  "post.no_text": {
+    "code": 40900,
+    "params": [
+      "strategy",
+      "task_id"
+    ]
+  },
+  "post.fission_not_ready": {
+    "code": 40900,
+    "params": [
+      "fission_id",
+      "status",
+      "task_id",
+      "task_status"
+    ]
+  },
+  "post.hard_blocked": {
+    "code": 40900,
+    "params": [
+      "words"
+    ]
+  },
+  "post.no_images": {
+    "code": 40900,
+    "params": []
+  },
+  "post.in_past": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "post.daily_cap": {
+    "code": 40900,
+    "params": [
+      "account",
+      "cap",
+      "day",
+      "post_id"
+    ]
+  },
+  "post.too_close": {
+    "code": 40900,
+    "params": [
+      "post_id",
+      "account",
+      "minutes",
+      "gap"
+    ]
+  },
+  "post.note_taken": {
+    "code": 40900,
+    "params": [
+      "post_id",
+      "account"
+    ]
+  },
+  "post.near_duplicate": {
+    "code": 40900,
+    "params": [
+      "similarity",
+      "post_id",
+      "title"
+    ]
+  },
+  "post.force_role": {
+    "code": 40300,
+    "params": []
+  },
+  "post.wrong_status": {
+    "code": 40900,
+    "params": [
+      "post_id",
+      "status",
+      "allowed"
+    ]
+  },
+  "post.note_url": {
+    "code": 40000,
+    "params": [
+      "field"
+    ]
+  },
+  "metrics.not_published": {
+    "code": 40900,
+    "params": [
+      "post_id",
+      "status"
+    ]
+  },
+  "metrics.import_unreadable": {
+    "code": 40000,
+    "params": [
+      "detail"
+    ]
+  },
+  "metrics.import_no_header": {
+    "code": 40000,
+    "params": []
+  },
+  "metrics.import_too_many_rows": {
+    "code": 40000,
+    "params": [
+      "max"
+    ]
+  },
   "package.not_found": {
     "code": 40400,
     "params": []

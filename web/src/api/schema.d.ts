@@ -1729,6 +1729,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the team's Xiaohongshu accounts
+         * @description Active accounts first. The service never logs into an account: it plans posts on it and hands them to a person (contract-decisions §11).
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        /**
+         * Add an account (supervisor or admin)
+         * @description An account of the team with its persona, daily cap, minimum gap between posts and time zone.
+         */
+        post: operations["createAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an account
+         * @description One account of the workspace
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an account (supervisor or admin)
+         * @description An account without posts is deleted; one with posts is deactivated instead, keeping its posts and their results.
+         */
+        delete: operations["deleteAccount"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an account (supervisor or admin)
+         * @description Any field of the account, and `active`. A changed cap or gap applies to posts planned from now on; posts already planned stay.
+         */
+        patch: operations["updateAccount"];
+        trace?: never;
+    };
+    "/api/v1/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calendar: posts in a time window
+         * @description Posts by scheduled time (earliest first), optionally of one account or status. `from` and `to` bound `scheduled_at` (from inclusive, to exclusive).
+         */
+        get: operations["listPosts"];
+        put?: never;
+        /**
+         * Plan an approved note on an account
+         * @description The note is `task_id` + `strategy` (the selected set of an approved task) or `fission_id` + `seq` (a note of a completed fission of an approved task); its text and images are frozen now. 409 when the note is not approved or hard-blocked, is already on a live post, the account's daily cap or minimum gap would break (naming the conflicting post), or the note is near-identical to a post of the last 30 days (`force: true` from a supervisor or admin schedules it with a `near_duplicate` warning).
+         */
+        post: operations["createPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a post
+         * @description One post with its latest metrics
+         */
+        get: operations["getPost"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a post
+         * @description A post not yet published is cancelled (kept, status `cancelled`); its note may be planned again.
+         */
+        delete: operations["cancelPost"];
+        options?: never;
+        head?: never;
+        /**
+         * Move a post to another time or account
+         * @description While `scheduled` or `due`; the account's cap and gap hold at the new place (409 naming the conflict). A due post moved to a later time is scheduled again.
+         */
+        patch: operations["updatePost"];
+        trace?: never;
+    };
+    "/api/v1/posts/{id}/kit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The posting kit
+         * @description What a person needs on a phone to post the note: title, body, tags and their `#tag` line, the images in posting order (cover first) as signed links, and the AI-content declaration steps (contract-decisions §12).
+         */
+        get: operations["getPostKit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/posts/{id}/published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a post published
+         * @description With the note's link (a xiaohongshu.com note link or a xhslink.com short link) and optionally when it went up; from `scheduled`, `due` or `missed`. Emits `post.published`.
+         */
+        post: operations["markPostPublished"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1742,7 +1886,7 @@ export interface components {
              * @description stable key of the reason catalogue: word the error from it, never from message
              * @enum {unknown}
              */
-            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
+            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "account.not_found" | "account.profile_url" | "account.timezone" | "account.inactive" | "post.not_found" | "post.source" | "post.not_approved" | "post.no_text" | "post.fission_not_ready" | "post.hard_blocked" | "post.no_images" | "post.in_past" | "post.daily_cap" | "post.too_close" | "post.note_taken" | "post.near_duplicate" | "post.force_role" | "post.wrong_status" | "post.note_url" | "metrics.not_published" | "metrics.import_unreadable" | "metrics.import_no_header" | "metrics.import_too_many_rows" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
             /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
             params: {
                 [key: string]: string | number | string[] | null;
@@ -1970,7 +2114,7 @@ export interface components {
             kind: "generic" | "feishu" | "wecom" | "dingtalk";
             /** @description the receiver URL with its credentials masked; never the full URL */
             url: string;
-            events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
+            events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed" | "post.due" | "post.missed" | "post.published")[];
             has_secret: boolean;
             is_active: boolean;
             /** Format: date-time */
@@ -2266,7 +2410,7 @@ export interface operations {
                                 slug: string;
                             };
                             /** @description what the caller may do in the current workspace, from the server's access policy (a record's own allowed_actions say what may be done to it) */
-                            allowed_actions: ("products.write" | "tasks.write" | "banned_words.write" | "api_keys.create" | "generation_routing.write" | "review.decide" | "audit.read" | "users.manage" | "workspaces.manage" | "webhooks.manage")[];
+                            allowed_actions: ("products.write" | "tasks.write" | "banned_words.write" | "api_keys.create" | "generation_routing.write" | "review.decide" | "audit.read" | "posts.write" | "posts.force" | "accounts.manage" | "users.manage" | "workspaces.manage" | "webhooks.manage")[];
                         };
                     };
                 };
@@ -11257,6 +11401,26 @@ export interface operations {
                             style_examples: string[];
                             /** @description title and opening of the notes reviewers approved last, newest first: positive examples */
                             approved_openings: string[];
+                            performance: {
+                                /** @description published posts with results behind the figures */
+                                posts: number;
+                                /** @description angles and strategies whose posts engaged above their accounts' medians, best first */
+                                best: {
+                                    kind: "angle" | "strategy";
+                                    key: string;
+                                    posts: number;
+                                    /** @description engagement ÷ the account's median (geometric mean over the posts): 1 is as usual for the account */
+                                    vs_median: number;
+                                }[];
+                                /** @description those below, worst first */
+                                worst: {
+                                    kind: "angle" | "strategy";
+                                    key: string;
+                                    posts: number;
+                                    /** @description engagement ÷ the account's median (geometric mean over the posts): 1 is as usual for the account */
+                                    vs_median: number;
+                                }[];
+                            } | null;
                             /** @description angles + strategy + reject reasons + style examples + approved openings injected */
                             injected_count: number;
                             generation: number | null;
@@ -13273,7 +13437,7 @@ export interface operations {
                     /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS */
                     url: string;
                     kind: "generic" | "feishu" | "wecom" | "dingtalk";
-                    events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
+                    events: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed" | "post.due" | "post.missed" | "post.published")[];
                     /** @description signing secret (generic: HMAC key; feishu, dingtalk: the bot's signing secret); stored encrypted, never returned */
                     secret?: string;
                     is_active?: boolean;
@@ -13482,7 +13646,7 @@ export interface operations {
                     /** @description http(s); must resolve to public addresses unless ALLOW_PRIVATE_PROVIDER_URLS=1 or its host:port is in ALLOW_PRIVATE_PROVIDER_HOSTS */
                     url?: string;
                     kind?: "generic" | "feishu" | "wecom" | "dingtalk";
-                    events?: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed")[];
+                    events?: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed" | "post.due" | "post.missed" | "post.published")[];
                     secret?: string | null;
                     is_active?: boolean;
                 };
@@ -13608,7 +13772,7 @@ export interface operations {
                         data: {
                             /** @description the stable delivery id (the `id` of a generic payload); the same on every retry */
                             id: string;
-                            event: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed") | "webhook.test";
+                            event: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed" | "post.due" | "post.missed" | "post.published") | "webhook.test";
                             status: "pending" | "delivered" | "failed";
                             http_status: number | null;
                             attempts: number;
@@ -13724,7 +13888,7 @@ export interface operations {
                             items: {
                                 /** @description the stable delivery id (the `id` of a generic payload); the same on every retry */
                                 id: string;
-                                event: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed") | "webhook.test";
+                                event: ("task.pending_selection" | "task.failed" | "task.submitted" | "task.approved" | "task.rejected" | "package.ready" | "fission.completed" | "post.due" | "post.missed" | "post.published") | "webhook.test";
                                 status: "pending" | "delivered" | "failed";
                                 http_status: number | null;
                                 attempts: number;
@@ -14095,6 +14259,1620 @@ export interface operations {
             };
             /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                active?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                workspace_id: number;
+                                name: string;
+                                profile_url: string | null;
+                                persona: string | null;
+                                /** @description posts per local day at most */
+                                daily_cap: number;
+                                /** @description minutes between two posts at least */
+                                min_gap_minutes: number;
+                                /** @description IANA time zone of the account's days */
+                                timezone: string;
+                                active: boolean;
+                                created_by: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    profile_url?: string | null;
+                    persona?: string | null;
+                    /** @default 2 */
+                    daily_cap?: number;
+                    /** @default 180 */
+                    min_gap_minutes?: number;
+                    /** @default Asia/Shanghai */
+                    timezone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            name: string;
+                            profile_url: string | null;
+                            persona: string | null;
+                            /** @description posts per local day at most */
+                            daily_cap: number;
+                            /** @description minutes between two posts at least */
+                            min_gap_minutes: number;
+                            /** @description IANA time zone of the account's days */
+                            timezone: string;
+                            active: boolean;
+                            created_by: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            name: string;
+                            profile_url: string | null;
+                            persona: string | null;
+                            /** @description posts per local day at most */
+                            daily_cap: number;
+                            /** @description minutes between two posts at least */
+                            min_gap_minutes: number;
+                            /** @description IANA time zone of the account's days */
+                            timezone: string;
+                            active: boolean;
+                            created_by: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            deleted: boolean;
+                            deactivated: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    profile_url?: string | null;
+                    persona?: string | null;
+                    /** @default 2 */
+                    daily_cap?: number;
+                    /** @default 180 */
+                    min_gap_minutes?: number;
+                    /** @default Asia/Shanghai */
+                    timezone?: string;
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            workspace_id: number;
+                            name: string;
+                            profile_url: string | null;
+                            persona: string | null;
+                            /** @description posts per local day at most */
+                            daily_cap: number;
+                            /** @description minutes between two posts at least */
+                            min_gap_minutes: number;
+                            /** @description IANA time zone of the account's days */
+                            timezone: string;
+                            active: boolean;
+                            created_by: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listPosts: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                from?: string;
+                to?: string;
+                account_id?: number;
+                status?: "scheduled" | "due" | "published" | "missed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                account_id: number;
+                                account_name: string;
+                                status: "scheduled" | "due" | "published" | "missed" | "cancelled";
+                                /** Format: date-time */
+                                scheduled_at: string;
+                                due_at: string | null;
+                                missed_at: string | null;
+                                published_at: string | null;
+                                note_url: string | null;
+                                source: {
+                                    task_id: number | null;
+                                    strategy: string | null;
+                                } | {
+                                    fission_id: number;
+                                    seq: number | null;
+                                };
+                                product_id: number | null;
+                                angle_label: string | null;
+                                title: string;
+                                cover_url: string | null;
+                                warnings: {
+                                    /** @enum {string} */
+                                    kind: "near_duplicate";
+                                    post_id: number;
+                                    title: string;
+                                    /** @description Jaccard similarity of character trigrams, 0 to 1 (docs/operation.md) */
+                                    similarity: number;
+                                }[];
+                                latest_metrics: {
+                                    id: number;
+                                    /** Format: date-time */
+                                    captured_at: string;
+                                    views: number | null;
+                                    likes: number | null;
+                                    collects: number | null;
+                                    comments: number | null;
+                                    shares: number | null;
+                                    follows: number | null;
+                                    /** @description `manual` or `import` */
+                                    source: string;
+                                    engagement: number | null;
+                                } | null;
+                                created_by: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date-time */
+                                updated_at: string;
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    account_id: number;
+                    /** Format: date-time */
+                    scheduled_at: string;
+                    task_id?: number;
+                    strategy?: "A" | "B" | "C";
+                    fission_id?: number;
+                    seq?: number;
+                    /** @description schedule a near-duplicate anyway (supervisor or admin) */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            account_id: number;
+                            account_name: string;
+                            status: "scheduled" | "due" | "published" | "missed" | "cancelled";
+                            /** Format: date-time */
+                            scheduled_at: string;
+                            due_at: string | null;
+                            missed_at: string | null;
+                            published_at: string | null;
+                            note_url: string | null;
+                            source: {
+                                task_id: number | null;
+                                strategy: string | null;
+                            } | {
+                                fission_id: number;
+                                seq: number | null;
+                            };
+                            product_id: number | null;
+                            angle_label: string | null;
+                            title: string;
+                            cover_url: string | null;
+                            warnings: {
+                                /** @enum {string} */
+                                kind: "near_duplicate";
+                                post_id: number;
+                                title: string;
+                                /** @description Jaccard similarity of character trigrams, 0 to 1 (docs/operation.md) */
+                                similarity: number;
+                            }[];
+                            latest_metrics: {
+                                id: number;
+                                /** Format: date-time */
+                                captured_at: string;
+                                views: number | null;
+                                likes: number | null;
+                                collects: number | null;
+                                comments: number | null;
+                                shares: number | null;
+                                follows: number | null;
+                                /** @description `manual` or `import` */
+                                source: string;
+                                engagement: number | null;
+                            } | null;
+                            created_by: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            account_id: number;
+                            account_name: string;
+                            status: "scheduled" | "due" | "published" | "missed" | "cancelled";
+                            /** Format: date-time */
+                            scheduled_at: string;
+                            due_at: string | null;
+                            missed_at: string | null;
+                            published_at: string | null;
+                            note_url: string | null;
+                            source: {
+                                task_id: number | null;
+                                strategy: string | null;
+                            } | {
+                                fission_id: number;
+                                seq: number | null;
+                            };
+                            product_id: number | null;
+                            angle_label: string | null;
+                            title: string;
+                            cover_url: string | null;
+                            warnings: {
+                                /** @enum {string} */
+                                kind: "near_duplicate";
+                                post_id: number;
+                                title: string;
+                                /** @description Jaccard similarity of character trigrams, 0 to 1 (docs/operation.md) */
+                                similarity: number;
+                            }[];
+                            latest_metrics: {
+                                id: number;
+                                /** Format: date-time */
+                                captured_at: string;
+                                views: number | null;
+                                likes: number | null;
+                                collects: number | null;
+                                comments: number | null;
+                                shares: number | null;
+                                follows: number | null;
+                                /** @description `manual` or `import` */
+                                source: string;
+                                engagement: number | null;
+                            } | null;
+                            created_by: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updatePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    scheduled_at?: string;
+                    account_id?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            account_id: number;
+                            account_name: string;
+                            status: "scheduled" | "due" | "published" | "missed" | "cancelled";
+                            /** Format: date-time */
+                            scheduled_at: string;
+                            due_at: string | null;
+                            missed_at: string | null;
+                            published_at: string | null;
+                            note_url: string | null;
+                            source: {
+                                task_id: number | null;
+                                strategy: string | null;
+                            } | {
+                                fission_id: number;
+                                seq: number | null;
+                            };
+                            product_id: number | null;
+                            angle_label: string | null;
+                            title: string;
+                            cover_url: string | null;
+                            warnings: {
+                                /** @enum {string} */
+                                kind: "near_duplicate";
+                                post_id: number;
+                                title: string;
+                                /** @description Jaccard similarity of character trigrams, 0 to 1 (docs/operation.md) */
+                                similarity: number;
+                            }[];
+                            latest_metrics: {
+                                id: number;
+                                /** Format: date-time */
+                                captured_at: string;
+                                views: number | null;
+                                likes: number | null;
+                                collects: number | null;
+                                comments: number | null;
+                                shares: number | null;
+                                follows: number | null;
+                                /** @description `manual` or `import` */
+                                source: string;
+                                engagement: number | null;
+                            } | null;
+                            created_by: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPostKit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            post_id: number;
+                            status: "scheduled" | "due" | "published" | "missed" | "cancelled";
+                            account: {
+                                id: number;
+                                name: string;
+                            };
+                            /** Format: date-time */
+                            scheduled_at: string;
+                            note_url: string | null;
+                            title: string;
+                            body: string;
+                            tags: string[];
+                            /** @description the tags as typed under a note: "#tag #tag" */
+                            hashtag_line: string;
+                            images: {
+                                /** @description posting order, the cover first */
+                                seq: number;
+                                role: string;
+                                url: string;
+                                file_name: string;
+                                ai_generated: boolean;
+                            }[];
+                            declaration: {
+                                required: boolean;
+                                label: string;
+                                steps: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    markPostPublished: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note_url: string;
+                    /** Format: date-time */
+                    published_at?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            account_id: number;
+                            account_name: string;
+                            status: "scheduled" | "due" | "published" | "missed" | "cancelled";
+                            /** Format: date-time */
+                            scheduled_at: string;
+                            due_at: string | null;
+                            missed_at: string | null;
+                            published_at: string | null;
+                            note_url: string | null;
+                            source: {
+                                task_id: number | null;
+                                strategy: string | null;
+                            } | {
+                                fission_id: number;
+                                seq: number | null;
+                            };
+                            product_id: number | null;
+                            angle_label: string | null;
+                            title: string;
+                            cover_url: string | null;
+                            warnings: {
+                                /** @enum {string} */
+                                kind: "near_duplicate";
+                                post_id: number;
+                                title: string;
+                                /** @description Jaccard similarity of character trigrams, 0 to 1 (docs/operation.md) */
+                                similarity: number;
+                            }[];
+                            latest_metrics: {
+                                id: number;
+                                /** Format: date-time */
+                                captured_at: string;
+                                views: number | null;
+                                likes: number | null;
+                                collects: number | null;
+                                comments: number | null;
+                                shares: number | null;
+                                follows: number | null;
+                                /** @description `manual` or `import` */
+                                source: string;
+                                engagement: number | null;
+                            } | null;
+                            created_by: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

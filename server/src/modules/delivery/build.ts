@@ -7,7 +7,7 @@ import { nowIso } from '../../db/codec.js';
 import type { Row } from '../../db/schema.js';
 import { MAX_INPUT_PIXELS, sniffImageMime } from '../../images/probe.js';
 import { PermanentJobError, type JobDefinition } from '../../jobs/types.js';
-import { imageExtension, notesZip, type NoteFolder } from '../notes/service.js';
+import { imageExtension, notesZip, shippedImages, type NoteFolder } from '../notes/service.js';
 import { notifyPackageReady } from '../webhooks/service.js';
 import { syncCovers } from '../tasks/service.js';
 import * as repo from './repository.js';
@@ -30,23 +30,6 @@ type Image = Awaited<ReturnType<typeof repo.taskImages>>[number];
 type Text = Awaited<ReturnType<typeof repo.taskTexts>>[number];
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
-
-/**
- * The images one note folder holds: the set's selected images, or, when no image of the task is
- * selected at all, every image of the set; one per seq, the latest generation and then the
- * latest id winning.
- */
-function imagesForSet(images: Image[], strategy: string | null): Image[] {
-  const pool = images.some((i) => i.is_selected) ? images.filter((i) => i.is_selected) : images;
-  const latest = new Map<number, Image>();
-  for (const image of pool.filter((i) => i.strategy === strategy)) {
-    const current = latest.get(image.seq);
-    if (!current || image.generation > current.generation || (image.generation === current.generation && image.id > current.id)) {
-      latest.set(image.seq, image);
-    }
-  }
-  return [...latest.values()].sort((a, b) => a.seq - b.seq);
-}
 
 /** Characters Windows or macOS refuse in file names, and control characters. */
 function safeNamePart(value: string, max: number): string {
@@ -114,7 +97,7 @@ async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Prom
     folders: ordered.map((text, i) => ({
       name: `note_${pad2(i + 1)}${text.strategy ? `_${text.strategy}` : ''}`,
       text,
-      images: imagesForSet(images, text.strategy),
+      images: shippedImages(images.filter((i) => i.strategy === text.strategy)),
     })),
   };
 }

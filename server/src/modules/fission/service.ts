@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import { PASS_LINE } from '../../content/scoring.js';
-import { editedNote, imageEntryName, noteEvaluator, notesZip, wordsBlockingShipment, type NoteEdit, type NoteFolder, type NoteRow } from '../notes/service.js';
+import { assertPostable, coverFirst, editedNote, imageEntryName, noteEvaluator, notesZip, shippedImages, wordsBlockingShipment, type NoteEdit, type NoteFolder, type NoteRow, type PostableNote } from '../notes/service.js';
 import type { AuthUser } from '../../http/auth.js';
 import { fail } from '../../http/errors.js';
 import type { FailureReason, StoredParams } from '../../http/reasons.js';
@@ -266,4 +266,39 @@ export async function editNote(ctx: AppContext, auth: AuthUser, id: number, seq:
   });
   // listNotes letters the set's covers again from their originals when the cover title changed.
   return (await listNotes(ctx, auth, id)).notes.find((n) => n.seq === seq)!;
+}
+
+/**
+ * Note `seq` of a completed fission whose source task is approved, as a post freezes it (§11):
+ * its text, its cover lettered with its cover title as it is now, one finished image per slot.
+ * 404 for a foreign fission or an unknown seq; 409 when the fission or its source is not ready,
+ * or the note may not be posted.
+ */
+export async function completedNote(ctx: AppContext, workspaceId: number, fissionId: number, seq: number): Promise<PostableNote> {
+  const fission = await repo.findFission(ctx.db, workspaceId, fissionId);
+  if (!fission) throw fail('fission.not_found');
+  const source = await repo.findSourceTask(ctx.db, workspaceId, fission.source_task_id);
+  if (fission.status !== 'completed' || source?.status !== 'approved') {
+    throw fail('post.fission_not_ready', { fission_id: fissionId, status: fission.status, task_id: fission.source_task_id, task_status: source?.status ?? 'deleted' });
+  }
+  const { images: all, notes } = await setsOf(ctx, fission);
+  const note = notes.find((n) => repo.seqOf(n) === seq);
+  if (!note) throw fail('fission.note_not_found');
+  const images = coverFirst(shippedImages(all.filter((i): i is typeof i & { file_key: string } => i.note_id === note.id && i.status === 'done' && i.file_key !== null)));
+  assertPostable(note, images);
+  return {
+    key: `fission:${fissionId}:${seq}`,
+    auditTaskId: fission.source_task_id,
+    productId: source.product_id,
+    taskId: null,
+    strategy: note.strategy,
+    fissionId,
+    fissionSeq: seq,
+    angleLabel: note.dimension || note.angle_label,
+    title: note.title,
+    body: note.content,
+    tags: note.tags,
+    coverTitle: note.cover_title,
+    images: images.map((i) => ({ role: i.role, file_key: i.file_key, ai_generated: i.source !== 'upload' })),
+  };
 }

@@ -125,6 +125,66 @@ export function wordsBlockingShipment(note: Pick<NoteRow, 'banned_word_status' |
 }
 
 /** A note as a folder of a zip: its text and its images, each read when the zip reaches it. */
+/** The images of a slot-set a note ships, as much of each row as the choice reads. */
+export interface ShippableImage {
+  id: number;
+  seq: number;
+  generation: number;
+  is_selected: boolean;
+}
+
+/**
+ * The images one note ships: its selected images, or, when none of `images` is selected, all
+ * of them; one per slot (seq), the latest generation and then the latest id winning, in slot
+ * order. `images` are the finished images of one note (a task's set, or a fission note).
+ */
+export function shippedImages<T extends ShippableImage>(images: readonly T[]): T[] {
+  const pool = images.some((i) => i.is_selected) ? images.filter((i) => i.is_selected) : images;
+  const latest = new Map<number, T>();
+  for (const image of pool) {
+    const current = latest.get(image.seq);
+    if (!current || image.generation > current.generation || (image.generation === current.generation && image.id > current.id)) {
+      latest.set(image.seq, image);
+    }
+  }
+  return [...latest.values()].sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * A note as a post freezes it (contract-decisions §11): its text and the files of its images in
+ * posting order. Made by the module that owns the note (tasks: an approved task's selected set;
+ * fission: a completed fission's note), so the rules of what may be posted live with the note.
+ */
+export interface PostableNote {
+  /** `task:<id>:<strategy>` or `fission:<id>:<seq>`: the same note never on two accounts. */
+  key: string;
+  /** The task whose audit trail records the post: the task, or the fission's source task. */
+  auditTaskId: number;
+  productId: number;
+  taskId: number | null;
+  strategy: string | null;
+  fissionId: number | null;
+  fissionSeq: number | null;
+  angleLabel: string;
+  title: string;
+  body: string;
+  tags: string[];
+  coverTitle: string;
+  images: Array<{ role: string; file_key: string; ai_generated: boolean }>;
+}
+
+/** Posting order: the cover first, then the other images in slot order. */
+export function coverFirst<T extends Pick<SlotImage, 'role' | 'overlay'>>(images: readonly T[]): T[] {
+  return [...images.filter((i) => isCover(i)), ...images.filter((i) => !isCover(i))];
+}
+
+/** Refuses a note that may not be posted: hard-blocked words, or no finished image. */
+export function assertPostable(note: Pick<NoteRow, 'banned_word_status' | 'banned_hits'>, images: readonly unknown[]): void {
+  const blocking = wordsBlockingShipment(note);
+  if (blocking.length > 0) throw fail('post.hard_blocked', { words: blocking });
+  if (images.length === 0) throw fail('post.no_images');
+}
+
 export interface NoteFolder {
   name: string;
   text: { title: string; content: string; tags: string[] };

@@ -6,6 +6,13 @@ import * as service from './service.js';
 
 const tags = ['preferences'];
 
+const PerformanceItem = Type.Object({
+  kind: Type.Union([Type.Literal('angle'), Type.Literal('strategy')]),
+  key: Type.String(),
+  posts: Type.Integer(),
+  vs_median: Type.Number({ description: 'engagement ÷ the account\'s median (geometric mean over the posts): 1 is as usual for the account' }),
+});
+
 const PreferenceContextView = Type.Object({
   recent_preference: Type.String({ description: 'the preferred angles and strategy in words; empty when nothing is preferred yet' }),
   reject_reasons: Type.Array(Type.String(), { maxItems: 3, description: 'newest first, verbatim' }),
@@ -18,6 +25,16 @@ const PreferenceContextView = Type.Object({
   ),
   style_examples: Type.Array(Type.String(), { description: 'excerpts of recently edited or imported texts' }),
   approved_openings: Type.Array(Type.String(), { maxItems: 2, description: 'title and opening of the notes reviewers approved last, newest first: positive examples' }),
+  performance: Nullable(
+    Type.Object(
+      {
+        posts: Type.Integer({ description: 'published posts with results behind the figures' }),
+        best: Type.Array(PerformanceItem, { description: 'angles and strategies whose posts engaged above their accounts\' medians, best first' }),
+        worst: Type.Array(PerformanceItem, { description: 'those below, worst first' }),
+      },
+      { description: 'what worked once posted (contract-decisions §11); null before 3 published posts have results' },
+    ),
+  ),
   injected_count: Type.Integer({ description: 'angles + strategy + reject reasons + style examples + approved openings injected' }),
   generation: Nullable(Type.Integer({ description: 'the generation this snapshot was taken for; null: not generated yet, this is what would be injected now' })),
   snapshot_at: Nullable(DateTime),

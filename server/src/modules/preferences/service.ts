@@ -4,13 +4,13 @@ import type { PreferenceContext } from '../../db/schema.js';
 import { fail } from '../../http/errors.js';
 import type { AuthUser } from '../../http/auth.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
-import { rejectionsOf } from '../../content/prompts.js';
+import { rejectionsOf, type PerformanceSummary } from '../../content/prompts.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
-import type { Rejection, StrategyCode } from '../../content/schemas.js';
+import type { PerformanceFigure, Rejection, StrategyCode } from '../../content/schemas.js';
 import * as repo from './repository.js';
 
 // Signals are recorded by every module whose action is a preference signal, in its transaction.
-export { recordSignal, SIGNAL_WEIGHTS, type PreferenceSignal } from './signals.js';
+export { recordSignal, replacePerformanceSignal, SIGNAL_WEIGHTS, type PreferenceSignal } from './signals.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -112,16 +112,54 @@ export async function buildPreferenceContext(ctx: AppContext, workspaceId: numbe
     }
   }
 
+  const performance = performanceOf(signals);
   return {
     recent_preference: parts.join('; '),
     reject_reasons: rejections.map((r) => r.reason),
     rejections,
     style_examples: styleExamples,
     approved_openings: approvedOpenings,
-    injected_count: angles.length + (strategy ? 1 : 0) + rejections.length + styleExamples.length + approvedOpenings.length,
+    injected_count: angles.length + (strategy ? 1 : 0) + rejections.length + styleExamples.length + approvedOpenings.length + (performance ? performance.best.length + performance.worst.length : 0),
     // The same, structured, for the prompts: the angles by name, the strategy for its own set only.
     preferred_angles: angles.map((a) => a.angle_label),
     preferred_strategy: strategy && strategy.strategy in STRATEGY_GUIDES ? (strategy.strategy as StrategyCode) : null,
+    performance,
+  };
+}
+
+/** Results speak only from this many published posts with results on (§11). */
+export const PERFORMANCE_MIN_POSTS = 3;
+const PERFORMANCE_ITEMS = 3;
+
+/**
+ * What worked once posted, from the product's performance signals (one per published post with
+ * results): per angle and per strategy, the posts behind it and their engagement against their
+ * accounts' medians (the geometric mean: weights are 3 points per doubling). Best: above the
+ * median; worst: below. Null under PERFORMANCE_MIN_POSTS posts: a result or two is an anecdote.
+ */
+export function performanceOf(signals: ReadonlyArray<Pick<ScoredSignal, 'weight' | 'strategy' | 'angle_label'> & { signal_type: string }>): PerformanceSummary | null {
+  const results = signals.filter((s) => s.signal_type === 'performance');
+  if (results.length < PERFORMANCE_MIN_POSTS) return null;
+  const groups = new Map<string, { kind: 'angle' | 'strategy'; key: string; weights: number[] }>();
+  const add = (kind: 'angle' | 'strategy', key: string | null, weight: number) => {
+    if (!key) return;
+    const id = `${kind}:${key}`;
+    if (!groups.has(id)) groups.set(id, { kind, key, weights: [] });
+    groups.get(id)!.weights.push(weight);
+  };
+  for (const s of results) {
+    add('strategy', s.strategy, s.weight);
+    add('angle', s.angle_label, s.weight);
+  }
+  const items = [...groups.values()].map((g) => {
+    const mean = g.weights.reduce((a, b) => a + b, 0) / g.weights.length;
+    return { kind: g.kind, key: g.key, posts: g.weights.length, vs_median: Math.round(2 ** (mean / 3) * 100) / 100 };
+  });
+  const order = (a: PerformanceFigure, b: PerformanceFigure) => b.vs_median - a.vs_median || b.posts - a.posts || a.key.localeCompare(b.key);
+  return {
+    posts: results.length,
+    best: items.filter((i) => i.vs_median > 1).sort(order).slice(0, PERFORMANCE_ITEMS),
+    worst: items.filter((i) => i.vs_median < 1).sort((a, b) => order(b, a)).slice(0, PERFORMANCE_ITEMS),
   };
 }
 
@@ -145,7 +183,7 @@ export async function preferenceContextForGeneration(
 
 /** The context as the route shows it: fields older snapshots lack are derived or empty. */
 function withRejections(context: PreferenceContext) {
-  return { ...context, rejections: rejectionsOf(context), approved_openings: context.approved_openings ?? [] };
+  return { ...context, rejections: rejectionsOf(context), approved_openings: context.approved_openings ?? [], performance: context.performance ?? null };
 }
 
 export async function taskPreferenceContext(ctx: AppContext, auth: AuthUser, taskId: number) {

@@ -52,3 +52,37 @@ export async function recordSignal(db: DbOrTx, signal: PreferenceSignal): Promis
     })
     .execute();
 }
+
+/**
+ * A published post's result as a preference signal (§11): its engagement against its account's
+ * median as `weight` (content/publishing.ts performanceWeight), for the note's strategy, angle and
+ * product. One per post, replaced by each new snapshot, so a post measured ten times counts once;
+ * null weight (no views yet) removes it.
+ */
+export async function replacePerformanceSignal(
+  db: DbOrTx,
+  signal: { workspaceId: number; productId: number; taskId: number | null; accountId: number; postId: number; strategy: string | null; angleLabel: string | null; weight: number | null; at: Date },
+): Promise<void> {
+  await db.deleteFrom('preference_signals').where('workspace_id', '=', signal.workspaceId).where('post_id', '=', signal.postId).where('signal_type', '=', 'performance').execute();
+  if (signal.weight === null) return;
+  await db
+    .insertInto('preference_signals')
+    .values({
+      workspace_id: signal.workspaceId,
+      product_id: signal.productId,
+      task_id: signal.taskId,
+      user_id: null,
+      candidate_id: null,
+      candidate_kind: null,
+      strategy: signal.strategy,
+      angle_label: signal.angleLabel,
+      signal_type: 'performance',
+      weight: signal.weight,
+      account_id: signal.accountId,
+      post_id: signal.postId,
+      reason: null,
+      excerpt: null,
+      created_at: nowIso(signal.at),
+    })
+    .execute();
+}

@@ -16,7 +16,7 @@ import { failure, NO_TASK_FAILURE, type FailureReason, type StoredParams } from 
 import { pageOf, type PageQuery } from '../../http/schemas.js';
 import { workspaceCapabilities } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
-import { editedNote, evaluatedColumns, noteEvaluator, publishableText, type NoteEvaluator } from '../notes/service.js';
+import { assertPostable, coverFirst, editedNote, evaluatedColumns, noteEvaluator, publishableText, shippedImages, type NoteEvaluator, type PostableNote } from '../notes/service.js';
 import { recordSignal, type PreferenceSignal } from '../preferences/service.js';
 import { productForGeneration } from '../products/service.js';
 import { parseDateBound } from './dates.js';
@@ -475,4 +475,41 @@ export async function regenerateTask(ctx: AppContext, auth: AuthUser, taskId: nu
 export async function archiveTask(ctx: AppContext, auth: AuthUser, taskId: number) {
   await runTaskAction(ctx, auth, taskId, 'archive', async (_trx, _task, now) => ({ result: undefined, changes: { updated_at: nowIso(now) } }));
   return getTaskListItem(ctx, auth, taskId);
+}
+
+/**
+ * The note set `strategy` of an approved task ships, as a post freezes it (§11): the set's
+ * selected text, its covers lettered with its cover title as it is now, and the images a package
+ * would hold. 404 for a foreign task; 409 when the task is not approved, the set has no selected
+ * text, or the note may not be posted.
+ */
+export async function approvedNote(ctx: AppContext, workspaceId: number, taskId: number, strategy: StrategyCode): Promise<PostableNote> {
+  const task = await repo.findTask(ctx.db, workspaceId, taskId);
+  if (!task) throw fail('task.not_found');
+  if (task.status !== 'approved') throw fail('post.not_approved', { task_id: taskId, status: task.status });
+  const text = (await repo.listTextCandidates(ctx.db, workspaceId, taskId))
+    .filter((t) => t.is_selected && t.strategy === strategy)
+    .sort((a, b) => b.generation - a.generation || b.id - a.id)[0];
+  if (!text) throw fail('post.no_text', { task_id: taskId, strategy });
+  await syncCovers(ctx, workspaceId, taskId, task);
+  const finished = (await repo.listImageCandidates(ctx.db, workspaceId, taskId)).filter(
+    (i): i is typeof i & { file_key: string } => i.strategy === strategy && i.status === 'done' && i.file_key !== null,
+  );
+  const images = coverFirst(shippedImages(finished));
+  assertPostable(text, images);
+  return {
+    key: `task:${taskId}:${strategy}`,
+    auditTaskId: taskId,
+    productId: task.product_id,
+    taskId,
+    strategy,
+    fissionId: null,
+    fissionSeq: null,
+    angleLabel: text.angle_label,
+    title: text.title,
+    body: text.content,
+    tags: text.tags,
+    coverTitle: text.cover_title,
+    images: images.map((i) => ({ role: i.role, file_key: i.file_key, ai_generated: i.source !== 'upload' })),
+  };
 }

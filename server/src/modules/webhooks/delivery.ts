@@ -38,6 +38,7 @@ export function retryDelayMs(settings: AppContext['config']['webhooks'], failedA
 function linkOf(publicUrl: string | undefined, event: string, data: Record<string, unknown>): string | undefined {
   if (!publicUrl) return undefined;
   if (event === 'fission.completed' && typeof data.fission_id === 'number') return `${publicUrl}/fission/${data.fission_id}`;
+  if (event.startsWith('post.') && typeof data.post_id === 'number') return `${publicUrl}/posts/${data.post_id}/kit`;
   if (typeof data.task_id === 'number') return `${publicUrl}/tasks/${data.task_id}`;
   return `${publicUrl}/`;
 }

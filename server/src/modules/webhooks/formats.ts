@@ -44,6 +44,9 @@ const TITLES: Record<NotificationEvent, string> = {
   'task.rejected': '任务被驳回',
   'package.ready': '发布包已就绪',
   'fission.completed': '裂变已完成',
+  'post.due': '到点发布提醒',
+  'post.missed': '排期已错过',
+  'post.published': '笔记已发布',
   'webhook.test': '测试消息',
 };
 
@@ -56,6 +59,12 @@ const STATUS_WORDS: Record<string, string> = {
   rejected: '已驳回（终止）',
   archived: '已归档',
   failed: '生成失败',
+  // Posts (§11).
+  scheduled: '已排期',
+  due: '待发布',
+  published: '已发布',
+  missed: '已错过',
+  cancelled: '已取消',
 };
 
 /** Feishu card header colours by outcome. */
@@ -67,6 +76,9 @@ const TEMPLATES: Record<NotificationEvent, string> = {
   'task.rejected': 'orange',
   'package.ready': 'green',
   'fission.completed': 'turquoise',
+  'post.due': 'blue',
+  'post.missed': 'red',
+  'post.published': 'green',
   'webhook.test': 'grey',
 };
 
@@ -104,7 +116,24 @@ export function factLines(n: Pick<Notification, 'event' | 'data'>): Array<[strin
   if (n.event === 'fission.completed' && typeof d.fanout_count === 'number') {
     lines.push(['裂变结果', `${Number(d.done_count ?? 0)} / ${d.fanout_count} 篇出图成功`]);
   }
+  if (n.event.startsWith('post.')) lines.push(...postLines(n.event, d));
   if (n.event === 'webhook.test') lines.push(['说明', '这是一条测试消息，收到即表示配置正确']);
+  return lines;
+}
+
+/**
+ * A post's notification tells the person what to do and where: "请在「账号」发布「标题」" when it
+ * is due, with the planned time; a missed post says so; a published one names its link.
+ */
+function postLines(event: NotificationEvent, d: Record<string, unknown>): Array<[string, string]> {
+  const account = (d.account as { name?: string } | undefined)?.name ?? '';
+  const title = plain(d.title);
+  const lines: Array<[string, string]> = [];
+  if (event === 'post.due') lines.push(['待办', `请在「${plain(account, 40)}」发布「${title}」`]);
+  else lines.push(['账号', plain(account, 40)], ['笔记', title]);
+  if (typeof d.scheduled_at === 'string') lines.push(['计划时间', beijingTime(d.scheduled_at)]);
+  if (event === 'post.missed') lines.push(['说明', '已超过计划时间 24 小时仍未标记发布']);
+  if (event === 'post.published' && typeof d.note_url === 'string') lines.push(['笔记链接', plain(d.note_url, 300)]);
   return lines;
 }
 
@@ -118,6 +147,8 @@ export function beijingTime(iso: string): string {
 function linkLabel(event: NotificationEvent): string {
   if (event === 'fission.completed') return '查看裂变';
   if (event === 'package.ready') return '前往下载';
+  if (event === 'post.due' || event === 'post.missed') return '打开发布包';
+  if (event === 'post.published') return '查看排期';
   return '查看任务';
 }
 

@@ -205,3 +205,14 @@ export async function fissionNoteCounts(db: DbOrTx, workspaceId: number, fission
     .execute();
   return new Map(rows.map((r) => [r.image_status ?? '', Number(r.n)]));
 }
+
+/** The facts a post's notification names. */
+export function postFacts(db: DbOrTx, workspaceId: number, id: number) {
+  return db
+    .selectFrom('posts')
+    .innerJoin('accounts', 'accounts.id', 'posts.account_id')
+    .select(['posts.id', 'posts.title', 'posts.status', 'posts.scheduled_at', 'posts.note_url', 'posts.published_at', 'accounts.id as account_id', 'accounts.name as account_name'])
+    .where('posts.workspace_id', '=', workspaceId)
+    .where('posts.id', '=', id)
+    .executeTakeFirst();
+}

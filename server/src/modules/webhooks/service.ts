@@ -267,3 +267,19 @@ export function notifyFissionCompleted(db: DbOrTx, workspaceId: number, fissionI
     };
   });
 }
+
+/** post.due, post.missed, post.published, in the transaction that moves the post. */
+export function notifyPostEvent(db: DbOrTx, workspaceId: number, postId: number, event: 'post.due' | 'post.missed' | 'post.published'): Promise<void> {
+  return emit(db, workspaceId, event, async () => {
+    const post = await repo.postFacts(db, workspaceId, postId);
+    if (!post) return undefined;
+    return {
+      post_id: post.id,
+      account: { id: post.account_id, name: post.account_name },
+      title: post.title,
+      status: post.status,
+      scheduled_at: post.scheduled_at,
+      ...(event === 'post.published' ? { note_url: post.note_url, published_at: post.published_at } : {}),
+    };
+  });
+}

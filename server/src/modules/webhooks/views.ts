@@ -10,6 +10,9 @@ export const WebhookEventSchema = Type.Union([
   Type.Literal('task.rejected'),
   Type.Literal('package.ready'),
   Type.Literal('fission.completed'),
+  Type.Literal('post.due'),
+  Type.Literal('post.missed'),
+  Type.Literal('post.published'),
 ]);
 export const WebhookKindSchema = Type.Union([Type.Literal('generic'), Type.Literal('feishu'), Type.Literal('wecom'), Type.Literal('dingtalk')]);
 const ErrorKind = Type.Union([Type.Literal('timeout'), Type.Literal('unreachable'), Type.Literal('blocked_address'), Type.Literal('http_status'), Type.Literal('app_error')]);

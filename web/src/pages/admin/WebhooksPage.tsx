@@ -14,7 +14,7 @@ import { tone } from '../../components/tags';
 import { queryKeys, refresh } from '../../api/queryKeys';
 
 const KINDS: WebhookKind[] = ['feishu', 'wecom', 'dingtalk', 'generic'];
-const EVENTS: WebhookEvent[] = ['task.pending_selection', 'task.submitted', 'task.approved', 'task.rejected', 'task.failed', 'package.ready', 'fission.completed'];
+const EVENTS: WebhookEvent[] = ['task.pending_selection', 'task.submitted', 'task.approved', 'task.rejected', 'task.failed', 'package.ready', 'fission.completed', 'post.due', 'post.missed', 'post.published'];
 const STATUS_TONE: Record<WebhookDelivery['status'], string> = { pending: 'blue', delivered: 'green', failed: 'red' };
 
 interface FormValues {
