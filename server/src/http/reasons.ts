@@ -216,10 +216,10 @@ export const ERROR_REASONS = {
   'post.force_role': { kind: 'forbidden', message: 'only a supervisor or an admin may schedule a near-duplicate note (force)' },
   'post.wrong_status': { kind: 'conflict', message: 'post {post_id} is {status}: this needs a post that is {allowed}' },
   'post.note_url': { kind: 'validation', message: '{field} must be a xiaohongshu.com note link or a xhslink.com short link' },
-  'metrics.not_published': { kind: 'conflict', message: 'post {post_id} is {status}: results are recorded for published posts' },
-  'metrics.import_unreadable': { kind: 'validation', message: 'the file could not be read as CSV or XLSX: {detail}' },
-  'metrics.import_no_header': { kind: 'validation', message: 'no header row naming the note (笔记标题, 笔记链接 or 笔记ID) and a count (观看量, 点赞…) was found' },
-  'metrics.import_too_many_rows': { kind: 'validation', message: 'the file has more than {max} rows: split it' },
+  'results.not_published': { kind: 'conflict', message: 'post {post_id} is {status}: results are recorded for published posts' },
+  'results.import_unreadable': { kind: 'validation', message: 'the file could not be read as CSV or XLSX: {detail}' },
+  'results.import_no_header': { kind: 'validation', message: 'no header row naming the note (笔记标题, 笔记链接 or 笔记ID) and a count (观看量, 点赞…) was found' },
+  'results.import_too_many_rows': { kind: 'validation', message: 'the file has more than {max} rows: split it' },
 
   // Packages and fissions.
   'package.not_found': { kind: 'notFound', message: 'delivery package not found' },

@@ -10,6 +10,7 @@ import { deliveryRoutes } from './delivery/routes.js';
 import { fileRoutes } from './files/routes.js';
 import { fissionRoutes } from './fission/routes.js';
 import { invitationRoutes } from './invitations/routes.js';
+import { metricsRoutes } from './metrics/routes.js';
 import { postRoutes } from './posts/routes.js';
 import { preferenceRoutes } from './preferences/routes.js';
 import { productRoutes } from './products/routes.js';
@@ -20,4 +21,4 @@ import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, auditRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes, webhookRoutes, accessTokenRoutes, accountRoutes, postRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, auditRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes, webhookRoutes, accessTokenRoutes, accountRoutes, postRoutes, metricsRoutes];

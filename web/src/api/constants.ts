@@ -1027,24 +1027,24 @@ export const ERROR_REASONS = {
       "field"
     ]
   },
-  "metrics.not_published": {
+  "results.not_published": {
     "code": 40900,
     "params": [
       "post_id",
       "status"
     ]
   },
-  "metrics.import_unreadable": {
+  "results.import_unreadable": {
     "code": 40000,
     "params": [
       "detail"
     ]
   },
-  "metrics.import_no_header": {
+  "results.import_no_header": {
     "code": 40000,
     "params": []
   },
-  "metrics.import_too_many_rows": {
+  "results.import_too_many_rows": {
     "code": 40000,
     "params": [
       "max"

@@ -1873,6 +1873,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/posts/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a published post's results
+         * @description A snapshot of the counts at `captured_at` (now unless given); a missing count is unknown. A second snapshot for the same moment corrects the first. The post's performance signal follows its latest snapshot (contract-decisions §11).
+         */
+        post: operations["recordPostMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/metrics/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import the creator centre's note data
+         * @description Rows are matched to published posts by note link or id, else by exact title and publishing day; each matched row becomes a snapshot unless the post already shows the same counts (importing a file twice changes nothing). Every row not matched is listed with its reason. The whole file is imported in one transaction.
+         */
+        post: operations["importMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What worked: posts, engagement, production and cost
+         * @description contract-decisions §11. Posts are counted by scheduled time in the window, engagement over the published posts of the window (each by its latest snapshot), production over the tasks created in it, cost over the paid calls made in it (the whole workspace: calls are not filtered by product or account).
+         */
+        get: operations["getAnalyticsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1886,7 +1946,7 @@ export interface components {
              * @description stable key of the reason catalogue: word the error from it, never from message
              * @enum {unknown}
              */
-            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "account.not_found" | "account.profile_url" | "account.timezone" | "account.inactive" | "post.not_found" | "post.source" | "post.not_approved" | "post.no_text" | "post.fission_not_ready" | "post.hard_blocked" | "post.no_images" | "post.in_past" | "post.daily_cap" | "post.too_close" | "post.note_taken" | "post.near_duplicate" | "post.force_role" | "post.wrong_status" | "post.note_url" | "metrics.not_published" | "metrics.import_unreadable" | "metrics.import_no_header" | "metrics.import_too_many_rows" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
+            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "account.not_found" | "account.profile_url" | "account.timezone" | "account.inactive" | "post.not_found" | "post.source" | "post.not_approved" | "post.no_text" | "post.fission_not_ready" | "post.hard_blocked" | "post.no_images" | "post.in_past" | "post.daily_cap" | "post.too_close" | "post.note_taken" | "post.near_duplicate" | "post.force_role" | "post.wrong_status" | "post.note_url" | "results.not_published" | "results.import_unreadable" | "results.import_no_header" | "results.import_too_many_rows" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
             /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
             params: {
                 [key: string]: string | number | string[] | null;
@@ -15873,6 +15933,425 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    recordPostMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    captured_at?: string;
+                    views?: number | null;
+                    likes?: number | null;
+                    collects?: number | null;
+                    comments?: number | null;
+                    shares?: number | null;
+                    follows?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            /** Format: date-time */
+                            captured_at: string;
+                            views: number | null;
+                            likes: number | null;
+                            collects: number | null;
+                            comments: number | null;
+                            shares: number | null;
+                            follows: number | null;
+                            /** @description `manual` or `import` */
+                            source: string;
+                            engagement: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    importMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description the creator centre's note-data export, CSV (UTF-8 or GB18030) or XLSX, at most 10 MB
+                     */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            /** @description data rows read */
+                            rows: number;
+                            matched: number;
+                            /** @description new snapshots */
+                            created: number;
+                            unmatched: {
+                                /** @description the row number in the file */
+                                row: number;
+                                /** @description no_note: the row names no note; not_found: no published post has its link, id, or title on its day; ambiguous: several do; invalid_number: a count is not a whole number; no_counts: no count at all */
+                                reason: "no_note" | "not_found" | "ambiguous" | "invalid_number" | "no_counts";
+                                title: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAnalyticsOverview: {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                product_id?: number;
+                account_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            posts: {
+                                /** @description scheduled or due */
+                                scheduled: number;
+                                published: number;
+                                missed: number;
+                            };
+                            engagement: {
+                                median: number | null;
+                                by_strategy: {
+                                    key: string;
+                                    label: string;
+                                    posts: number;
+                                    median_engagement: number | null;
+                                    views: number;
+                                }[];
+                                by_angle: {
+                                    key: string;
+                                    label: string;
+                                    posts: number;
+                                    median_engagement: number | null;
+                                    views: number;
+                                }[];
+                                by_product: {
+                                    key: string;
+                                    label: string;
+                                    posts: number;
+                                    median_engagement: number | null;
+                                    views: number;
+                                }[];
+                                by_account: {
+                                    key: string;
+                                    label: string;
+                                    posts: number;
+                                    median_engagement: number | null;
+                                    views: number;
+                                }[];
+                            };
+                            production: {
+                                /** @description tasks created in the window */
+                                tasks: number;
+                                approved: number;
+                                approval_rate: number | null;
+                                median_hours_to_approve: number | null;
+                            };
+                            cost: {
+                                /** @description paid provider calls in the window (the ledger) */
+                                calls: number;
+                                input_tokens: number | null;
+                                output_tokens: number | null;
+                                /** @description calls that made an image */
+                                images: number;
+                                per_approved_note: {
+                                    calls: number;
+                                    images: number;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -257,7 +257,7 @@ export const en: Strings<typeof zhCN> = {
       wrong_status: 'Post #{{post_id}} cannot do this in its current state',
       note_url: 'Paste a Xiaohongshu note link (xiaohongshu.com or xhslink.com)',
     },
-    metrics: {
+    results: {
       not_published: 'Results are recorded for published posts only',
       import_unreadable: 'The file could not be read: upload the creator centre\'s CSV or Excel (.xlsx) export',
       import_no_header: 'No header row found: it needs 笔记标题, 笔记链接 or 笔记ID and count columns such as 观看量 or 点赞',

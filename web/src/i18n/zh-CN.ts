@@ -252,7 +252,7 @@ export const zhCN = {
       wrong_status: '排期 #{{post_id}} 当前状态不允许此操作',
       note_url: '请粘贴小红书笔记链接（xiaohongshu.com 或 xhslink.com）',
     },
-    metrics: {
+    results: {
       not_published: '只有已发布的笔记才能记录数据',
       import_unreadable: '无法读取文件，请上传创作中心导出的 CSV 或 Excel（.xlsx）文件',
       import_no_header: '没有找到表头：需要“笔记标题”“笔记链接”或“笔记ID”之一，以及观看量、点赞等数据列',
