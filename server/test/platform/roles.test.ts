@@ -121,13 +121,14 @@ describe('roles and workspace isolation', () => {
 
   it('GET /auth/me says what each role may do in the workspace, and the routes hold to it', async () => {
     const allowed = async (role: Role) => (await call(role, 'GET', '/api/v1/auth/me')).body.data.allowed_actions as string[];
-    expect((await allowed('operator')).sort()).toEqual(['api_keys.create', 'products.write', 'tasks.write']);
-    expect(await allowed('supervisor')).toEqual(expect.arrayContaining(['banned_words.write', 'generation_routing.write', 'review.decide']));
+    expect((await allowed('operator')).sort()).toEqual(['api_keys.create', 'posts.write', 'products.write', 'tasks.write']);
+    expect(await allowed('supervisor')).toEqual(expect.arrayContaining(['banned_words.write', 'generation_routing.write', 'review.decide', 'accounts.manage', 'posts.force']));
     expect(await allowed('supervisor')).not.toContain('users.manage');
     expect(await allowed('admin')).toEqual(expect.arrayContaining(['users.manage', 'workspaces.manage', 'webhooks.manage']));
     // What /auth/me leaves out is refused: an operator has no review.decide, a supervisor no webhooks.manage.
     expect((await call('operator', 'GET', '/api/v1/review/queue')).status).toBe(403);
     expect((await call('supervisor', 'GET', '/api/v1/webhooks')).status).toBe(403);
+    expect((await call('operator', 'POST', '/api/v1/accounts', { name: '运营号' })).status).toBe(403);
   });
 
   describe('API keys', () => {

@@ -97,7 +97,7 @@ async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Prom
     folders: ordered.map((text, i) => ({
       name: `note_${pad2(i + 1)}${text.strategy ? `_${text.strategy}` : ''}`,
       text,
-      images: shippedImages(images.filter((i) => i.strategy === text.strategy)),
+      images: shippedImages(images.filter((i) => i.strategy === text.strategy && (!anySelected || i.is_selected))),
     })),
   };
 }
