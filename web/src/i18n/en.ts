@@ -91,6 +91,10 @@ export const en: Strings<typeof zhCN> = {
     metrics: {
       credentials_missing: 'The metrics token is missing',
       token_invalid: 'The metrics token is invalid',
+      not_published: 'Results are recorded for published posts only',
+      import_unreadable: 'The file could not be read: upload the creator centre\'s CSV or Excel (.xlsx) export',
+      import_no_header: 'No header row found: it needs 笔记标题, 笔记链接 or 笔记ID and count columns such as 观看量 or 点赞',
+      import_too_many_rows: 'The file has more than {{max}} rows: split it',
     },
     stream: {
       ticket_invalid: 'The live progress link expired; reload the page',
@@ -256,12 +260,6 @@ export const en: Strings<typeof zhCN> = {
       force_role: 'Only a supervisor or an admin may force a near-duplicate',
       wrong_status: 'Post #{{post_id}} cannot do this in its current state',
       note_url: 'Paste a Xiaohongshu note link (xiaohongshu.com or xhslink.com)',
-    },
-    metrics: {
-      not_published: 'Results are recorded for published posts only',
-      import_unreadable: 'The file could not be read: upload the creator centre\'s CSV or Excel (.xlsx) export',
-      import_no_header: 'No header row found: it needs 笔记标题, 笔记链接 or 笔记ID and count columns such as 观看量 or 点赞',
-      import_too_many_rows: 'The file has more than {{max}} rows: split it',
     },
     webhook: {
       not_found: 'Webhook not found',

@@ -86,6 +86,10 @@ export const zhCN = {
     metrics: {
       credentials_missing: '缺少监控令牌',
       token_invalid: '监控令牌无效',
+      not_published: '只有已发布的笔记才能记录数据',
+      import_unreadable: '无法读取文件，请上传创作中心导出的 CSV 或 Excel（.xlsx）文件',
+      import_no_header: '没有找到表头：需要“笔记标题”“笔记链接”或“笔记ID”之一，以及观看量、点赞等数据列',
+      import_too_many_rows: '文件超过 {{max}} 行，请拆分后再导入',
     },
     stream: {
       ticket_invalid: '实时进度连接已失效，请刷新页面',
@@ -251,12 +255,6 @@ export const zhCN = {
       force_role: '只有主管或管理员可以强制排期相似笔记',
       wrong_status: '排期 #{{post_id}} 当前状态不允许此操作',
       note_url: '请粘贴小红书笔记链接（xiaohongshu.com 或 xhslink.com）',
-    },
-    metrics: {
-      not_published: '只有已发布的笔记才能记录数据',
-      import_unreadable: '无法读取文件，请上传创作中心导出的 CSV 或 Excel（.xlsx）文件',
-      import_no_header: '没有找到表头：需要“笔记标题”“笔记链接”或“笔记ID”之一，以及观看量、点赞等数据列',
-      import_too_many_rows: '文件超过 {{max}} 行，请拆分后再导入',
     },
     webhook: {
       not_found: 'Webhook 不存在',
