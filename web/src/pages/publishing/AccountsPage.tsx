@@ -93,7 +93,7 @@ export default function AccountsPage() {
       title: t('publishing.accounts.name'),
       dataIndex: 'name',
       render: (_, a) => (
-        <Space direction="vertical" size={0}>
+        <Space orientation="vertical" size={0}>
           <Typography.Text strong>{a.name}</Typography.Text>
           {profile(a)}
         </Space>
@@ -125,7 +125,7 @@ export default function AccountsPage() {
       <QueryError error={accounts.error} />
       {accounts.data && items.length === 0 && <Empty description={t('publishing.accounts.empty')} />}
       {phone ? (
-        <Space direction="vertical" size="middle" style={{ width: '100%' }}>
+        <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
           {items.map((a) => (
             <Card key={a.id} size="small" data-testid={`account-${a.id}`} title={a.name} extra={statusTag(a)}>
               {profile(a)}
