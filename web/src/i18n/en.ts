@@ -1082,6 +1082,7 @@ export const en: Strings<typeof zhCN> = {
       cancelConfirm: 'Cancel this post?',
       cancelled: 'Post cancelled',
       openKit: 'Open kit',
+      close: 'Close',
     },
     schedule: {
       button: 'Schedule',

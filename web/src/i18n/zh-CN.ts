@@ -1077,6 +1077,7 @@ export const zhCN = {
       cancelConfirm: '取消这条排期？',
       cancelled: '已取消排期',
       openKit: '打开发布包',
+      close: '关闭',
     },
     schedule: {
       button: '排期发布',

@@ -78,3 +78,38 @@ describe('the publishing calendar (phone agenda)', () => {
     await waitFor(() => expect(calls.update).toHaveBeenCalledWith(1, { scheduled_at: calls.posts[1]!.scheduled_at, account_id: 1 }));
   });
 });
+
+describe('the publishing calendar (desk week)', () => {
+  it('shows seven day columns and moves a dropped post to the new day at the same time', async () => {
+    const original = window.matchMedia;
+    // Every breakpoint matches: a desk-wide window.
+    window.matchMedia = ((query: string) => ({ ...original(query), matches: true })) as typeof window.matchMedia;
+    try {
+      const monday = weekStartOf(dayjs());
+      calls.posts = [post(1, monday.add(1, 'day').hour(9).minute(30)), post(2, monday.add(1, 'day').hour(11), { status: 'published' })];
+      calls.update.mockReset().mockResolvedValue(calls.posts[0]);
+      render(
+        <AppConfig>
+          <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+            <MemoryRouter>
+              <CalendarPage />
+            </MemoryRouter>
+          </QueryClientProvider>
+        </AppConfig>,
+      );
+      const grid = await screen.findByTestId('calendar-week-grid');
+      const columns = grid.querySelectorAll('section');
+      expect(columns).toHaveLength(7);
+      const [movable, published] = await within(grid).findAllByTestId('calendar-post');
+      expect(published!.getAttribute('draggable')).toBe('false');
+      const store: Record<string, string> = {};
+      const dataTransfer = { setData: (k: string, v: string) => (store[k] = v), getData: (k: string) => store[k] ?? '', types: ['application/x-cps-post'] };
+      fireEvent.dragStart(movable!, { dataTransfer });
+      fireEvent.dragOver(columns[4]!, { dataTransfer });
+      fireEvent.drop(columns[4]!, { dataTransfer });
+      await waitFor(() => expect(calls.update).toHaveBeenCalledWith(1, { scheduled_at: monday.add(4, 'day').hour(9).minute(30).toISOString() }));
+    } finally {
+      window.matchMedia = original;
+    }
+  });
+});

@@ -40,12 +40,19 @@ async function weekPosts(from: Dayjs, accountId: number | undefined): Promise<{ 
   return { items: [first, ...rest].flatMap((p) => p.items), total: first.total };
 }
 
-function PostCard({ post, onOpen }: { post: Post; onOpen: () => void }) {
+const DRAG_TYPE = 'application/x-cps-post';
+
+/** A post can move while it waits (scheduled or due); other states are history. */
+const movable = (post: Post) => post.status === 'scheduled' || post.status === 'due';
+
+function PostCard({ post, onOpen, draggable = false }: { post: Post; onOpen: () => void; draggable?: boolean }) {
   const color = tone(POST_STATUS_COLOR[post.status]) ?? '#8c8c8c';
   return (
     <button
       type="button"
       onClick={onOpen}
+      draggable={draggable}
+      onDragStart={draggable ? (e) => e.dataTransfer.setData(DRAG_TYPE, String(post.id)) : undefined}
       data-testid="calendar-post"
       style={{
         display: 'block',
@@ -57,7 +64,7 @@ function PostCard({ post, onOpen }: { post: Post; onOpen: () => void }) {
         borderRadius: 6,
         padding: '6px 8px',
         marginBottom: 8,
-        cursor: 'pointer',
+        cursor: draggable ? 'grab' : 'pointer',
         opacity: post.status === 'cancelled' ? 0.6 : 1,
       }}
     >
@@ -84,6 +91,7 @@ export default function CalendarPage() {
   const [weekStart, setWeekStart] = useState(() => weekStartOf(dayjs()));
   const [accountId, setAccountId] = useState<number>();
   const [openId, setOpenId] = useState<number>();
+  const can = useCan();
   const accounts = useQuery({ queryKey: queryKeys.accounts.list({}), queryFn: () => api.accounts.list({ page: 1, page_size: 100 }) });
   const posts = useQuery({
     queryKey: queryKeys.posts.list({ from: weekStart.toISOString(), accountId }),
@@ -96,6 +104,27 @@ export default function CalendarPage() {
   }));
   const today = dayjs();
   const open = posts.data?.items.find((p) => p.id === openId);
+  const canMove = can('posts.write');
+  const queryClient = useQueryClient();
+  const [dropDay, setDropDay] = useState<number>();
+  // Desk only: a card dropped on another day keeps its time of day; a refusal (cap, gap) is toasted in words.
+  const moveTo = useMutation({
+    mutationFn: (v: { post: Post; day: Dayjs }) => {
+      const at = dayjs(v.post.scheduled_at);
+      return api.posts.update(v.post.id, { scheduled_at: v.day.hour(at.hour()).minute(at.minute()).second(0).millisecond(0).toISOString() });
+    },
+    onSuccess: () => {
+      notifySuccess(t('publishing.post.moved'));
+      void refresh.posts(queryClient);
+    },
+  });
+  const drop = (day: Dayjs) => (e: React.DragEvent) => {
+    e.preventDefault();
+    setDropDay(undefined);
+    const id = Number(e.dataTransfer.getData(DRAG_TYPE));
+    const post = posts.data?.items.find((p) => p.id === id);
+    if (post && !dayjs(post.scheduled_at).isSame(day, 'day')) moveTo.mutate({ post, day });
+  };
 
   return (
     <>
@@ -146,13 +175,30 @@ export default function CalendarPage() {
             <section
               key={day.valueOf()}
               aria-label={dayLabel(day)}
-              style={{ background: day.isSame(today, 'day') ? '#e6f4ff' : '#fafafa', borderRadius: 8, padding: 8, minHeight: 240 }}
+              onDragOver={
+                canMove
+                  ? (e) => {
+                      if (!e.dataTransfer.types.includes(DRAG_TYPE)) return;
+                      e.preventDefault();
+                      setDropDay(day.valueOf());
+                    }
+                  : undefined
+              }
+              onDragLeave={() => setDropDay(undefined)}
+              onDrop={canMove ? drop(day) : undefined}
+              style={{
+                background: day.isSame(today, 'day') ? '#e6f4ff' : '#fafafa',
+                outline: dropDay === day.valueOf() ? '2px dashed #0958d9' : undefined,
+                borderRadius: 8,
+                padding: 8,
+                minHeight: 240,
+              }}
             >
               <Typography.Title level={2} style={{ fontSize: 14, margin: '0 0 8px', textAlign: 'center' }}>
                 {dayLabel(day)}
               </Typography.Title>
               {list.map((p) => (
-                <PostCard key={p.id} post={p} onOpen={() => setOpenId(p.id)} />
+                <PostCard key={p.id} post={p} onOpen={() => setOpenId(p.id)} draggable={canMove && movable(p)} />
               ))}
               {posts.data && list.length === 0 && (
                 <Typography.Text type="secondary" style={{ fontSize: 12, display: 'block', textAlign: 'center' }}>
@@ -209,7 +255,7 @@ function PostDrawer({ post, onClose }: { post: Post | undefined; onClose: () => 
       void refresh.posts(queryClient);
     },
   });
-  const waiting = post && (post.status === 'scheduled' || post.status === 'due') && can('posts.write');
+  const waiting = post && movable(post) && can('posts.write');
   const error = move.error ?? cancel.error;
   const source = post?.source;
   const accountOptions = [
@@ -218,7 +264,7 @@ function PostDrawer({ post, onClose }: { post: Post | undefined; onClose: () => 
   ];
 
   return (
-    <Drawer open={Boolean(post)} onClose={close} title={t('publishing.post.details')} size={phone ? '100%' : 420} closable={{ 'aria-label': t('form.cancel') }}>
+    <Drawer open={Boolean(post)} onClose={close} title={t('publishing.post.details')} size={phone ? '100%' : 420} closable={{ 'aria-label': t('publishing.post.close') }}>
       {post && (
         <>
           <Typography.Title level={2} style={{ fontSize: 16 }}>
