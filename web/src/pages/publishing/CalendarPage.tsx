@@ -256,6 +256,8 @@ function PostDrawer({ post, onClose }: { post: Post | undefined; onClose: () => 
     },
   });
   const waiting = post && movable(post) && can('posts.write');
+  // A missed post can still be cancelled (or published from its kit), no longer moved.
+  const cancellable = post && (movable(post) || post.status === 'missed') && can('posts.write');
   const error = move.error ?? cancel.error;
   const source = post?.source;
   const accountOptions = [
@@ -315,7 +317,7 @@ function PostDrawer({ post, onClose }: { post: Post | undefined; onClose: () => 
                 {t('publishing.post.reschedule')}
               </Button>
             )}
-            {waiting && (
+            {cancellable && (
               <Popconfirm title={t('publishing.post.cancelConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => cancel.mutate()}>
                 <Button danger loading={cancel.isPending}>
                   {t('publishing.post.cancel')}
