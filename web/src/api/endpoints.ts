@@ -181,6 +181,22 @@ export const api = {
     markDownloaded: (id: number) => dataOf(http.POST('/api/v1/delivery-packages/{id}/mark-downloaded', path({ id }))),
     downloadToken: (id: number) => dataOf(http.POST('/api/v1/delivery-packages/{id}/download-token', path({ id }))),
   },
+  accounts: {
+    list: (query: Query<'/api/v1/accounts', 'get'>) => dataOf(http.GET('/api/v1/accounts', { params: { query } })),
+    create: (body: Body<'/api/v1/accounts', 'post'>) => dataOf(http.POST('/api/v1/accounts', { body })),
+    update: (id: number, body: Body<'/api/v1/accounts/{id}', 'patch'>) => dataOf(http.PATCH('/api/v1/accounts/{id}', { ...path({ id }), body })),
+    /** An account with posts is deactivated rather than deleted: the answer says which. */
+    remove: (id: number) => dataOf(http.DELETE('/api/v1/accounts/{id}', path({ id }))),
+  },
+  posts: {
+    list: (query: Query<'/api/v1/posts', 'get'>) => dataOf(http.GET('/api/v1/posts', { params: { query } })),
+    get: (id: number) => dataOf(http.GET('/api/v1/posts/{id}', path({ id }))),
+    create: (body: Body<'/api/v1/posts', 'post'>) => dataOf(http.POST('/api/v1/posts', { body })),
+    update: (id: number, body: Body<'/api/v1/posts/{id}', 'patch'>) => dataOf(http.PATCH('/api/v1/posts/{id}', { ...path({ id }), body })),
+    cancel: (id: number) => dataOf(http.DELETE('/api/v1/posts/{id}', path({ id }))),
+    kit: (id: number) => dataOf(http.GET('/api/v1/posts/{id}/kit', path({ id }))),
+    markPublished: (id: number, note_url: string) => dataOf(http.POST('/api/v1/posts/{id}/published', { ...path({ id }), body: { note_url } })),
+  },
   fission: {
     create: (source_task_id: number, reference_level: ReferenceLevel, fanout_count: number) =>
       dataOf(http.POST('/api/v1/fission', { body: { source_task_id, reference_level, fanout_count } })),

@@ -68,6 +68,15 @@ export const queryKeys = {
     detail: (id: number) => ['fission', id] as const,
     notes: (id: number) => ['fission', id, 'notes'] as const,
   },
+  accounts: {
+    all: () => ['accounts'] as const,
+    list: (query: object) => ['accounts', 'list', query] as const,
+  },
+  posts: {
+    all: () => ['posts'] as const,
+    list: (query: object) => ['posts', 'list', query] as const,
+    kit: (id: number) => ['posts', 'kit', id] as const,
+  },
   accessTokens: () => ['access-tokens'] as const,
   webhooks: {
     all: () => ['webhooks'] as const,
@@ -104,5 +113,8 @@ export const refresh = {
   webhooks: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.webhooks.all() }),
   accessTokens: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.accessTokens() }),
   reviewQueue: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.reviewQueue.all() }),
+  accounts: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.accounts.all() }),
+  /** A post was scheduled, moved, cancelled or published: the calendar and its kit. */
+  posts: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.posts.all() }),
   fission: (queryClient: QueryClient, fissionId: number) => queryClient.invalidateQueries({ queryKey: queryKeys.fission.detail(fissionId) }),
 };

@@ -90,5 +90,13 @@ export type FissionImage = Item<FissionNote['images']>;
 export type FissionListItem = ItemOf<'/api/v1/fission', 'get'>;
 export type RetryResult = Data<'/api/v1/fission/{id}/notes/{seq}/retry-images', 'post'>;
 
+export type Account = ItemOf<'/api/v1/accounts', 'get'>;
+export type AccountBody = Body<'/api/v1/accounts', 'post'>;
+export type Post = ItemOf<'/api/v1/posts', 'get'>;
+export type PostStatus = Post['status'];
+export type PostCreate = Body<'/api/v1/posts', 'post'>;
+export type PostKit = Data<'/api/v1/posts/{id}/kit', 'get'>;
+export type KitImage = Item<PostKit['images']>;
+
 export const STRATEGIES: readonly Strategy[] = SERVER_STRATEGIES;
 export const TASK_STATUSES: readonly TaskStatus[] = SERVER_TASK_STATUSES;

@@ -1,4 +1,4 @@
-import { ApartmentOutlined, ApiOutlined, AuditOutlined, KeyOutlined, LogoutOutlined, MenuOutlined, NotificationOutlined, PlusCircleOutlined, ShoppingOutlined, StopOutlined, TeamOutlined, UnorderedListOutlined } from '@ant-design/icons';
+import { ApartmentOutlined, CalendarOutlined, IdcardOutlined, ApiOutlined, AuditOutlined, KeyOutlined, LogoutOutlined, MenuOutlined, NotificationOutlined, PlusCircleOutlined, ShoppingOutlined, StopOutlined, TeamOutlined, UnorderedListOutlined } from '@ant-design/icons';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Badge, Button, Drawer, Grid, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
 import type { MenuProps } from 'antd';
@@ -75,6 +75,14 @@ export default function AppLayout() {
         { path: '/tasks', label: t('nav.tasks'), icon: <UnorderedListOutlined aria-hidden /> },
         { path: '/tasks/new', label: t('nav.newTask'), icon: <PlusCircleOutlined aria-hidden /> },
         { path: '/review', label: t('nav.review'), icon: <AuditOutlined aria-hidden />, needs: 'review.decide', badge: reviewCount },
+      ],
+    },
+    {
+      key: 'publishing',
+      label: t('publishing.nav.group'),
+      items: [
+        { path: '/calendar', label: t('publishing.nav.calendar'), icon: <CalendarOutlined aria-hidden /> },
+        { path: '/accounts', label: t('publishing.nav.accounts'), icon: <IdcardOutlined aria-hidden /> },
       ],
     },
     {

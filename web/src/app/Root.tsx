@@ -27,6 +27,9 @@ const UsersPage = lazy(() => import('../pages/admin/UsersPage'));
 const WorkspacesPage = lazy(() => import('../pages/admin/WorkspacesPage'));
 const WebhooksPage = lazy(() => import('../pages/admin/WebhooksPage'));
 const IntegrationsPage = lazy(() => import('../pages/integrations/IntegrationsPage'));
+const AccountsPage = lazy(() => import('../pages/publishing/AccountsPage'));
+const CalendarPage = lazy(() => import('../pages/publishing/CalendarPage'));
+const KitPage = lazy(() => import('../pages/publishing/KitPage'));
 
 /** Toasts only: antd's <App> would also pull modal and notification into the first download. */
 function useMessageBridge() {
@@ -67,6 +70,9 @@ export function Root() {
                   <Route path="tasks/new" element={<TaskCreatePage />} />
                   <Route path="tasks/:id" element={<TaskPage />} />
                   <Route path="fission/:id" element={<FissionPage />} />
+                  <Route path="calendar" element={<CalendarPage />} />
+                  <Route path="accounts" element={<AccountsPage />} />
+                  <Route path="posts/:id/kit" element={<KitPage />} />
                   <Route path="products" element={<ProductsPage />} />
                   <Route path="products/new" element={<ProductPage />} />
                   <Route path="products/:id" element={<ProductPage />} />

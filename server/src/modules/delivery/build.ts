@@ -87,6 +87,8 @@ async function planPackage(ctx: AppContext, pkg: Row<'delivery_packages'>): Prom
     repo.taskImages(ctx.db, pkg.workspace_id, pkg.task_id),
   ]);
   const byId = new Map(texts.map((t) => [t.id, t]));
+  // A selection anywhere in the task is the selection: a set with none selected then ships none.
+  const anySelected = images.some((i) => i.is_selected);
   const ordered = noteIds.map((id) => {
     const text = byId.get(id);
     if (!text) throw new PackageBuildError(`text candidate ${id} no longer exists`);

@@ -1,4 +1,4 @@
-import { DownloadOutlined, EditOutlined, WarningOutlined } from '@ant-design/icons';
+import { CalendarOutlined, DownloadOutlined, EditOutlined, WarningOutlined } from '@ant-design/icons';
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Col, Descriptions, Empty, Image, Progress, Row, Space, Tag, Tooltip, Typography } from 'antd';
@@ -18,8 +18,25 @@ import { PageTitle } from '../../components/PageTitle';
 import { saveFile } from '../../components/saveFile';
 import { EditTextModal, type EditValues } from '../tasks/EditTextModal';
 import { queryKeys, refresh } from '../../api/queryKeys';
+import { useCan } from '../../app/abilities';
+import { ScheduleDialog } from '../publishing/ScheduleDialog';
 
-function NoteCard({ fissionId, note, demo, onRetried, onEdit }: { fissionId: number; note: FissionNote; demo: DemoOrigin; onRetried: () => void; onEdit: () => void }) {
+function NoteCard({
+  fissionId,
+  note,
+  demo,
+  onRetried,
+  onEdit,
+  onSchedule,
+}: {
+  fissionId: number;
+  note: FissionNote;
+  demo: DemoOrigin;
+  onRetried: () => void;
+  onEdit: () => void;
+  /** Offered once the fission is completed (the server refuses notes of others). */
+  onSchedule?: () => void;
+}) {
   const { t } = useTranslation();
   const failedImages = note.images.filter((i) => i.error);
   const retry = useMutation({
@@ -88,6 +105,11 @@ function NoteCard({ fissionId, note, demo, onRetried, onEdit }: { fissionId: num
         <Button size="small" icon={<DownloadOutlined aria-hidden />} loading={downloadSet.isPending} onClick={() => downloadSet.mutate()}>
           {t('fissionList.downloadSet')}
         </Button>
+        {onSchedule && (
+          <Button size="small" type="primary" icon={<CalendarOutlined aria-hidden />} onClick={onSchedule} data-testid="schedule-note">
+            {t('publishing.schedule.button')}
+          </Button>
+        )}
         <CopyButton text={note.note.title} label={t('copy.title')} />
         <CopyButton text={note.note.content} label={t('copy.body')} />
         <CopyButton text={`${note.note.content}\n\n${tags.map((tag) => `#${tag}`).join(' ')}`} label={t('copy.bodyTags')} />
@@ -116,6 +138,8 @@ export default function FissionPage() {
   const source = useQuery({ queryKey: queryKeys.task.detail(sourceId ?? 0), queryFn: () => api.tasks.get(sourceId!), enabled: sourceId !== undefined });
   const demo = demoOrigin(source.data?.providers);
   const [editing, setEditing] = useState<FissionNote>();
+  const [scheduling, setScheduling] = useState<FissionNote>();
+  const can = useCan();
   const edit = useMutation({
     mutationFn: (v: EditValues) => api.fission.editNote(id, editing!.seq, v),
     onSuccess: () => {
@@ -161,10 +185,24 @@ export default function FissionPage() {
       <Row gutter={[16, 16]}>
         {notes.data?.notes.map((n) => (
           <Col key={n.seq} xs={24} md={12} xl={8}>
-            <NoteCard fissionId={id} note={n} demo={demo} onEdit={() => setEditing(n)} onRetried={() => void refresh.fission(queryClient, id)} />
+            <NoteCard
+              fissionId={id}
+              note={n}
+              demo={demo}
+              onEdit={() => setEditing(n)}
+              onRetried={() => void refresh.fission(queryClient, id)}
+              onSchedule={fission.data?.status === 'completed' && can('posts.write') ? () => setScheduling(n) : undefined}
+            />
           </Col>
         ))}
       </Row>
+      {scheduling && (
+        <ScheduleDialog
+          source={{ fission_id: id, seq: scheduling.seq }}
+          title={`${t('publishing.schedule.title')} · ${t('fission.set', { seq: scheduling.seq })}`}
+          onClose={() => setScheduling(undefined)}
+        />
+      )}
       <EditTextModal
         open={Boolean(editing)}
         initial={editing && { key: editing.seq, title: editing.note.title, content: editing.note.content, tags: editing.note.tags, cover_title: editing.note.cover_title }}

@@ -1,3 +1,4 @@
+import { CalendarOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Card, Col, Modal, Popconfirm, Row, Space, Typography } from 'antd';
 import { useMemo, useState } from 'react';
@@ -5,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
 import { wordFailure } from '../../api/errorText';
-import { STRATEGIES, type ImageCandidate, type TaskAction, type TaskDetail, type TextCandidate } from '../../api/types';
+import { STRATEGIES, type ImageCandidate, type Strategy, type TaskAction, type TaskDetail, type TextCandidate } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
 import { PageSpin } from '../../app/guards';
 import { demoOrigin, DemoNotice } from '../../components/demo';
@@ -18,6 +19,8 @@ import { isGenerating, useTaskStream } from '../../hooks/taskStream';
 import { refetchWhenLastSettles } from '../../hooks/optimistic';
 import { CandidateBoard, type BoardActions } from './CandidateBoard';
 import { DeliveryPanel } from './DeliveryPanel';
+import { ScheduleDialog } from '../publishing/ScheduleDialog';
+import { useCan } from '../../app/abilities';
 import { EditTextModal, type EditValues } from './EditTextModal';
 import { FissionStart } from './FissionStart';
 import { ImportTextForm } from './ImportTextForm';
@@ -76,6 +79,8 @@ export default function TaskPage() {
   const submit = useMutation({ mutationFn: () => api.tasks.submitReview(taskId), onSuccess: () => setConfirmingSubmit(false), ...optimistic });
   const archive = useMutation({ mutationFn: () => api.tasks.archive(taskId), ...optimistic });
   const [confirmingSubmit, setConfirmingSubmit] = useState(false);
+  const [scheduling, setScheduling] = useState<Strategy>();
+  const can = useCan();
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
 
   const allowed = useMemo(() => new Set<TaskAction>(task.data?.allowed_actions ?? []), [task.data?.allowed_actions]);
@@ -164,6 +169,15 @@ export default function TaskPage() {
               {t('taskPage.submit')}
             </Button>
           )}
+          {d.status === 'approved' &&
+            can('posts.write') &&
+            selectedSets.flatMap(({ s, text }) =>
+              text ? [
+                <Button key={`schedule-${s}`} icon={<CalendarOutlined aria-hidden />} onClick={() => setScheduling(s)} data-testid={`schedule-set-${s}`}>
+                  {t('publishing.schedule.buttonSet', { set: s })}
+                </Button>,
+              ] : [],
+            )}
           {allowed.has('archive') && (
             <Popconfirm title={t('taskPage.archiveConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => archive.mutate()}>
               <Button>{t('taskPage.archive')}</Button>
@@ -210,6 +224,13 @@ export default function TaskPage() {
           </Card>
         </Col>
       </Row>
+      {scheduling && (
+        <ScheduleDialog
+          source={{ task_id: taskId, strategy: scheduling }}
+          title={`${t('publishing.schedule.title')} · ${t('editing.setTitle', { set: scheduling, name: t(`editing.strategy.${scheduling}`) })}`}
+          onClose={() => setScheduling(undefined)}
+        />
+      )}
       <EditTextModal
         open={Boolean(editing)}
         initial={editing && { key: editing.candidate_id, title: editing.title, content: editing.content, tags: editing.tags, cover_title: editing.cover_title }}

@@ -1,0 +1,115 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import dayjs from 'dayjs';
+import { MemoryRouter } from 'react-router-dom';
+import { describe, expect, it, vi } from 'vitest';
+import '../../i18n';
+import { ApiError } from '../../api/client';
+import type { Post } from '../../api/types';
+import { AppConfig } from '../../app/AppConfig';
+import CalendarPage, { weekStartOf } from './CalendarPage';
+
+vi.mock('../../app/session', () => ({ useMe: () => ({ data: { allowed_actions: ['posts.write'] } }) }));
+const calls = vi.hoisted(() => ({ list: [] as unknown[], update: vi.fn(), cancel: vi.fn(), posts: [] as Post[] }));
+vi.mock('../../api/endpoints', () => ({
+  api: {
+    accounts: { list: async () => ({ items: [{ id: 1, name: '小美的日常', active: true }], total: 1, page: 1, page_size: 100 }) },
+    posts: {
+      list: async (query: unknown) => {
+        calls.list.push(query);
+        return { items: calls.posts, total: calls.posts.length, page: 1, page_size: 100 };
+      },
+      update: calls.update,
+      cancel: calls.cancel,
+    },
+  },
+}));
+
+function post(id: number, at: dayjs.Dayjs, over: Partial<Post> = {}): Post {
+  return {
+    id,
+    account_id: 1,
+    account_name: '小美的日常',
+    status: 'scheduled',
+    scheduled_at: at.toISOString(),
+    due_at: null,
+    missed_at: null,
+    published_at: null,
+    note_url: null,
+    source: { task_id: 7, strategy: 'A' },
+    product_id: 1,
+    angle_label: null,
+    title: `笔记 ${id}`,
+    cover_url: null,
+    warnings: [],
+    latest_metrics: null,
+    created_by: 1,
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+    ...over,
+  };
+}
+
+describe('the publishing calendar (phone agenda)', () => {
+  it('asks for the visible week, groups posts by day in time order, and words a refused move', async () => {
+    const monday = weekStartOf(dayjs());
+    calls.posts = [post(2, monday.add(2, 'day').hour(18)), post(1, monday.add(2, 'day').hour(9)), post(3, monday.add(4, 'day').hour(12), { status: 'published' })];
+    calls.update.mockRejectedValue(new ApiError(409, 40900, 'cap', 'post.daily_cap', { account: '小美的日常', day: '2026-12-02', cap: 2, post_id: 9 }));
+    render(
+      <AppConfig>
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <MemoryRouter>
+            <CalendarPage />
+          </MemoryRouter>
+        </QueryClientProvider>
+      </AppConfig>,
+    );
+    const cards = await screen.findAllByTestId('calendar-post');
+    expect(cards.map((c) => c.textContent?.match(/笔记 \d/)?.[0])).toEqual(['笔记 1', '笔记 2', '笔记 3']);
+    expect(calls.list[0]).toMatchObject({ from: monday.toISOString(), to: monday.add(7, 'day').toISOString() });
+    expect(within(cards[2]!).getByTestId('post-status').textContent).toBe('已发布');
+
+    fireEvent.click(cards[0]!);
+    const drawer = await screen.findByRole('dialog');
+    expect(within(drawer).getByRole('link', { name: '打开发布包' }).getAttribute('href')).toBe('/posts/1/kit');
+    fireEvent.click(within(drawer).getByRole('button', { name: /^改\s*期$/ }));
+    fireEvent.click(await within(drawer).findByRole('button', { name: '保存改期' }));
+    expect((await within(drawer).findByTestId('post-error')).textContent).toBe('账号「小美的日常」在 2026-12-02 已排 2 篇（每日上限），与排期 #9 冲突');
+    await waitFor(() => expect(calls.update).toHaveBeenCalledWith(1, { scheduled_at: calls.posts[1]!.scheduled_at, account_id: 1 }));
+  });
+});
+
+describe('the publishing calendar (desk week)', () => {
+  it('shows seven day columns and moves a dropped post to the new day at the same time', async () => {
+    const original = window.matchMedia;
+    // Every breakpoint matches: a desk-wide window.
+    window.matchMedia = ((query: string) => ({ ...original(query), matches: true })) as typeof window.matchMedia;
+    try {
+      const monday = weekStartOf(dayjs());
+      calls.posts = [post(1, monday.add(1, 'day').hour(9).minute(30)), post(2, monday.add(1, 'day').hour(11), { status: 'published' })];
+      calls.update.mockReset().mockResolvedValue(calls.posts[0]);
+      render(
+        <AppConfig>
+          <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+            <MemoryRouter>
+              <CalendarPage />
+            </MemoryRouter>
+          </QueryClientProvider>
+        </AppConfig>,
+      );
+      const grid = await screen.findByTestId('calendar-week-grid');
+      const columns = grid.querySelectorAll('section');
+      expect(columns).toHaveLength(7);
+      const [movable, published] = await within(grid).findAllByTestId('calendar-post');
+      expect(published!.getAttribute('draggable')).toBe('false');
+      const store: Record<string, string> = {};
+      const dataTransfer = { setData: (k: string, v: string) => (store[k] = v), getData: (k: string) => store[k] ?? '', types: ['application/x-cps-post'] };
+      fireEvent.dragStart(movable!, { dataTransfer });
+      fireEvent.dragOver(columns[4]!, { dataTransfer });
+      fireEvent.drop(columns[4]!, { dataTransfer });
+      await waitFor(() => expect(calls.update).toHaveBeenCalledWith(1, { scheduled_at: monday.add(4, 'day').hour(9).minute(30).toISOString() }));
+    } finally {
+      window.matchMedia = original;
+    }
+  });
+});

@@ -1,0 +1,351 @@
+import { LeftOutlined, RightOutlined } from '@ant-design/icons';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Alert, Button, DatePicker, Descriptions, Drawer, Empty, Form, Grid, Popconfirm, Select, Space, Spin, Typography } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { errorMessage } from '../../api/client';
+import { api } from '../../api/endpoints';
+import { queryKeys, refresh } from '../../api/queryKeys';
+import type { Post } from '../../api/types';
+import { useCan } from '../../app/abilities';
+import { notifySuccess } from '../../app/notify';
+import { formatTime } from '../../components/format';
+import { PageTitle } from '../../components/PageTitle';
+import { QueryError } from '../../components/QueryError';
+import { tone } from '../../components/tags';
+import i18n from '../../i18n';
+import { POST_STATUS_COLOR, PostStatusTag } from './postStatus';
+
+const PAGE_SIZE = 100;
+/** More than this many posts in one week is not a calendar any more: the first pages are shown and the rest said. */
+const MAX_PAGES = 5;
+
+/** Monday 00:00 (local) of the week holding `day`. */
+export function weekStartOf(day: Dayjs): Dayjs {
+  const start = day.startOf('day');
+  return start.subtract((start.day() + 6) % 7, 'day');
+}
+
+const dayLabel = (day: Dayjs) => day.toDate().toLocaleDateString(i18n.language, { weekday: 'short', month: 'numeric', day: 'numeric' });
+const timeLabel = (iso: string) => new Date(iso).toLocaleTimeString(i18n.language, { hour: '2-digit', minute: '2-digit' });
+
+/** Every post of the week (the server answers 100 a page), earliest first. */
+async function weekPosts(from: Dayjs, accountId: number | undefined): Promise<{ items: Post[]; total: number }> {
+  const query = { from: from.toISOString(), to: from.add(7, 'day').toISOString(), ...(accountId ? { account_id: accountId } : {}), page_size: PAGE_SIZE };
+  const first = await api.posts.list({ ...query, page: 1 });
+  const pages = Math.min(Math.ceil(first.total / PAGE_SIZE), MAX_PAGES);
+  const rest = await Promise.all(Array.from({ length: Math.max(pages - 1, 0) }, (_, i) => api.posts.list({ ...query, page: i + 2 })));
+  return { items: [first, ...rest].flatMap((p) => p.items), total: first.total };
+}
+
+const DRAG_TYPE = 'application/x-cps-post';
+
+/** A post can move while it waits (scheduled or due); other states are history. */
+const movable = (post: Post) => post.status === 'scheduled' || post.status === 'due';
+
+function PostCard({ post, onOpen, draggable = false }: { post: Post; onOpen: () => void; draggable?: boolean }) {
+  const color = tone(POST_STATUS_COLOR[post.status]) ?? '#8c8c8c';
+  return (
+    <button
+      type="button"
+      onClick={onOpen}
+      draggable={draggable}
+      onDragStart={draggable ? (e) => e.dataTransfer.setData(DRAG_TYPE, String(post.id)) : undefined}
+      data-testid="calendar-post"
+      style={{
+        display: 'block',
+        width: '100%',
+        textAlign: 'start',
+        background: '#fff',
+        border: '1px solid rgba(5,5,5,0.1)',
+        borderInlineStart: `4px solid ${color}`,
+        borderRadius: 6,
+        padding: '6px 8px',
+        marginBottom: 8,
+        cursor: draggable ? 'grab' : 'pointer',
+        opacity: post.status === 'cancelled' ? 0.6 : 1,
+      }}
+    >
+      <Space size={4} wrap style={{ fontSize: 12 }}>
+        <strong>{timeLabel(post.scheduled_at)}</strong>
+        <span>{post.account_name}</span>
+      </Space>
+      <div style={{ fontSize: 13, margin: '2px 0 4px', overflowWrap: 'anywhere', textDecoration: post.status === 'cancelled' ? 'line-through' : undefined }}>
+        {post.title}
+      </div>
+      <PostStatusTag status={post.status} />
+    </button>
+  );
+}
+
+/**
+ * 发布日历 (`/calendar`): a week of posts. On a desk seven day columns, each post a card with its
+ * time, account, title and status; on a phone an agenda grouped by day. A post opens a drawer to
+ * move it (time, account), cancel it or open its kit.
+ */
+export default function CalendarPage() {
+  const { t } = useTranslation();
+  const phone = !(Grid.useBreakpoint().sm ?? true);
+  const [weekStart, setWeekStart] = useState(() => weekStartOf(dayjs()));
+  const [accountId, setAccountId] = useState<number>();
+  const [openId, setOpenId] = useState<number>();
+  const can = useCan();
+  const accounts = useQuery({ queryKey: queryKeys.accounts.list({}), queryFn: () => api.accounts.list({ page: 1, page_size: 100 }) });
+  const posts = useQuery({
+    queryKey: queryKeys.posts.list({ from: weekStart.toISOString(), accountId }),
+    queryFn: () => weekPosts(weekStart, accountId),
+  });
+  const days = Array.from({ length: 7 }, (_, i) => weekStart.add(i, 'day'));
+  const byDay = days.map((day) => ({
+    day,
+    posts: (posts.data?.items ?? []).filter((p) => dayjs(p.scheduled_at).isSame(day, 'day')).sort((a, b) => a.scheduled_at.localeCompare(b.scheduled_at)),
+  }));
+  const today = dayjs();
+  const open = posts.data?.items.find((p) => p.id === openId);
+  const canMove = can('posts.write');
+  const queryClient = useQueryClient();
+  const [dropDay, setDropDay] = useState<number>();
+  // Desk only: a card dropped on another day keeps its time of day; a refusal (cap, gap) is toasted in words.
+  const moveTo = useMutation({
+    mutationFn: (v: { post: Post; day: Dayjs }) => {
+      const at = dayjs(v.post.scheduled_at);
+      return api.posts.update(v.post.id, { scheduled_at: v.day.hour(at.hour()).minute(at.minute()).second(0).millisecond(0).toISOString() });
+    },
+    onSuccess: () => {
+      notifySuccess(t('publishing.post.moved'));
+      void refresh.posts(queryClient);
+    },
+  });
+  const drop = (day: Dayjs) => (e: React.DragEvent) => {
+    e.preventDefault();
+    setDropDay(undefined);
+    const id = Number(e.dataTransfer.getData(DRAG_TYPE));
+    const post = posts.data?.items.find((p) => p.id === id);
+    if (post && !dayjs(post.scheduled_at).isSame(day, 'day')) moveTo.mutate({ post, day });
+  };
+
+  return (
+    <>
+      <Space style={{ width: '100%', justifyContent: 'space-between', marginBottom: 16 }} wrap>
+        <PageTitle>{t('publishing.calendar.title')}</PageTitle>
+        <Select
+          aria-label={t('publishing.calendar.accountFilter')}
+          allowClear
+          placeholder={t('publishing.calendar.allAccounts')}
+          style={{ minWidth: 180 }}
+          value={accountId}
+          onChange={(v: number | undefined) => setAccountId(v)}
+          options={(accounts.data?.items ?? []).map((a) => ({ value: a.id, label: a.name }))}
+        />
+      </Space>
+      <Space wrap style={{ marginBottom: 16 }}>
+        <Button icon={<LeftOutlined aria-hidden />} aria-label={t('publishing.calendar.prevWeek')} onClick={() => setWeekStart((w) => w.subtract(7, 'day'))} />
+        <Button onClick={() => setWeekStart(weekStartOf(dayjs()))}>{t('publishing.calendar.thisWeek')}</Button>
+        <Button icon={<RightOutlined aria-hidden />} aria-label={t('publishing.calendar.nextWeek')} onClick={() => setWeekStart((w) => w.add(7, 'day'))} />
+        <Typography.Text strong data-testid="calendar-week">
+          {`${dayLabel(days[0]!)} – ${dayLabel(days[6]!)}`}
+        </Typography.Text>
+        {posts.isFetching && <Spin size="small" />}
+      </Space>
+      <QueryError error={posts.error} />
+      {posts.data && posts.data.total > posts.data.items.length && (
+        <Alert type="info" showIcon style={{ marginBottom: 12 }} title={t('publishing.calendar.truncated', { shown: posts.data.items.length })} />
+      )}
+      {phone ? (
+        <>
+          {posts.data && posts.data.items.length === 0 && <Empty description={t('publishing.calendar.empty')} />}
+          {byDay
+            .filter((d) => d.posts.length > 0)
+            .map(({ day, posts: list }) => (
+              <section key={day.valueOf()} aria-label={dayLabel(day)} style={{ marginBottom: 12 }}>
+                <Typography.Title level={2} style={{ fontSize: 15, margin: '0 0 6px' }}>
+                  {dayLabel(day)}
+                </Typography.Title>
+                {list.map((p) => (
+                  <PostCard key={p.id} post={p} onOpen={() => setOpenId(p.id)} />
+                ))}
+              </section>
+            ))}
+        </>
+      ) : (
+        <div style={{ display: 'grid', gridTemplateColumns: 'repeat(7, minmax(0, 1fr))', gap: 8 }} data-testid="calendar-week-grid">
+          {byDay.map(({ day, posts: list }) => (
+            <section
+              key={day.valueOf()}
+              aria-label={dayLabel(day)}
+              onDragOver={
+                canMove
+                  ? (e) => {
+                      if (!e.dataTransfer.types.includes(DRAG_TYPE)) return;
+                      e.preventDefault();
+                      setDropDay(day.valueOf());
+                    }
+                  : undefined
+              }
+              onDragLeave={() => setDropDay(undefined)}
+              onDrop={canMove ? drop(day) : undefined}
+              style={{
+                background: day.isSame(today, 'day') ? '#e6f4ff' : '#fafafa',
+                outline: dropDay === day.valueOf() ? '2px dashed #0958d9' : undefined,
+                borderRadius: 8,
+                padding: 8,
+                minHeight: 240,
+              }}
+            >
+              <Typography.Title level={2} style={{ fontSize: 14, margin: '0 0 8px', textAlign: 'center' }}>
+                {dayLabel(day)}
+              </Typography.Title>
+              {list.map((p) => (
+                <PostCard key={p.id} post={p} onOpen={() => setOpenId(p.id)} draggable={canMove && movable(p)} />
+              ))}
+              {posts.data && list.length === 0 && (
+                <Typography.Text type="secondary" style={{ fontSize: 12, display: 'block', textAlign: 'center' }}>
+                  {t('publishing.calendar.noPosts')}
+                </Typography.Text>
+              )}
+            </section>
+          ))}
+        </div>
+      )}
+      <PostDrawer post={open} onClose={() => setOpenId(undefined)} />
+    </>
+  );
+}
+
+interface MoveValues {
+  scheduled_at: Dayjs;
+  account_id: number;
+}
+
+/** A post's details and what can be done to it while it waits: move it, cancel it, open its kit. */
+function PostDrawer({ post, onClose }: { post: Post | undefined; onClose: () => void }) {
+  const { t } = useTranslation();
+  const can = useCan();
+  const phone = !(Grid.useBreakpoint().sm ?? true);
+  const queryClient = useQueryClient();
+  const [form] = Form.useForm<MoveValues>();
+  const [moving, setMoving] = useState(false);
+  const accounts = useQuery({
+    queryKey: queryKeys.accounts.list({ active: true }),
+    queryFn: () => api.accounts.list({ active: true, page: 1, page_size: 100 }),
+    enabled: Boolean(post),
+  });
+  const close = () => {
+    setMoving(false);
+    move.reset();
+    cancel.reset();
+    onClose();
+  };
+  const move = useMutation({
+    meta: { inlineError: true },
+    mutationFn: (v: MoveValues) => api.posts.update(post!.id, { scheduled_at: v.scheduled_at.toISOString(), account_id: v.account_id }),
+    onSuccess: () => {
+      notifySuccess(t('publishing.post.moved'));
+      setMoving(false);
+      void refresh.posts(queryClient);
+    },
+  });
+  const cancel = useMutation({
+    meta: { inlineError: true },
+    mutationFn: () => api.posts.cancel(post!.id),
+    onSuccess: () => {
+      notifySuccess(t('publishing.post.cancelled'));
+      void refresh.posts(queryClient);
+    },
+  });
+  const waiting = post && movable(post) && can('posts.write');
+  // A missed post can still be cancelled (or published from its kit), no longer moved.
+  const cancellable = post && (movable(post) || post.status === 'missed') && can('posts.write');
+  const error = move.error ?? cancel.error;
+  const source = post?.source;
+  const accountOptions = [
+    ...(accounts.data?.items ?? []).map((a) => ({ value: a.id, label: a.name })),
+    ...(post && !accounts.data?.items.some((a) => a.id === post.account_id) ? [{ value: post.account_id, label: post.account_name }] : []),
+  ];
+
+  return (
+    <Drawer open={Boolean(post)} onClose={close} title={t('publishing.post.details')} size={phone ? '100%' : 420} closable={{ 'aria-label': t('publishing.post.close') }}>
+      {post && (
+        <>
+          <Typography.Title level={2} style={{ fontSize: 16 }}>
+            {post.title}
+          </Typography.Title>
+          <Descriptions size="small" column={1} style={{ marginBottom: 12 }}>
+            <Descriptions.Item label={t('publishing.post.status')}>
+              <PostStatusTag status={post.status} />
+            </Descriptions.Item>
+            <Descriptions.Item label={t('publishing.post.account')}>{post.account_name}</Descriptions.Item>
+            <Descriptions.Item label={t('publishing.post.time')}>{formatTime(post.scheduled_at)}</Descriptions.Item>
+            {source && (
+              <Descriptions.Item label={t('publishing.post.source')}>
+                {'fission_id' in source ? (
+                  <Link to={`/fission/${source.fission_id}`}>{t('publishing.post.sourceFission', { id: source.fission_id, seq: source.seq ?? '—' })}</Link>
+                ) : source.task_id ? (
+                  <Link to={`/tasks/${source.task_id}`}>{t('publishing.post.sourceTask', { id: source.task_id, strategy: source.strategy ?? '—' })}</Link>
+                ) : (
+                  '—'
+                )}
+              </Descriptions.Item>
+            )}
+            {post.published_at && <Descriptions.Item label={t('publishing.post.publishedAt')}>{formatTime(post.published_at)}</Descriptions.Item>}
+            {post.note_url && (
+              <Descriptions.Item label={t('publishing.post.noteUrl')}>
+                <a href={post.note_url} target="_blank" rel="noreferrer" style={{ wordBreak: 'break-all' }}>
+                  {post.note_url}
+                </a>
+              </Descriptions.Item>
+            )}
+          </Descriptions>
+          {post.warnings.map((w) => (
+            <Alert
+              key={w.post_id}
+              type="warning"
+              showIcon
+              style={{ marginBottom: 8 }}
+              title={t('publishing.post.warning', { post_id: w.post_id, title: w.title, similarity: Math.round(w.similarity * 100) })}
+            />
+          ))}
+          {error && <Alert type="error" showIcon role="alert" title={errorMessage(error)} style={{ marginBottom: 12 }} data-testid="post-error" />}
+          <Space wrap style={{ marginBottom: 12 }}>
+            <Link to={`/posts/${post.id}/kit`}>
+              <Button type="primary">{t('publishing.post.openKit')}</Button>
+            </Link>
+            {waiting && (
+              <Button onClick={() => setMoving((m) => !m)} aria-expanded={moving}>
+                {t('publishing.post.reschedule')}
+              </Button>
+            )}
+            {cancellable && (
+              <Popconfirm title={t('publishing.post.cancelConfirm')} okText={t('form.ok')} cancelText={t('form.cancel')} onConfirm={() => cancel.mutate()}>
+                <Button danger loading={cancel.isPending}>
+                  {t('publishing.post.cancel')}
+                </Button>
+              </Popconfirm>
+            )}
+          </Space>
+          {waiting && moving && (
+            <Form<MoveValues>
+              key={post.id}
+              form={form}
+              layout="vertical"
+              initialValues={{ scheduled_at: dayjs(post.scheduled_at), account_id: post.account_id }}
+              onFinish={(v) => move.mutate(v)}
+            >
+              <Form.Item label={t('publishing.post.time')} name="scheduled_at" rules={[{ required: true, message: t('form.required') }]}>
+                <DatePicker showTime={{ format: 'HH:mm', minuteStep: 5 }} format="YYYY-MM-DD HH:mm" style={{ width: '100%' }} />
+              </Form.Item>
+              <Form.Item label={t('publishing.post.account')} name="account_id" rules={[{ required: true, message: t('form.required') }]}>
+                <Select options={accountOptions} />
+              </Form.Item>
+              <Button type="primary" htmlType="submit" loading={move.isPending}>
+                {t('publishing.post.rescheduleSave')}
+              </Button>
+            </Form>
+          )}
+        </>
+      )}
+    </Drawer>
+  );
+}
