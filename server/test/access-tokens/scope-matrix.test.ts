@@ -24,6 +24,7 @@ const NEEDS: Array<[RegExp, Need]> = [
   [/^(GET|POST) \/users$|^PATCH \/users\/\{id\}$/, 'admin'],
   [/ \/webhooks/, 'admin'],
   [/^(POST|PUT|DELETE) \/banned-words/, 'admin'],
+  [/^(POST|PATCH|DELETE) \/accounts/, 'admin'],
   [/^(POST|PATCH|DELETE) \/api-keys/, 'admin'],
   [/^PUT \/workspaces\/current\/generation$/, 'admin'],
   [/^POST \/workspaces$/, 'admin'],

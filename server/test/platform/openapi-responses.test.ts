@@ -341,6 +341,28 @@ describe('real responses match the OpenAPI document', () => {
     await data('GET', '/fission/{id}', { token: admin, params: { id: fissionId } });
     await data('GET', '/fission', { token: admin, query: { source_task_id: task.id } });
     const notes = await data('GET', '/fission/{id}/notes', { token: admin, params: { id: fissionId } });
+
+    // The publishing operation (§11): an account, a post of the approved note and one of its fission, the kit, published, results, the overview.
+    const account = await data('POST', '/accounts', { token: admin, json: { name: '文档号' } });
+    await data('GET', '/accounts', { token: admin });
+    await data('GET', '/accounts/{id}', { token: admin, params: { id: account.id } });
+    await data('PATCH', '/accounts/{id}', { token: admin, params: { id: account.id }, json: { persona: '干脆的通勤白领' } });
+    const chosen = (await data('GET', '/tasks/{id}', { token: admin, params: { id: task.id } })).text_candidates.find((t: { is_selected: boolean }) => t.is_selected);
+    const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
+    const post = await data('POST', '/posts', { token: admin, json: { account_id: account.id, scheduled_at: inHours(1), task_id: task.id, strategy: chosen.strategy } });
+    await data('GET', '/posts', { token: admin, query: { account_id: account.id } });
+    await data('GET', '/posts/{id}', { token: admin, params: { id: post.id } });
+    await data('PATCH', '/posts/{id}', { token: admin, params: { id: post.id }, json: { scheduled_at: inHours(2) } });
+    await data('GET', '/posts/{id}/kit', { token: admin, params: { id: post.id } });
+    await data('POST', '/posts/{id}/published', { token: admin, params: { id: post.id }, json: { note_url: 'https://www.xiaohongshu.com/explore/6650a1b2c3d4e5f6a7b8c9d0' } });
+    await data('POST', '/posts/{id}/metrics', { token: admin, params: { id: post.id }, json: { views: 100, likes: 5 } });
+    const sheet = new FormData();
+    sheet.append('file', new Blob(['笔记ID,观看量,点赞\n6650a1b2c3d4e5f6a7b8c9d0,120,6\n']), 'notes.csv');
+    await data('POST', '/metrics/import', { token: admin, form: sheet });
+    await data('GET', '/analytics/overview', { token: admin });
+    const fissionPost = await data('POST', '/posts', { token: admin, json: { account_id: account.id, scheduled_at: inHours(30), fission_id: fissionId, seq: notes.notes[0].seq, force: true } });
+    await data('DELETE', '/posts/{id}', { token: admin, params: { id: fissionPost.id } });
+    await data('DELETE', '/accounts/{id}', { token: admin, params: { id: account.id } });
     expect((await call('GET', '/fission/{id}/download', { token: admin, params: { id: fissionId } })).status).toBe(200);
     const seq = notes.notes[0].seq;
     await data('POST', '/fission/{id}/notes/{seq}/edit', { token: admin, params: { id: fissionId, seq }, json: { title: '换季保湿这样做' } });

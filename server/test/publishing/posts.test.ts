@@ -100,6 +100,9 @@ describe('accounts', () => {
 
     const changed = await ok(server, 'PATCH', `/accounts/${created.id}`, supervisor.token, { daily_cap: 3 });
     expect(changed.daily_cap).toBe(3);
+    // What a change leaves out stays as it was.
+    const gapOnly = await ok(server, 'PATCH', `/accounts/${created.id}`, supervisor.token, { min_gap_minutes: 60 });
+    expect(gapOnly).toMatchObject({ daily_cap: 3, min_gap_minutes: 60, persona: '通勤白领，说话干脆' });
     const empty = await account('空号');
     expect(await ok(server, 'DELETE', `/accounts/${empty.id}`, admin)).toEqual({ deleted: true, deactivated: false });
     expect((await call('GET', `/accounts/${empty.id}`, admin)).status).toBe(404);

@@ -39,6 +39,8 @@ const RULES: Array<[RegExp, MinRole | 'public' | 'token' | 'ticket']> = [
   [OTHERS_CONNECTION, 'supervisor'],
   [/^PUT \/workspaces\/current\/generation$/, 'supervisor'],
   [/ \/webhooks/, 'admin'],
+  // §11: accounts are the supervisors' and admins'; posts everyone's.
+  [/^(POST|PATCH|DELETE) \/accounts/, 'supervisor'],
 ];
 
 function ruleFor(route: string): MinRole | 'public' | 'token' | 'ticket' {
@@ -61,6 +63,10 @@ interface Fixtures {
   webhook: number;
   accessToken: number;
   fileKey: string;
+  account: number;
+  post: number;
+  /** An approved task whose sets A and B each have a selected text: set B is posted and cancelled by the delete checks. */
+  approvedTask: number;
 }
 
 async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -114,6 +120,20 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
   const invitation = await must(base, 'POST', `/workspaces/${me.current_workspace_id}/invitations`, token, { username: `invitee_${me.current_workspace_id}`, role: 'operator' });
   const webhook = await must(base, 'POST', '/webhooks', token, WEBHOOK);
   const accessToken = await must(base, 'POST', '/auth/tokens', token, { name: 'authz', scopes: ['read'] });
+  // The publishing operation (§11): an account and a post of an approved task's set A.
+  const account = await must(base, 'POST', '/accounts', token, { name: '权限账号', daily_cap: 10, min_gap_minutes: 0 });
+  const approved = await must(base, 'POST', '/tasks', token, { product_id: product.id, theme: '排期权限', text_count: 2, image_count: 1, track: 'ai' });
+  const generated = await waitFor(async () => {
+    const d = await must(base, 'GET', `/tasks/${approved.id}`, token);
+    return d.status === 'pending_selection' ? d : undefined;
+  });
+  for (const strategy of ['A', 'B']) {
+    const text = generated.text_candidates.find((t: { strategy: string }) => t.strategy === strategy);
+    await must(base, 'POST', `/tasks/${approved.id}/text-candidates/select`, token, { candidate_id: text.candidate_id });
+  }
+  await must(base, 'POST', `/tasks/${approved.id}/submit-review`, token);
+  await must(base, 'POST', `/review/${approved.id}/approve`, token);
+  const post = await must(base, 'POST', '/posts', token, { account_id: account.id, scheduled_at: new Date(Date.now() + 3_600_000).toISOString(), task_id: approved.id, strategy: 'A', force: true });
   return {
     workspace: me.current_workspace_id,
     product: product.id,
@@ -130,6 +150,9 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
     webhook: webhook.id,
     accessToken: accessToken.id,
     fileKey: /files\/([^?]+)/.exec(image.url)![1]!,
+    account: account.id,
+    post: post.id,
+    approvedTask: approved.id,
   };
 }
 
@@ -147,6 +170,8 @@ function fillPath(route: string, f: Fixtures): string {
     users: f.user,
     workspaces: f.workspace,
     webhooks: f.webhook,
+    accounts: f.account,
+    posts: f.post,
     // DELETE /auth/tokens/{id}: the caller's own token (personal access tokens, §13).
     auth: f.accessToken,
   };
@@ -177,6 +202,12 @@ function bodyFor(route: string, f: Fixtures): unknown {
     [/^POST \/products\/\{id\}\/benchmarks$/, { highlights: 'x', link_url: null, screenshot_url: null }],
     [/^PATCH \/users\/\{id\}$/, { email: 'x@example.com' }],
     [/^POST \/invitations\/redeem$/, { token: 'no-such-invitation-token' }],
+    [/^POST \/accounts$/, { name: '新账号' }],
+    [/^PATCH \/accounts\/\{id\}$/, { persona: '改过的人设' }],
+    [/^POST \/posts$/, { account_id: f.account, scheduled_at: new Date(Date.now() + 7_200_000).toISOString(), task_id: f.approvedTask, strategy: 'A' }],
+    [/^PATCH \/posts\/\{id\}$/, { scheduled_at: new Date(Date.now() + 5_400_000).toISOString() }],
+    [/^POST \/posts\/\{id\}\/published$/, { note_url: 'https://www.xiaohongshu.com/explore/6650a1b2c3d4e5f6a7b8c9d0' }],
+    [/^POST \/posts\/\{id\}\/metrics$/, { views: 10, likes: 1 }],
   ];
   return table.find(([re]) => re.test(route))?.[1] ?? {};
 }
@@ -351,6 +382,11 @@ async function fixturesForDelete(base: string, root: string, own: Fixtures, rout
   if (route === 'DELETE /benchmarks/{id}') f.benchmark = (await must(base, 'POST', `/products/${own.product}/benchmarks`, token, { highlights: 'x', link_url: null, screenshot_url: null })).id;
   if (route === 'DELETE /banned-words/{id}') f.bannedWord = (await must(base, 'POST', '/banned-words', root, { word: `删${Math.random().toString(36).slice(2, 8)}`, level: 'soft_warn' })).id;
   if (route === 'DELETE /auth/tokens/{id}') f.accessToken = (await must(base, 'POST', '/auth/tokens', token, { name: 'delete me', scopes: ['read'] })).id;
+  if (route === 'DELETE /accounts/{id}') f.account = (await must(base, 'POST', '/accounts', root, { name: '待删账号' })).id;
+  // Set B of the approved task, planned afresh for each delete (a cancelled post frees its note); an admin's force, as both sets are one task's.
+  if (route === 'DELETE /posts/{id}') {
+    f.post = (await must(base, 'POST', '/posts', root, { account_id: own.account, scheduled_at: new Date(Date.now() + 10_800_000).toISOString(), task_id: own.approvedTask, strategy: 'B', force: true })).id;
+  }
   if (route === 'DELETE /webhooks/{id}') f.webhook = (await must(base, 'POST', '/webhooks', root, WEBHOOK)).id;
   if (route === 'DELETE /api-keys/{id}') f.apiKey = (await must(base, 'POST', '/api-keys', token, { provider: 'local', api_key: 'local-delete-me' })).id;
   if (route === 'DELETE /workspaces/{id}/invitations/{invitation_id}') {

@@ -14820,11 +14820,8 @@ export interface operations {
                     name?: string;
                     profile_url?: string | null;
                     persona?: string | null;
-                    /** @default 2 */
                     daily_cap?: number;
-                    /** @default 180 */
                     min_gap_minutes?: number;
-                    /** @default Asia/Shanghai */
                     timezone?: string;
                     active?: boolean;
                 };

@@ -57,7 +57,16 @@ export const accountRoutes: ApiModule = async (app, ctx) => {
         summary: 'Change an account (supervisor or admin)',
         description: 'Any field of the account, and `active`. A changed cap or gap applies to posts planned from now on; posts already planned stay.',
         params: IdParams,
-        body: Type.Partial(Type.Object({ ...fields, name: fields.name, active: Type.Boolean() })),
+        // No defaults here: a field left out of a change stays as it is.
+        body: Type.Object({
+          name: Type.Optional(fields.name),
+          profile_url: fields.profile_url,
+          persona: fields.persona,
+          daily_cap: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+          min_gap_minutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 1440 })),
+          timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+          active: Type.Optional(Type.Boolean()),
+        }),
         response: { 200: Ok(AccountView), ...commonErrors },
       },
     },
