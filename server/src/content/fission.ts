@@ -52,6 +52,7 @@ export interface FissionIntentInput {
   benchmarks: NotesIntentInput['benchmarks'];
   preferences: NotesIntentInput['preferences'];
   avoid_words: string[];
+  account?: NotesIntentInput['account'];
   source: FissionSource;
   packages: FissionPackagePlan[];
 }

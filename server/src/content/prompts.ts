@@ -32,6 +32,8 @@ export interface GenerationInputs {
   benchmarks: NotesIntentInput['benchmarks'];
   preferences: PreferenceContext;
   avoidWords: string[];
+  /** The account the notes are meant for (§11), with its persona. */
+  account?: NotesIntentInput['account'];
 }
 
 /** Benchmark material is long and free-form; this bounds what one benchmark adds to a prompt. */
@@ -71,6 +73,7 @@ export function notesInput(inputs: GenerationInputs, strategy: StrategyCode, cou
     preferences: preferencesInput(inputs.preferences),
     avoid_words: inputs.avoidWords,
     image_roles: imageRoles,
+    ...(inputs.account ? { account: inputs.account } : {}),
   };
 }
 
@@ -193,11 +196,13 @@ export function benchmarkSection(input: Pick<NotesIntentInput, 'benchmarks'>): s
  * rules apply to every note, an example pulls the note towards its own subject. `strategy` null: fission,
  * where each package names its own.
  */
-export function teamSection(input: Pick<NotesIntentInput, 'product' | 'preferences' | 'theme'>, strategy: StrategyCode | null): string {
+export function teamSection(input: Pick<NotesIntentInput, 'product' | 'preferences' | 'theme' | 'account'>, strategy: StrategyCode | null): string {
   const pref = input.preferences;
   const fits = themeFit(input);
   const parts: string[] = [];
   if (input.product.custom_prompt?.trim()) parts.push(`品牌要求（必须遵守）：\n${input.product.custom_prompt.trim()}`);
+  const persona = input.account?.persona?.trim();
+  if (input.account && persona) parts.push(`发布账号「${input.account.name}」的人设（用这个身份和口吻写，事实仍只来自产品资料）：${persona}`);
   const rejections = rejectionsOf(pref);
   if (rejections.length > 0) {
     const lines = rejections.map((r) => (r.excerpt ? `- 被驳回：「${r.excerpt}」 — 原因：「${r.reason}」` : `- 原因：「${r.reason}」`));

@@ -125,6 +125,8 @@ export interface NotesIntentInput {
   };
   /** Words of the workspace's banned-word library the text must not contain. */
   avoid_words: string[];
+  /** The account the notes are meant for (contract-decisions §11): its positioning and voice. */
+  account?: { name: string; persona: string | null };
   /** The storyboard roles of the set's images, planned by its first note (empty: no images). */
   image_roles?: ImageRole[];
   /**

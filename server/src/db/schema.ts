@@ -223,6 +223,8 @@ export type TaskStatus =
 export interface TasksTable {
   id: Id;
   workspace_id: number;
+  /** The account the notes are meant for (§11): its persona goes to generation; migration 20261128_1100. */
+  account_id: ColumnType<number | null, number | null | undefined, number | null>;
   product_id: number;
   operator_id: number;
   theme: string;
@@ -470,6 +472,8 @@ export interface DeliveryPackagesTable {
 export interface FissionTasksTable {
   id: Id;
   workspace_id: number;
+  /** The account the notes are meant for (§11): its persona goes to generation; migration 20261128_1100. */
+  account_id: ColumnType<number | null, number | null | undefined, number | null>;
   source_task_id: number;
   operator_id: number;
   reference_level: 'low' | 'mid' | 'high';

@@ -34,3 +34,23 @@ describe('migration 20261128_1000_publishing', () => {
     }
   });
 });
+
+describe('migration 20261128_1100_account_on_tasks', () => {
+  it('lets a task and a fission name the account they are meant for, and goes back down', async () => {
+    const { db, migrator, now, workspaceId, taskId, close } = await databaseBefore('20261128_1000_publishing', { image_count: 0 });
+    try {
+      expect((await migrator.migrateTo('20261128_1100_account_on_tasks')).error).toBeUndefined();
+      const account = await db
+        .insertInto('accounts')
+        .values({ workspace_id: workspaceId, name: '人设号', daily_cap: 2, min_gap_minutes: 180, timezone: 'Asia/Shanghai', created_at: now, updated_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await db.updateTable('tasks').set({ account_id: account.id }).where('id', '=', taskId).execute();
+      expect((await db.selectFrom('tasks').select('account_id').where('id', '=', taskId).executeTakeFirstOrThrow()).account_id).toBe(account.id);
+      expect((await migrator.migrateTo('20261128_1000_publishing')).error).toBeUndefined();
+      await expect(db.selectFrom('tasks').select('account_id').execute()).rejects.toThrow();
+    } finally {
+      await close();
+    }
+  });
+});

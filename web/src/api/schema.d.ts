@@ -8726,6 +8726,7 @@ export interface operations {
                     track: "ai" | "import";
                     /** @description draw the cover title on the first image (default true) */
                     overlay_text?: boolean;
+                    account_id?: number;
                 };
             };
         };
@@ -12546,6 +12547,8 @@ export interface operations {
                     reference_level?: "low" | "mid" | "high";
                     /** @default 3 */
                     fanout_count?: number;
+                    /** @description the account the notes are meant for (§11): its persona goes to generation; default: the source task's */
+                    account_id?: number;
                 };
             };
         };

@@ -108,6 +108,20 @@ export async function deleteAccount(ctx: AppContext, auth: AuthUser, id: number)
   });
 }
 
+/** The active account a task or fission is meant for (§11): its persona goes to generation. */
+export async function accountForNotes(ctx: Pick<AppContext, 'db'>, workspaceId: number, id: number): Promise<Pick<AccountRow, 'id' | 'name' | 'persona'>> {
+  const account = await requireAccount(ctx, workspaceId, id);
+  if (!account.active) throw fail('account.inactive', { account: account.name });
+  return { id: account.id, name: account.name, persona: account.persona };
+}
+
+/** The persona a generation writes in, or undefined when the notes are meant for no account (or it was deleted). */
+export async function personaFor(ctx: Pick<AppContext, 'db'>, workspaceId: number, id: number | null): Promise<{ name: string; persona: string | null } | undefined> {
+  if (id === null) return undefined;
+  const account = await repo.findAccount(ctx.db, workspaceId, id);
+  return account ? { name: account.name, persona: account.persona } : undefined;
+}
+
 /** The account, locked for the rest of the transaction: what planning a post on it checks against. */
 export async function lockedAccount(trx: Transaction<DB>, dialect: Dialect, workspaceId: number, id: number): Promise<AccountRow> {
   const row = await repo.lockAccount(trx, dialect, workspaceId, id);

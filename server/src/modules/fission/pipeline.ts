@@ -158,7 +158,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
   if (!product) throw new FissionFailure('the product of the source task no longer exists');
   const from = await sourceOf(ctx, source);
   if (!from) throw new FissionFailure('the source task has no text to start from');
-  const { inputs, matcher } = await loadGenerationInputs(ctx, source, Math.max(source.generation, 1), product);
+  const { inputs, matcher } = await loadGenerationInputs(ctx, source, Math.max(source.generation, 1), product, fission.account_id);
 
   const level = fission.reference_level;
   const perSet = Math.min(MAX_IMAGES_PER_SET, source.image_count > 0 ? source.image_count : DEFAULT_IMAGES_PER_SET);
@@ -177,6 +177,7 @@ async function planNotes(ctx: AppContext, fission: FissionRow, source: Row<'task
     benchmarks: inputs.benchmarks,
     preferences: preferencesInput(inputs.preferences),
     avoid_words: inputs.avoidWords,
+    ...(inputs.account ? { account: inputs.account } : {}),
     source: from,
     packages,
   };

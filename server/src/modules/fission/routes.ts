@@ -99,6 +99,7 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
           source_task_id: Type.Integer({ minimum: 1, maximum: 2147483647 }),
           reference_level: Type.Optional({ ...ReferenceLevel, default: 'mid' }),
           fanout_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 3 })),
+          account_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2147483647, description: 'the account the notes are meant for (§11): its persona goes to generation; default: the source task\'s' })),
         }),
         response: {
           200: Ok(Type.Object({ fission_id: Type.Integer(), source_task_id: Type.Integer(), reference_level: ReferenceLevel, fanout_count: Type.Integer(), status: FissionStatus })),
@@ -108,8 +109,8 @@ export const fissionRoutes: ApiModule = async (app, ctx) => {
       },
     },
     async (request) => {
-      const { source_task_id, reference_level = 'mid', fanout_count = 3 } = request.body;
-      return ok(await service.createFission(ctx, currentUser(request), { source_task_id, reference_level, fanout_count }));
+      const { source_task_id, reference_level = 'mid', fanout_count = 3, account_id } = request.body;
+      return ok(await service.createFission(ctx, currentUser(request), { source_task_id, reference_level, fanout_count, account_id }));
     },
   );
 

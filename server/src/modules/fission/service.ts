@@ -8,7 +8,9 @@ import { fail } from '../../http/errors.js';
 import type { FailureReason, StoredParams } from '../../http/reasons.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { fileUrl } from '../../storage/signed-url.js';
+import { accountForNotes } from '../accounts/service.js';
 import { workspaceHasApiKey } from '../api-keys/service.js';
+import { assertNoHardBlock } from '../banned-words/service.js';
 import { assertAccepts } from '../tasks/service.js';
 import { checklistMarkdown, type ChecklistSet } from './checklist.js';
 import { fissionGenerateJob, fissionRetryImagesJob, NOTE_DONE, NOTE_FAILED, syncFissionCovers, type SetImage } from './pipeline.js';
@@ -17,7 +19,7 @@ import * as repo from './repository.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
-export async function createFission(ctx: AppContext, auth: AuthUser, body: { source_task_id: number; reference_level: ReferenceLevel; fanout_count: number }) {
+export async function createFission(ctx: AppContext, auth: AuthUser, body: { source_task_id: number; reference_level: ReferenceLevel; fanout_count: number; account_id?: number | undefined }) {
   const ws = auth.workspaceId;
   const source = await repo.findSourceTask(ctx.db, ws, body.source_task_id);
   if (!source) throw fail('fission.source_not_found');
@@ -27,6 +29,9 @@ export async function createFission(ctx: AppContext, auth: AuthUser, body: { sou
     throw fail('fission.source_has_no_text');
   }
   if (!(await workspaceHasApiKey(ctx, ws))) throw fail('connection.none_for_text');
+  // Meant for an account: its persona (checked like every text sent to a model); else the source task's account.
+  const account = body.account_id !== undefined ? await accountForNotes(ctx, ws, body.account_id) : null;
+  if (account) await assertNoHardBlock(ctx, ws, source.product_id, [account.persona]);
   const at = nowIso(ctx.clock.now());
   const row = await repo.insertFission(ctx.db, {
     workspace_id: ws,
@@ -34,6 +39,7 @@ export async function createFission(ctx: AppContext, auth: AuthUser, body: { sou
     operator_id: auth.userId,
     reference_level: body.reference_level,
     fanout_count: body.fanout_count,
+    account_id: account?.id ?? source.account_id,
     status: 'generating',
     api_key_id: null,
     provider: null,

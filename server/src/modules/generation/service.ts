@@ -22,6 +22,7 @@ import type { Row } from '../../db/schema.js';
 import type { AigcLabel } from '../../images/aigc.js';
 import { overlayTextInThread, releaseImage } from '../../images/threads.js';
 import { ProviderError, type ImageRequest, type Provider } from '../../providers/types.js';
+import { personaFor } from '../accounts/service.js';
 import { bannedWordMatcherFor, wordsToAvoid } from '../banned-words/service.js';
 import { benchmarksForGeneration } from '../benchmarks/service.js';
 import { preferenceContextForGeneration } from '../preferences/service.js';
@@ -52,17 +53,20 @@ export interface LoadedInputs {
  */
 export async function loadGenerationInputs(
   ctx: AppContext,
-  task: Pick<Row<'tasks'>, 'id' | 'workspace_id' | 'theme'>,
+  task: Pick<Row<'tasks'>, 'id' | 'workspace_id' | 'theme' | 'account_id'>,
   generation: number,
   product: Row<'products'>,
+  /** The account the notes are meant for, when not the task's (a fission's own). */
+  accountId: number | null = task.account_id,
 ): Promise<LoadedInputs> {
   const ws = task.workspace_id;
-  const [benchmarks, preferences, matcher, avoidWords, productImages] = await Promise.all([
+  const [benchmarks, preferences, matcher, avoidWords, productImages, account] = await Promise.all([
     benchmarksForGeneration(ctx, ws, product.id, task.id),
     preferenceContextForGeneration(ctx, { id: task.id, workspaceId: ws, productId: product.id, generation }),
     bannedWordMatcherFor(ctx, ws, product.id),
     wordsToAvoid(ctx, ws, product.id, MAX_AVOID_WORDS),
     productImagesForGeneration(ctx, ws, product.id),
+    personaFor(ctx, ws, accountId),
   ]);
   return {
     inputs: {
@@ -81,6 +85,7 @@ export async function loadGenerationInputs(
       benchmarks: benchmarks.map((b) => ({ highlights: b.highlights, features: b.features })),
       preferences,
       avoidWords,
+      ...(account ? { account } : {}),
     },
     matcher,
     productImages,

@@ -69,6 +69,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
           image_count: Type.Integer({ minimum: 0, maximum: 9, description: 'images per strategy set' }),
           track: Type.Enum(['ai', 'import']),
           overlay_text: Type.Optional(Type.Boolean({ description: 'draw the cover title on the first image (default true)' })),
+          account_id: Type.Optional(Id),
         }),
         response: { 200: Ok(TaskListItem), 422: ErrorEnvelope, ...commonErrors },
       },

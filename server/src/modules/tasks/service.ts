@@ -14,6 +14,7 @@ import type { AuthUser } from '../../http/auth.js';
 import { fail } from '../../http/errors.js';
 import { failure, NO_TASK_FAILURE, type FailureReason, type StoredParams } from '../../http/reasons.js';
 import { pageOf, type PageQuery } from '../../http/schemas.js';
+import { accountForNotes } from '../accounts/service.js';
 import { workspaceCapabilities } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { assertPostable, coverFirst, editedNote, evaluatedColumns, noteEvaluator, publishableText, shippedImages, type NoteEvaluator, type PostableNote } from '../notes/service.js';
@@ -42,6 +43,8 @@ export interface CreateTaskInput {
   image_count: number;
   track: 'ai' | 'import';
   overlay_text?: boolean | undefined;
+  /** The account the notes are meant for (§11): its persona goes to generation. */
+  account_id?: number | undefined;
 }
 
 /**
@@ -57,6 +60,7 @@ function canonicalTaskRequest(input: CreateTaskInput) {
     image_count: input.image_count,
     track: input.track,
     overlay_text: input.overlay_text ?? true,
+    account_id: input.account_id ?? null,
   };
 }
 
@@ -87,6 +91,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
   }
   const theme = input.theme.trim();
   if (!theme) throw fail('validation.blank', { field: 'body.theme' });
+  const account = input.account_id !== undefined ? await accountForNotes(ctx, auth.workspaceId, input.account_id) : null;
   const capabilities = await workspaceCapabilities(ctx, auth.workspaceId);
   if (input.track === 'ai' ? !capabilities.text : !(capabilities.text || capabilities.image)) {
     throw fail('connection.none_for_text');
@@ -102,6 +107,8 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
     // It is sent to every image model of the task.
     product.appearance,
     ...benchmarks.map((b) => b.highlights),
+    // The account's persona is sent to the writer too.
+    account?.persona ?? null,
   ]);
 
   const stamp = nowIso(now);
@@ -127,6 +134,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
         // Set by the generation run: whether the product has an image to use as reference.
         need_product_image: false,
         overlay_text: input.overlay_text ?? true,
+        account_id: account?.id ?? null,
         generation: 0,
         progress: json(null),
         idempotency_key: idempotencyKey ?? null,
