@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { authzScenarios } from './authz.js';
+import { postsDueScenario } from './posts.js';
 import { faultScenario } from './faults.js';
 import { fuzzScenario } from './fuzz.js';
 import { postgresReachable, redisReachable, type ScenarioResult } from './harness.js';
@@ -31,6 +32,7 @@ const groups: Group[] = [
   { name: 'authz', needs: [], run: () => authzScenarios(), titles: ['6 authorization matrix', '6 one-time tokens'] },
   { name: 'load', needs: [], run: async () => [await singleProcessLoad(long)], titles: ['7a load SQLite'] },
   { name: 'webhooks', needs: [], run: async () => [await webhookScenario()], titles: ['8 webhooks'] },
+  { name: 'posts', needs: ['postgres', 'redis'], run: async () => [await postsDueScenario()], titles: ['9 posts due'] },
 ];
 
 function table(rows: ScenarioResult[]): string {
