@@ -2,7 +2,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, userWithRole, type TestServer } from '../helpers/server.js';
+import { imageBytes, seedImage, seedTask, seedText } from '../delivery/fixtures.js';
 import { ok, setStatus, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+
+/** An approved task whose set A has a selected text and a cover, as generation and review leave it. */
+async function seedApprovedNote(server: TestServer, ws: Workspace): Promise<number> {
+  const me = await ok(server, 'GET', '/auth/me', ws.token);
+  const taskId = await seedTask(server, { workspaceId: ws.workspaceId, productId: ws.productId, operatorId: me.id, status: 'approved' });
+  await seedText(server, { id: taskId, workspaceId: ws.workspaceId }, { strategy: 'A', selected: true, title: '助手排期的笔记', content: '一段只属于这篇笔记的正文，讲清楚怎么用。' });
+  await seedImage(server, { id: taskId, workspaceId: ws.workspaceId }, { strategy: 'A', seq: 1, role: 'hook', data: await imageBytes({ color: '#39f' }) });
+  return taskId;
+}
 
 /** The MCP server at POST /mcp, driven by the SDK's own client over Streamable HTTP (§13). */
 describe('MCP server', () => {
@@ -98,5 +108,28 @@ describe('MCP server', () => {
     // Stateless: no stream to open with GET.
     const live = await ok(server, 'POST', '/auth/tokens', ws.token, { name: 'get', scopes: ['read'] });
     expect((await server.request('GET', '/mcp', { token: live.token, headers: { accept: 'text/event-stream' } })).status).toBe(405);
+  });
+
+  it('plans a post of an approved note, reads its kit and results, but offers no tool to mark it published', async () => {
+    const account = await ok(server, 'POST', '/accounts', ws.token, { name: '助手排期号' });
+    const taskId = await seedApprovedNote(server, ws);
+    const client = await connect(await token(ws.token, ['read', 'produce']));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['list_accounts', 'list_posts', 'schedule_post', 'get_post_kit', 'record_post_metrics', 'get_analytics_overview']));
+    expect(names.some((n) => /publish/.test(n))).toBe(false);
+    const at = new Date(Date.now() + 3 * 3_600_000).toISOString();
+    const planned = await client.callTool({ name: 'schedule_post', arguments: { account_id: account.id, scheduled_at: at, task_id: taskId, strategy: 'A' } });
+    expect(planned.isError).toBeFalsy();
+    const post = json(planned);
+    expect((await ok(server, 'GET', `/posts/${post.id}`, ws.token)).status).toBe('scheduled');
+    const kit = json(await client.callTool({ name: 'get_post_kit', arguments: { id: post.id } }));
+    expect(kit.hashtag_line).toMatch(/^#/);
+    // The same note again: refused in the envelope, naming the post.
+    const again = await client.callTool({ name: 'schedule_post', arguments: { account_id: account.id, scheduled_at: new Date(Date.now() + 9 * 3_600_000).toISOString(), task_id: taskId, strategy: 'A' } });
+    expect(again.isError).toBe(true);
+    expect(json(again)).toMatchObject({ code: 40900, message: expect.stringContaining(`already post ${post.id}`) });
+    const overview = json(await client.callTool({ name: 'get_analytics_overview', arguments: {} }));
+    expect(overview.posts.scheduled).toBeGreaterThanOrEqual(1);
+    await client.close();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The MCP tools (contract-decisions §13): each one is an HTTP route of the API, called with the
  * caller's own token, so its input schema is the route's TypeBox schemas (params, query, body)
- * and its validation, policy and errors are the route's. Posts and analytics wait for §11.
+ * and its validation, policy and errors are the route's. An assistant plans posts and reads
+ * results; a person posts and marks a post published (§11: the hand-off is to a person).
  */
 export interface ToolDef {
   name: string;
@@ -70,5 +71,35 @@ export const TOOLS: ToolDef[] = [
     method: 'POST',
     url: '/api/v1/delivery-packages/:id/download-token',
     description: 'A one-time download link for a ready package, valid 60 seconds: give it to the person or fetch it at once.',
+  },
+  { name: 'list_accounts', method: 'GET', url: '/api/v1/accounts', description: 'The team\'s Xiaohongshu accounts with their persona, daily cap, minimum gap between posts and time zone.' },
+  {
+    name: 'list_posts',
+    method: 'GET',
+    url: '/api/v1/posts',
+    description: 'The calendar: posts between from and to (ISO date-times), optionally of one account or status (scheduled, due, published, missed, cancelled), with their latest results.',
+  },
+  { name: 'get_post', method: 'GET', url: '/api/v1/posts/:id', description: 'One post: account, time, status, the frozen note\'s title, warnings and latest results.' },
+  {
+    name: 'schedule_post',
+    method: 'POST',
+    url: '/api/v1/posts',
+    description:
+      'Plan an approved note on an account at a time: task_id + strategy (the selected set of an approved task) or fission_id + seq. Refused with the conflicting post named when the account\'s daily cap or minimum gap would break, the note is already planned, or it is near-identical to a recent post (only a person with the review scope may force that). Planning posts nothing: a person posts from the kit when the time comes.',
+  },
+  { name: 'reschedule_post', method: 'PATCH', url: '/api/v1/posts/:id', description: 'Move a scheduled or due post to another time or account (the same cap and gap rules hold).' },
+  { name: 'cancel_post', method: 'DELETE', url: '/api/v1/posts/:id', description: 'Cancel a post that is not published; its note may be planned again.' },
+  {
+    name: 'get_post_kit',
+    method: 'GET',
+    url: '/api/v1/posts/:id/kit',
+    description: 'What the person posting needs: title, body, the #tag line, the images in posting order (links valid about an hour) and the AI-content declaration steps.',
+  },
+  { name: 'record_post_metrics', method: 'POST', url: '/api/v1/posts/:id/metrics', description: 'Record a published post\'s counts (views, likes, collects, comments, shares, follows) as the person read them.' },
+  {
+    name: 'get_analytics_overview',
+    method: 'GET',
+    url: '/api/v1/analytics/overview',
+    description: 'What worked: posts scheduled, published and missed; median engagement by strategy, angle, product and account; approval rate and time; paid calls per approved note. Filter by from, to, product_id, account_id.',
   },
 ];
