@@ -183,7 +183,7 @@ export const ERROR_REASONS = {
   'image.still_pending': { kind: 'conflict', message: 'this image is still being made; wait for it before regenerating it' },
   'image.queue_race': { kind: 'conflict', message: 'another image of this slot was queued at the same moment; reload the task' },
   'image.store_race': { kind: 'conflict', message: 'another image of this slot was stored at the same moment; retry the upload' },
-  'image.none_failed': { kind: 'conflict', message: 'no image of the latest generation failed' },
+  'image.not_failed': { kind: 'conflict', message: 'image candidate {id} is no failed image of the latest generation: only failed images are retried' },
   'image.not_queued': { kind: 'internal', message: 'the images were stored but could not be queued: {detail}' },
   'image.strategy': { kind: 'validation', message: 'strategy must be A, B or C' },
   'image.seq': { kind: 'validation', message: 'seq must be a positive integer' },

@@ -28,7 +28,16 @@ export interface NormalizeOptions {
    * written into it (contract-decisions §12). Without it nothing of the input's metadata stays.
    */
   aigc?: AigcLabel;
+  /**
+   * How an image of another ratio becomes 3:4 (a person's upload): `crop` keeps a 3:4 window,
+   * `focus` (0 to 1, default 0.5) placing it along the axis that is cut (0: left or top);
+   * `pad` keeps the whole picture on a `background` of its own (default white). Centre crop
+   * without it.
+   */
+  framing?: Framing;
 }
+
+export type Framing = { fit: 'crop'; focus?: number } | { fit: 'pad'; background?: string };
 
 /** The bytes are not a JPEG, PNG or WebP image that decodes (the caller decides what that means). */
 export class InvalidImageError extends Error {
@@ -49,12 +58,12 @@ export class InvalidImageError extends Error {
 export async function normalizeImage(input: Buffer, opts: NormalizeOptions = {}): Promise<NormalizedImage> {
   const width = opts.width ?? DEFAULT_WIDTH;
   const height = opts.height ?? DEFAULT_HEIGHT;
-  const { pipeline, xmp } = await normalizedPipeline(input, width, height);
+  const { pipeline, xmp } = await normalizedPipeline(input, width, height, opts.framing);
   return encode(pipeline, { width, height, format: opts.format, xmp: opts.aigc ? labelledXmp(xmp, opts.aigc) : undefined });
 }
 
 /** The decoding half of normalizeImage, for callers that draw on the image before encoding; `xmp` is the input's. */
-export async function normalizedPipeline(input: Buffer, width: number, height: number): Promise<{ pipeline: sharp.Sharp; xmp: string | undefined }> {
+export async function normalizedPipeline(input: Buffer, width: number, height: number, framing?: Framing): Promise<{ pipeline: sharp.Sharp; xmp: string | undefined }> {
   // Only the formats we accept anywhere, by their bytes: sharp would also decode SVG, GIF, TIFF…
   const mime = sniffImageMime(input);
   if (!mime) throw new InvalidImageError('not a JPEG, PNG or WebP image');
@@ -71,7 +80,19 @@ export async function normalizedPipeline(input: Buffer, width: number, height: n
   const pipeline = source.rotate().toColourspace('srgb').flatten({ background: '#ffffff' });
   // A centre crop: provider images are asked for at 3:4 or the nearest portrait size, so the
   // crop takes a thin strip off the edges; a saliency search costs a sixth to a quarter more CPU.
-  if (w !== width || h !== height) pipeline.resize(width, height, { fit: 'cover', position: 'centre', kernel: kernelFor(Math.max(width / w, height / h)) });
+  if (w !== width || h !== height) {
+    if (framing?.fit === 'pad') {
+      pipeline.resize(width, height, { fit: 'contain', background: framing.background ?? '#ffffff', kernel: kernelFor(Math.min(width / w, height / h)) });
+    } else if (framing?.fit === 'crop' && framing.focus !== undefined) {
+      // The cover-size picture, then the window at `focus` along the axis that is too long.
+      const scale = Math.max(width / w, height / h);
+      const [rw, rh] = [Math.max(width, Math.round(w * scale)), Math.max(height, Math.round(h * scale))];
+      const focus = Math.min(1, Math.max(0, framing.focus));
+      pipeline.resize(rw, rh, { fit: 'fill', kernel: kernelFor(scale) }).extract({ left: Math.round((rw - width) * focus), top: Math.round((rh - height) * focus), width, height });
+    } else {
+      pipeline.resize(width, height, { fit: 'cover', position: 'centre', kernel: kernelFor(Math.max(width / w, height / h)) });
+    }
+  }
   return { pipeline, xmp: meta.xmp?.toString('utf8') };
 }
 

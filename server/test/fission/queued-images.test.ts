@@ -54,7 +54,12 @@ describe('queued images of tasks and fissions: one path', () => {
     const before = await taskDetail(server, ws.token, taskId);
     const failed = (before.image_candidates as any[]).filter((i) => i.status === 'failed');
     expect(failed).toHaveLength(2);
-    expect(await ok(server, 'POST', `/tasks/${taskId}/retry-images`, ws.token)).toMatchObject({ queued: 2 });
+    const [first, second] = failed.map((i) => i.candidate_id as number);
+    // One tile's retry retries that tile; naming an image that has not failed (now pending) is refused; then the rest.
+    expect(await ok(server, 'POST', `/tasks/${taskId}/retry-images`, ws.token, { candidate_ids: [first] })).toMatchObject({ queued: true, count: 1, candidate_ids: [first] });
+    const notFailed = await server.request('POST', `/api/v1/tasks/${taskId}/retry-images`, { token: ws.token, body: { candidate_ids: [first] } });
+    expect([notFailed.status, notFailed.body.reason]).toEqual([409, 'image.not_failed']);
+    expect(await ok(server, 'POST', `/tasks/${taskId}/retry-images`, ws.token)).toMatchObject({ queued: true, count: 1, candidate_ids: [second] });
 
     const from = imageCalls();
     await taskImagesJob.run(server.ctx, taskId, job);
@@ -62,6 +67,8 @@ describe('queued images of tasks and fissions: one path', () => {
     const ids = failed.map((i) => i.candidate_id);
     const made = await rowsOf(ids);
     expect(made.map((i) => i.status)).toEqual(['done', 'done']);
+    // Nothing failed any more: nothing queued, no error (§8).
+    expect(await ok(server, 'POST', `/tasks/${taskId}/retry-images`, ws.token)).toEqual({ queued: false, count: 0, candidate_ids: [], failed_roles: [] });
     const streamed = (await server.ctx.events.replay(taskId, 0)).filter((e) => e.name === 'image_candidate' && ids.includes((e.data as any).candidate_id));
     expect(streamed.map((e) => (e.data as any).status).filter((s) => s === 'done')).toHaveLength(2);
 

@@ -64,7 +64,7 @@ describe('editing loop', () => {
     fake.options = {};
     const before = imageCalls().length;
     const retry = await ok(server, 'POST', `/tasks/${created.id}/retry-images`, ws.token);
-    expect(retry).toEqual({ queued: 3, failed_roles: ['quality'] });
+    expect(retry).toMatchObject({ queued: true, count: 3, failed_roles: ['quality'] });
     const queued = await taskDetail(server, ws.token, created.id);
     expect((queued.image_candidates as any[]).filter((i) => i.status === 'pending')).toHaveLength(3);
     expect(queued.allowed_actions).not.toContain('retry_images');
@@ -79,10 +79,8 @@ describe('editing loop', () => {
     const streamed = named(await eventsOf(server, created.id), 'image_candidate').filter((e) => e.role === 'quality' && e.status === 'done');
     expect(streamed).toHaveLength(3);
 
-    // Nothing failed any more: retry-images has nothing to do.
-    const again = await server.request('POST', `${API}/tasks/${created.id}/retry-images`, { token: ws.token });
-    expect(again.status).toBe(409);
-    expect(again.body.code).toBe(40900);
+    // Nothing failed any more: retry-images has nothing to do, and says so (§8), not an error.
+    expect(await ok(server, 'POST', `/tasks/${created.id}/retry-images`, ws.token)).toEqual({ queued: false, count: 0, candidate_ids: [], failed_roles: [] });
   });
 
   it('regenerates one image with an instruction: a new candidate of the same slot, the old one kept, paid once even after a crash', async () => {
@@ -181,6 +179,58 @@ describe('editing loop', () => {
     const noFile = await upload({ strategy: 'A', seq: '1', role: 'hook' }, null);
     expect(noFile.status).toBe(400);
     expect((await taskDetail(server, ws.token, detail.id)).image_candidates.filter((i: any) => i.source === 'upload')).toHaveLength(1);
+  });
+
+  it('frames a landscape upload as asked (a 3:4 window at a focus, or padded whole) and puts it in the slot\'s place in the selection', async () => {
+    const detail = await generatedTask(2);
+    const second = (detail.image_candidates as any[]).find((i) => i.strategy === 'A' && i.seq === 2);
+    // A red strip on the left, a blue one on the right, white between: only a window pushed to
+    // the left (focus 0) starts in red, only one pushed right (focus 1) ends in blue; a centre
+    // crop shows white at both edges.
+    const band = (width: number, color: string) => sharp({ create: { width, height: 600, channels: 3, background: color } }).png().toBuffer();
+    const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#ffffff' } })
+      .composite([{ input: await band(160, '#ff0000'), left: 0, top: 0 }, { input: await band(160, '#0000ff'), left: 640, top: 0 }])
+      .jpeg()
+      .toBuffer();
+    const upload = (fields: Record<string, string>) => {
+      const form = new FormData();
+      for (const [k, v] of Object.entries({ strategy: 'A', seq: '2', role: second.role, ...fields })) form.append(k, v);
+      form.append('image', new Blob([photo]), 'landscape.jpg');
+      return server.request('POST', `${API}/tasks/${detail.id}/image-candidates/upload`, { token: ws.token, raw: form });
+    };
+    const pixel = async (candidate: any, x: number, y: number) => {
+      const bytes = Buffer.from(await (await fetch(`${server.url}${candidate.url}`)).arrayBuffer());
+      const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+      const at = (y * info.width + x) * info.channels;
+      return [data[at]!, data[at + 1]!, data[at + 2]!];
+    };
+    const reddish = (p: number[]) => p[0]! > 200 && p[2]! < 60;
+    const bluish = (p: number[]) => p[2]! > 200 && p[0]! < 60;
+
+    const left = (await upload({ fit: 'crop', focus: '0' })).body.data;
+    expect(reddish(await pixel(left, 10, 720))).toBe(true);
+    expect(bluish(await pixel(left, 1070, 720))).toBe(false);
+    const right = (await upload({ fit: 'crop', focus: '1' })).body.data;
+    expect(bluish(await pixel(right, 1070, 720))).toBe(true);
+    expect(reddish(await pixel(right, 10, 720))).toBe(false);
+    const centred = (await upload({})).body.data;
+    expect([reddish(await pixel(centred, 10, 720)), bluish(await pixel(centred, 1070, 720))]).toEqual([false, false]);
+    const padded = (await upload({ fit: 'pad', background: '#00ff00' })).body.data;
+    const top = await pixel(padded, 540, 10);
+    expect(top[1]! > 200 && top[0]! < 60).toBe(true);
+    expect(reddish(await pixel(padded, 100, 720))).toBe(true);
+    expect(bluish(await pixel(padded, 1000, 720))).toBe(true);
+    const refused = await upload({ fit: 'stretch' });
+    expect([refused.status, refused.body.reason]).toEqual([400, 'validation.one_of']);
+    expect((await upload({ fit: 'crop', focus: '1.5' })).status).toBe(400);
+
+    // Without a selection nothing is selected (the newest version ships); with one, the upload takes its slot's place.
+    expect(left.is_selected).toBe(false);
+    await ok(server, 'POST', `/tasks/${detail.id}/image-candidates/select`, ws.token, { candidate_id: second.candidate_id });
+    const replacing = (await upload({})).body.data;
+    expect(replacing.is_selected).toBe(true);
+    const slot = (await taskDetail(server, ws.token, detail.id)).image_candidates.filter((i: any) => i.strategy === 'A' && i.seq === 2);
+    expect(slot.filter((i: any) => i.is_selected).map((i: any) => i.candidate_id)).toEqual([replacing.candidate_id]);
   });
 
   it('sends where the banned-word check found each word, per part of the note, for the client to mark', async () => {

@@ -198,6 +198,7 @@ export const en: Strings<typeof zhCN> = {
       still_pending: 'This image is still being made; wait for it before regenerating',
       queue_race: 'Another image of this slot was just queued; reload the task',
       store_race: 'Another image of this slot was just stored; upload again',
+      not_failed: 'This image did not fail: nothing to retry',
       none_failed: 'No image of the latest generation failed',
       not_queued: 'The images were saved but could not be queued; retry later',
       strategy: 'The image set must be A, B or C',

@@ -193,6 +193,7 @@ export const zhCN = {
       still_pending: '这张图片还在生成中，请等它完成再重新生成',
       queue_race: '这个图位刚有另一张图片排队，请刷新任务',
       store_race: '这个图位刚保存了另一张图片，请重新上传',
+      not_failed: '这张图片没有失败，无需重试',
       none_failed: '最新一轮没有失败的图片',
       not_queued: '图片已保存但未能排队生成，请稍后重试',
       strategy: '图片所属的组不正确',

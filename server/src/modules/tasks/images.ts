@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { Framing } from '../../images/normalize.js';
 import { taskCoverTemplate } from '../../content/cover.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import type { StoryboardFrame } from '../../content/storyboard.js';
@@ -141,6 +142,28 @@ export interface UploadFields {
   strategy?: string | undefined;
   seq?: string | undefined;
   role?: string | undefined;
+  /** `crop` (default) or `pad`: how a picture of another ratio becomes 3:4. */
+  fit?: string | undefined;
+  /** With `crop`: where the 3:4 window sits along the axis that is cut, 0 to 1 (0.5: centre). */
+  focus?: string | undefined;
+  /** With `pad`: the colour around the picture, #rrggbb (white by default). */
+  background?: string | undefined;
+}
+
+/** The framing the form asks for, or the 400 naming the field. */
+function framingOf(fields: UploadFields): Framing | undefined {
+  const fit = fields.fit?.trim() || 'crop';
+  if (fit !== 'crop' && fit !== 'pad') throw fail('validation.one_of', { field: 'fit', allowed: ['crop', 'pad'] });
+  if (fit === 'pad') {
+    const background = fields.background?.trim() || undefined;
+    if (background !== undefined && !/^#[0-9a-fA-F]{6}$/.test(background)) throw fail('validation.pattern', { field: 'background', pattern: '^#[0-9a-fA-F]{6}$' });
+    return { fit, ...(background ? { background } : {}) };
+  }
+  const raw = fields.focus?.trim();
+  if (!raw) return undefined;
+  const focus = Number(raw);
+  if (!/^\d(\.\d+)?$/.test(raw) || focus > 1) throw fail('validation.invalid', { field: 'focus', detail: 'must be a number from 0 to 1' });
+  return { fit, focus };
 }
 
 /**
@@ -156,12 +179,14 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
   const role = fields.role?.trim();
   if (!role) throw fail('validation.required', { field: 'role' });
 
+  const framing = framingOf(fields);
+
   const task = await repo.findTask(ctx.db, auth.workspaceId, taskId);
   if (!task) throw fail('task.not_found');
   if (!sniffImageMime(data)) throw fail('upload.not_image');
   let normalised;
   try {
-    normalised = await normalizeImageInThread(data);
+    normalised = await normalizeImageInThread(data, framing ? { framing } : {});
   } catch (err) {
     if (err instanceof InvalidImageError) throw fail('upload.unusable_image', { detail: err.message });
     throw err;
@@ -199,8 +224,12 @@ export async function uploadImage(ctx: AppContext, auth: AuthUser, taskId: numbe
       updated_at: stamp,
     });
     if (!inserted) throw fail('image.store_race');
-    const view = imageCandidateView(ctx, inserted);
-    const audit = [{ kind: 'edit' as const, action: 'upload_image', detail: { candidate_id: inserted.id, replaces: current.id, strategy, seq } }];
+    // The team's own picture replaces the slot's: where the task has a selection (what ships),
+    // it takes the slot's place in it, so every package ships it; without one the newest
+    // version of each slot ships anyway.
+    const stored = (await repo.taskHasSelectedImage(trx, auth.workspaceId, taskId)) ? await repo.selectOnlyInSlot(trx, auth.workspaceId, inserted) : inserted;
+    const view = imageCandidateView(ctx, stored);
+    const audit = [{ kind: 'edit' as const, action: 'upload_image', detail: { candidate_id: inserted.id, replaces: current.id, strategy, seq, selected: Boolean(stored.is_selected) } }];
     return { result: view, events: [{ name: 'image_candidate', data: view }], audit };
   });
   return row;
@@ -214,19 +243,27 @@ async function latestSlot(db: DbOrTx, workspaceId: number, taskId: number, strat
     .sort((a, b) => b.generation - a.generation || a.variant - b.variant)[0];
 }
 
-/** Queues again the images of the latest generation that failed; answers which roles. */
-export async function retryImages(ctx: AppContext, auth: AuthUser, taskId: number) {
+/**
+ * Queues again the images of the latest generation that failed, or only `candidateIds` of them
+ * (a retry names what it retries: one tile's 重试 retries that tile). Nothing failed: nothing
+ * queued, `{queued: false}` (contract-decisions §8).
+ */
+export async function retryImages(ctx: AppContext, auth: AuthUser, taskId: number, candidateIds?: readonly number[]) {
   const retried = await runTaskAction(ctx, auth, taskId, 'retry_images', async (trx, task, now) => {
-    const failed = await repo.failedImagesOfGeneration(trx, auth.workspaceId, taskId, task.generation);
-    if (failed.length === 0) throw fail('image.none_failed');
+    const allFailed = await repo.failedImagesOfGeneration(trx, auth.workspaceId, taskId, task.generation);
+    const wanted = candidateIds ? new Set(candidateIds) : undefined;
+    for (const id of wanted ?? []) if (!allFailed.some((i) => i.id === id)) throw fail('image.not_failed', { id });
+    const failed = wanted ? allFailed.filter((i) => wanted.has(i.id)) : allFailed;
+    if (failed.length === 0) return { result: [], events: [] };
     const stamp = nowIso(now);
     for (const image of failed) {
       await repo.updateImageCandidate(trx, auth.workspaceId, image.id, { status: 'pending', ...NO_ERROR, error_kind: null, updated_at: stamp });
     }
     return { result: failed, events: [] };
   });
+  if (retried.length === 0) return { queued: false, count: 0, candidate_ids: [], failed_roles: [] };
   await enqueueImages(ctx, auth.workspaceId, taskId, retried.map((i) => i.id));
-  return { queued: retried.length, failed_roles: [...new Set(retried.map((i) => i.role))] };
+  return { queued: true, count: retried.length, candidate_ids: retried.map((i) => i.id), failed_roles: [...new Set(retried.map((i) => i.role))] };
 }
 
 /** Only the task id is queued; should the queue refuse it, the queued images fail at once (retry-images queues them again). */

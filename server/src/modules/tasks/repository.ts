@@ -689,3 +689,22 @@ export async function findStaleImages(db: DbOrTx, window: StaleWindow): Promise<
     .execute();
   return rows.map((r) => r.task_id);
 }
+
+export async function taskHasSelectedImage(db: DbOrTx, workspaceId: number, taskId: number): Promise<boolean> {
+  const row = await db.selectFrom('image_candidates').select('id').where('workspace_id', '=', workspaceId).where('task_id', '=', taskId).where('is_selected', '=', true).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Selects `image` and deselects every other version of its slot (same set and seq); returns the row as stored. */
+export async function selectOnlyInSlot(db: DbOrTx, workspaceId: number, image: Pick<Row<'image_candidates'>, 'id' | 'task_id' | 'strategy' | 'seq'>) {
+  await db
+    .updateTable('image_candidates')
+    .set({ is_selected: false })
+    .where('workspace_id', '=', workspaceId)
+    .where('task_id', '=', image.task_id)
+    .where('strategy', '=', image.strategy)
+    .where('seq', '=', image.seq)
+    .where('id', '<>', image.id)
+    .execute();
+  return db.updateTable('image_candidates').set({ is_selected: true }).where('workspace_id', '=', workspaceId).where('id', '=', image.id).returningAll().executeTakeFirstOrThrow();
+}

@@ -309,20 +309,33 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     '/tasks/:id/retry-images',
     {
       config: { access: { can: 'tasks.write' } },
+      // A request without a body retries every failed image, as before the body existed.
+      preValidation: (request, _reply, done) => {
+        request.body ??= {};
+        done();
+      },
       schema: {
         tags,
         operationId: 'retryTaskImages',
         summary: 'Make again the images of the latest generation that failed',
         description:
-          'Queues again only the failed images of the latest generation (each keeps its slot), answered with how many and their roles; each is streamed as `image_candidate` when settled. Accepted in `pending_selection` (409 / 40900 otherwise, or when none failed).',
+          'Queues again the failed images of the latest generation (each keeps its slot), or only those named in `candidate_ids` (409 naming one that did not fail), answered with which and their roles; each is streamed as `image_candidate` when settled. Nothing failed: `{queued: false, count: 0, failed_roles: []}`. Accepted in `pending_selection` (409 / 40900 otherwise).',
         params: IdParams,
+        body: Type.Object({ candidate_ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: 50, description: 'retry only these failed images (one tile\'s retry)' })) }),
         response: {
-          200: Ok(Type.Object({ queued: Type.Integer({ description: 'images queued' }), failed_roles: Type.Array(Type.Enum(IMAGE_ROLES)) })),
+          200: Ok(
+            Type.Object({
+              queued: Type.Boolean({ description: 'whether anything was queued' }),
+              count: Type.Integer({ description: 'images queued' }),
+              candidate_ids: Type.Array(Type.Integer(), { description: 'the image candidates queued again' }),
+              failed_roles: Type.Array(Type.Enum(IMAGE_ROLES)),
+            }),
+          ),
           ...stateErrors,
         },
       },
     },
-    async (request) => ok(await images.retryImages(ctx, currentUser(request), request.params.id)),
+    async (request) => ok(await images.retryImages(ctx, currentUser(request), request.params.id, request.body.candidate_ids)),
   );
 
   await uploadScope(app, (scope) => {
@@ -337,6 +350,9 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
               strategy: Type.Union([Type.Literal('A'), Type.Literal('B'), Type.Literal('C')]),
               seq: Type.String({ pattern: '^[0-9]{1,3}$', description: 'the slot number within the set' }),
               role: Type.Enum(IMAGE_ROLES, { description: 'the slot role, as the image candidate shows it' }),
+              fit: Type.Optional(Type.Union([Type.Literal('crop'), Type.Literal('pad')], { description: 'a picture of another ratio: crop a 3:4 window (default) or pad it whole' })),
+              focus: Type.Optional(Type.String({ pattern: '^[01](\\.[0-9]+)?$', description: 'with crop: where the window sits along the cut axis, 0 (left/top) to 1 (right/bottom); default 0.5' })),
+              background: Type.Optional(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'with pad: the colour around the picture (default #ffffff)' })),
             }),
           ),
         },
@@ -345,7 +361,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
           operationId: 'uploadImageCandidate',
           summary: 'Replace one image with the team’s own: multipart `image`, `strategy`, `seq`, `role`',
           description:
-            'The file (JPEG, PNG or WebP by its content, ≤ 10 MB) becomes a new image candidate of the slot (`source: "upload"`), upright, cropped to 3:4 (1080×1440) and without metadata; a cover gets its set’s cover title drawn on it like a generated one. Accepted in `pending_selection` (409 / 40900 otherwise).',
+            'The file (JPEG, PNG or WebP by its content, ≤ 10 MB) becomes a new image candidate of the slot (`source: "upload"`), upright, made 3:4 (1080×1440: a window at `focus`, or padded whole with `fit: pad`) and without metadata; a cover gets its set’s cover title drawn on it like a generated one. Where the task has selected images, the upload takes its slot\'s place in the selection (every package ships it). Accepted in `pending_selection` (409 / 40900 otherwise).',
           consumes: ['multipart/form-data'],
           params: IdParams,
           response: { 200: Ok(ImageCandidateSchema), 413: ErrorEnvelope, 415: ErrorEnvelope, ...stateErrors },

@@ -116,7 +116,7 @@ export default function TaskPage() {
       onRetry: () =>
         void api.tasks
           .retryImages(taskId)
-          .then((r) => notifySuccess(t('editing.retryQueued', { count: r.queued })))
+          .then((r) => notifySuccess(t('editing.retryQueued', { count: r.count })))
           .finally(refresh),
     }),
     // mutate functions are stable; only what the server allows changes what the cards may do
