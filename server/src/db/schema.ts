@@ -433,6 +433,38 @@ export interface ReviewsTable {
   action: 'submit' | 'approve' | 'reject';
   reason: string | null;
   final: Bool;
+  /** A submission's note for the reviewer (required below the pass line); migration 20261128_1200. */
+  note: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The selected texts a submission or rejection was about, for what changed since. */
+  texts: NullableJson<ReviewedText[]>;
+  created_at: Timestamp;
+}
+
+/** A selected text as a review saw it. */
+export interface ReviewedText {
+  strategy: string | null;
+  title: string;
+  content: string;
+  tags: string[];
+  cover_title: string;
+  score_total: number;
+}
+
+/** A reviewer's or operator's comment on a task: on a line of a text, an image, or the task (issue 30). */
+export interface ReviewCommentsTable {
+  id: Id;
+  workspace_id: number;
+  task_id: number;
+  author_id: number;
+  anchor_kind: 'task' | 'text' | 'image';
+  candidate_id: number | null;
+  /** 1-based line of the text's body (a text anchor). */
+  line: number | null;
+  /** The line's words when the comment was made: the anchor still reads after an edit. */
+  quote: string | null;
+  body: string;
+  resolved_at: Timestamp | null;
+  resolved_by: number | null;
   created_at: Timestamp;
 }
 
@@ -757,6 +789,7 @@ export interface DB {
   preference_signals: PreferenceSignalsTable;
   preference_snapshots: PreferenceSnapshotsTable;
   reviews: ReviewsTable;
+  review_comments: ReviewCommentsTable;
   task_audit: TaskAuditTable;
   delivery_packages: DeliveryPackagesTable;
   package_notes: PackageNotesTable;
@@ -815,7 +848,7 @@ export const COLUMN_CODECS: TableCodecs = {
   image_candidates: { is_selected: 'bool', is_regen: 'bool', overlay: 'json', error_params: 'json' },
   task_events: { data: 'json' },
   preference_snapshots: { context: 'json' },
-  reviews: { final: 'bool' },
+  reviews: { final: 'bool', texts: 'json' },
   task_audit: { detail: 'json' },
   fission_tasks: { error_params: 'json' },
   delivery_packages: { error_params: 'json' },

@@ -196,6 +196,12 @@ export const ERROR_REASONS = {
   'image.caption_no_original': { kind: 'conflict', message: 'this image was lettered before originals were kept and cannot be lettered again; regenerate or replace it' },
   'image.caption_race': { kind: 'conflict', message: 'the image changed while it was being lettered; reload the task' },
 
+  // Review with context (issue 30).
+  'comment.not_found': { kind: 'notFound', message: 'comment not found' },
+  'comment.anchor': { kind: 'validation', message: 'anchor {kind} needs {needs}' },
+  'comment.candidate_not_found': { kind: 'notFound', message: 'candidate {id} is no {kind} candidate of this task' },
+  'comment.not_author': { kind: 'forbidden', message: 'only the author, a supervisor or an admin may delete a comment' },
+
   // The publishing operation (contract-decisions §11).
   'account.not_found': { kind: 'notFound', message: 'account not found' },
   'account.profile_url': { kind: 'validation', message: '{field} must be a xiaohongshu.com profile link (https://www.xiaohongshu.com/user/profile/…)' },

@@ -117,3 +117,12 @@ export function registerStrictJsonParser(app: FastifyInstance) {
     });
   });
 }
+
+/**
+ * A route hook for an optional JSON body: a request without a body is validated as `{}` (Ajv
+ * refuses `undefined` against an object schema), so a client that sends none keeps working.
+ */
+export function absentBodyAsEmpty(request: { body: unknown }, _reply: unknown, done: () => void): void {
+  request.body ??= {};
+  done();
+}

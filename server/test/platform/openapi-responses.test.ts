@@ -311,6 +311,10 @@ describe('real responses match the OpenAPI document', () => {
     await data('POST', '/tasks/{id}/submit-review', { token: admin, params: { id: task.id } });
     await data('GET', '/review/queue', { token: admin });
     await data('POST', '/review/{task_id}/reject', { token: admin, params: { task_id: task.id }, json: { reason: '标题再短一点' } });
+    const remark = await data('POST', '/tasks/{id}/comments', { token: admin, params: { id: task.id }, json: { body: '标题再短一点' } });
+    await data('GET', '/tasks/{id}/comments', { token: admin, params: { id: task.id } });
+    await data('POST', '/tasks/{id}/comments/{comment_id}/resolve', { token: admin, params: { id: task.id, comment_id: remark.id }, json: {} });
+    await data('DELETE', '/tasks/{id}/comments/{comment_id}', { token: admin, params: { id: task.id, comment_id: remark.id } });
     await data('POST', '/tasks/{id}/submit-review', { token: admin, params: { id: task.id } });
     await data('POST', '/review/{task_id}/approve', { token: admin, params: { task_id: task.id } });
     expect((await call('POST', '/review/{task_id}/approve', { token: admin, params: { task_id: task.id } })).status).toBe(409);

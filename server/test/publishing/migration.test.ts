@@ -54,3 +54,19 @@ describe('migration 20261128_1100_account_on_tasks', () => {
     }
   });
 });
+
+describe('migration 20261128_1200_review_context', () => {
+  it('keeps a submission\'s note and the texts a review saw, adds anchored comments, and goes back down', async () => {
+    const { db, migrator, now, workspaceId, userId, taskId, close } = await databaseBefore('20261128_1100_account_on_tasks', { image_count: 0 });
+    try {
+      expect((await migrator.migrateTo('20261128_1200_review_context')).error).toBeUndefined();
+      await db.insertInto('reviews').values({ workspace_id: workspaceId, task_id: taskId, user_id: userId, action: 'submit', reason: null, note: '低于及格线但客户要', texts: '[]', final: false, created_at: now }).execute();
+      await db.insertInto('review_comments').values({ workspace_id: workspaceId, task_id: taskId, author_id: userId, anchor_kind: 'task', body: '封面再亮一点', created_at: now }).execute();
+      expect((await db.selectFrom('review_comments').select('body').execute()).map((r) => r.body)).toEqual(['封面再亮一点']);
+      expect((await migrator.migrateTo('20261128_1100_account_on_tasks')).error).toBeUndefined();
+      await expect(db.selectFrom('review_comments').selectAll().execute()).rejects.toThrow();
+    } finally {
+      await close();
+    }
+  });
+});

@@ -67,6 +67,7 @@ interface Fixtures {
   post: number;
   /** An approved task whose sets A and B each have a selected text: set B is posted and cancelled by the delete checks. */
   approvedTask: number;
+  comment: number;
 }
 
 async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -133,6 +134,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
   }
   await must(base, 'POST', `/tasks/${approved.id}/submit-review`, token);
   await must(base, 'POST', `/review/${approved.id}/approve`, token);
+  const comment = await must(base, 'POST', `/tasks/${task.id}/comments`, token, { body: '权限评论' });
   const post = await must(base, 'POST', '/posts', token, { account_id: account.id, scheduled_at: new Date(Date.now() + 3_600_000).toISOString(), task_id: approved.id, strategy: 'A', force: true });
   return {
     workspace: me.current_workspace_id,
@@ -153,6 +155,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
     account: account.id,
     post: post.id,
     approvedTask: approved.id,
+    comment: comment.id,
   };
 }
 
@@ -182,6 +185,7 @@ function fillPath(route: string, f: Fixtures): string {
     .replace('{image_id}', String(f.image))
     .replace('{user_id}', String(f.user))
     .replace('{invitation_id}', String(f.invitation))
+    .replace('{comment_id}', String(f.comment))
     .replace('{seq}', '1')
     .replace('{name}', 'ad-law')
     .replace('{key}', f.fileKey);
@@ -203,6 +207,7 @@ function bodyFor(route: string, f: Fixtures): unknown {
     [/^PATCH \/users\/\{id\}$/, { email: 'x@example.com' }],
     [/^POST \/invitations\/redeem$/, { token: 'no-such-invitation-token' }],
     [/^POST \/accounts$/, { name: '新账号' }],
+    [/^POST \/tasks\/\{id\}\/comments$/, { body: '评论' }],
     [/^PATCH \/accounts\/\{id\}$/, { persona: '改过的人设' }],
     [/^POST \/posts$/, { account_id: f.account, scheduled_at: new Date(Date.now() + 7_200_000).toISOString(), task_id: f.approvedTask, strategy: 'A' }],
     [/^PATCH \/posts\/\{id\}$/, { scheduled_at: new Date(Date.now() + 5_400_000).toISOString() }],
@@ -212,7 +217,7 @@ function bodyFor(route: string, f: Fixtures): unknown {
   return table.find(([re]) => re.test(route))?.[1] ?? {};
 }
 
-const isId = (route: string) => /\{(id|task_id|candidate_id|image_id|user_id|invitation_id)\}/.test(route);
+const isId = (route: string) => /\{(id|task_id|candidate_id|image_id|user_id|invitation_id|comment_id)\}/.test(route);
 /**
  * Membership routes name a workspace: for one the caller is not a member of, both a 403 (the
  * admin role there is missing) and a 404 (it is another workspace's record) refuse without
@@ -382,6 +387,8 @@ async function fixturesForDelete(base: string, root: string, own: Fixtures, rout
   if (route === 'DELETE /benchmarks/{id}') f.benchmark = (await must(base, 'POST', `/products/${own.product}/benchmarks`, token, { highlights: 'x', link_url: null, screenshot_url: null })).id;
   if (route === 'DELETE /banned-words/{id}') f.bannedWord = (await must(base, 'POST', '/banned-words', root, { word: `删${Math.random().toString(36).slice(2, 8)}`, level: 'soft_warn' })).id;
   if (route === 'DELETE /auth/tokens/{id}') f.accessToken = (await must(base, 'POST', '/auth/tokens', token, { name: 'delete me', scopes: ['read'] })).id;
+  // The author deletes their own comment; the operator's is made with the operator's token.
+  if (route === 'DELETE /tasks/{id}/comments/{comment_id}') f.comment = (await must(base, 'POST', `/tasks/${own.task}/comments`, token, { body: '待删评论' })).id;
   if (route === 'DELETE /accounts/{id}') f.account = (await must(base, 'POST', '/accounts', root, { name: '待删账号' })).id;
   // Set B of the approved task, planned afresh for each delete (a cancelled post frees its note); an admin's force, as both sets are one task's.
   if (route === 'DELETE /posts/{id}') {

@@ -216,7 +216,8 @@ describe('review', () => {
     expect([...submittedAts].sort()).toEqual(submittedAts);
 
     const item = queue.body.data.items.find((i: any) => i.task_id === first.id);
-    expect(Object.keys(item).sort()).toEqual(['operator_name', 'product_name', 'providers', 'selected_image', 'selected_sets', 'selected_text', 'submitted_at', 'task_id', 'theme']);
+    expect(Object.keys(item).sort()).toEqual(['open_comments', 'operator_name', 'previous_rejection', 'product_name', 'providers', 'selected_image', 'selected_sets', 'selected_text', 'submit_note', 'submitted_at', 'task_id', 'theme']);
+    expect(item).toMatchObject({ submit_note: null, previous_rejection: null, open_comments: 0 });
     // Seeded without a generation: no connection made any of it.
     expect(item.providers).toEqual({ text: null, vision: null, image: null });
     expect(item).toMatchObject({ product_name: '保温杯', theme: '夏日通勤', operator_name: 'reviewq' });
@@ -238,5 +239,39 @@ describe('review', () => {
     await post(`/review/${first.id}/approve`, supervisor.token);
     const after = await server.request('GET', '/api/v1/review/queue?page_size=100', { token: supervisor.token });
     expect(after.body.data.items.map((i: any) => i.task_id)).not.toContain(first.id);
+  });
+
+  it('gives the reviewer context: the operator\'s note, the last rejection with the texts it rejected, open comments', async () => {
+    const task = await newTask('pending_selection', false);
+    const weak = await seedText(server, task, { strategy: 'A', selected: true, total: 74, title: '第一版标题', content: '第一行\n第二行写得太硬' });
+    expect((await post(`/tasks/${task.id}/submit-review`, operator.token, { note: '客户点名要这个角度' })).status).toBe(200);
+    const first = (await server.request('GET', '/api/v1/review/queue?page_size=100', { token: supervisor.token })).body.data.items.find((i: any) => i.task_id === task.id);
+    expect(first).toMatchObject({ submit_note: '客户点名要这个角度', previous_rejection: null });
+    await post(`/review/${task.id}/reject`, supervisor.token, { reason: '第二行太像广告' });
+
+    // The operator fixes the text, answers a comment on its second line, and submits again.
+    const comment = await post(`/tasks/${task.id}/comments`, supervisor.token, { body: '这一行改成自己的体验', anchor: { kind: 'text', candidate_id: weak, line: 2 } });
+    expect(comment.status, comment.text).toBe(200);
+    expect(comment.body.data).toMatchObject({ quote: '第二行写得太硬', resolved: false, author_name: 'boss', anchor: { kind: 'text', candidate_id: weak, line: 2 } });
+    const general = (await post(`/tasks/${task.id}/comments`, supervisor.token, { body: '封面再亮一点' })).body.data;
+    expect(general.anchor).toEqual({ kind: 'task' });
+    expect((await post(`/tasks/${task.id}/comments`, operator.token, { body: 'x', anchor: { kind: 'text', candidate_id: weak, line: 9 } })).body.reason).toBe('comment.anchor');
+    await server.ctx.db.updateTable('text_candidates').set({ content: '第一行\n第二行是我自己用了一周的感受', score_total: 86 }).where('id', '=', weak).execute();
+    expect((await post(`/tasks/${task.id}/comments/${comment.body.data.id}/resolve`, operator.token)).body.data.resolved).toBe(true);
+    expect((await post(`/tasks/${task.id}/submit-review`, operator.token)).status).toBe(200);
+
+    const queue = await server.request('GET', '/api/v1/review/queue?page_size=100', { token: supervisor.token });
+    const item = queue.body.data.items.find((i: any) => i.task_id === task.id);
+    expect(item.submit_note).toBeNull();
+    expect(item.open_comments).toBe(1);
+    expect(item.previous_rejection).toMatchObject({ reason: '第二行太像广告', final: false, username: 'boss' });
+    expect(item.previous_rejection.texts).toEqual([expect.objectContaining({ strategy: 'A', content: '第一行\n第二行写得太硬', score_total: 74 })]);
+    expect(item.selected_text.content).toBe('第一行\n第二行是我自己用了一周的感受');
+
+    // Comments are everyone's on the task to read; only the author or a supervisor withdraws one.
+    const listed = (await server.request('GET', `/api/v1/tasks/${task.id}/comments`, { token: operator.token })).body.data.items;
+    expect(listed.map((c: any) => [c.body, c.resolved])).toEqual([['这一行改成自己的体验', true], ['封面再亮一点', false]]);
+    expect((await server.request('DELETE', `/api/v1/tasks/${task.id}/comments/${general.id}`, { token: operator.token })).body.reason).toBe('comment.not_author');
+    expect((await server.request('DELETE', `/api/v1/tasks/${task.id}/comments/${general.id}`, { token: supervisor2.token })).status).toBe(200);
   });
 });

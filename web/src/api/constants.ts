@@ -848,9 +848,11 @@ export const ERROR_REASONS = {
     "code": 40900,
     "params": []
   },
-  "image.none_failed": {
+  "image.not_failed": {
     "code": 40900,
-    "params": []
+    "params": [
+      "id"
+    ]
   },
   "image.not_queued": {
     "code": 50000,
@@ -904,6 +906,28 @@ export const ERROR_REASONS = {
   },
   "image.caption_race": {
     "code": 40900,
+    "params": []
+  },
+  "comment.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "comment.anchor": {
+    "code": 40000,
+    "params": [
+      "kind",
+      "needs"
+    ]
+  },
+  "comment.candidate_not_found": {
+    "code": 40400,
+    "params": [
+      "id",
+      "kind"
+    ]
+  },
+  "comment.not_author": {
+    "code": 40300,
     "params": []
   },
   "account.not_found": {

@@ -1084,7 +1084,7 @@ export interface paths {
         put?: never;
         /**
          * Make again the images of the latest generation that failed
-         * @description Queues again only the failed images of the latest generation (each keeps its slot), answered with how many and their roles; each is streamed as `image_candidate` when settled. Accepted in `pending_selection` (409 / 40900 otherwise, or when none failed).
+         * @description Queues again the failed images of the latest generation (each keeps its slot), or only those named in `candidate_ids` (409 naming one that did not fail), answered with which and their roles; each is streamed as `image_candidate` when settled. Nothing failed: `{queued: false, count: 0, failed_roles: []}`. Accepted in `pending_selection` (409 / 40900 otherwise).
          */
         post: operations["retryTaskImages"];
         delete?: never;
@@ -1104,7 +1104,7 @@ export interface paths {
         put?: never;
         /**
          * Replace one image with the team’s own: multipart `image`, `strategy`, `seq`, `role`
-         * @description The file (JPEG, PNG or WebP by its content, ≤ 10 MB) becomes a new image candidate of the slot (`source: "upload"`), upright, cropped to 3:4 (1080×1440) and without metadata; a cover gets its set’s cover title drawn on it like a generated one. Accepted in `pending_selection` (409 / 40900 otherwise).
+         * @description The file (JPEG, PNG or WebP by its content, ≤ 10 MB) becomes a new image candidate of the slot (`source: "upload"`), upright, made 3:4 (1080×1440: a window at `focus`, or padded whole with `fit: pad`) and without metadata; a cover gets its set’s cover title drawn on it like a generated one. Where the task has selected images, the upload takes its slot's place in the selection (every package ships it). Accepted in `pending_selection` (409 / 40900 otherwise).
          */
         post: operations["uploadImageCandidate"];
         delete?: never;
@@ -1164,7 +1164,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a task for review
-         * @description pending_selection → pending_review (needs at least one selected text)
+         * @description pending_selection → pending_review (needs at least one selected text), with an optional `note` for the reviewer, shown in the queue (the console asks for one when a selected text scores below the pass line of 80).
          */
         post: operations["submitForReview"];
         delete?: never;
@@ -1933,6 +1933,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Comments on a task
+         * @description Review comments, oldest first, open and resolved
+         */
+        get: operations["listTaskComments"];
+        put?: never;
+        /**
+         * Comment on a task, a line of a text, or an image
+         * @description A remark for the operator or the reviewer, anchored to a line of a text candidate's body (its words are kept), to an image candidate, or to the task (no anchor).
+         */
+        post: operations["addTaskComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/comments/{comment_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a comment addressed (or open it again)
+         * @description resolved: true when the remark was addressed (default), false to open it again
+         */
+        post: operations["resolveTaskComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/comments/{comment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw a comment
+         * @description The author, a supervisor or an admin
+         */
+        delete: operations["deleteTaskComment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1946,7 +2010,7 @@ export interface components {
              * @description stable key of the reason catalogue: word the error from it, never from message
              * @enum {unknown}
              */
-            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.none_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "account.not_found" | "account.profile_url" | "account.timezone" | "account.inactive" | "post.not_found" | "post.source" | "post.not_approved" | "post.no_text" | "post.fission_not_ready" | "post.hard_blocked" | "post.no_images" | "post.in_past" | "post.daily_cap" | "post.too_close" | "post.note_taken" | "post.near_duplicate" | "post.force_role" | "post.wrong_status" | "post.note_url" | "results.not_published" | "results.import_unreadable" | "results.import_no_header" | "results.import_too_many_rows" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
+            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.not_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "comment.not_found" | "comment.anchor" | "comment.candidate_not_found" | "comment.not_author" | "account.not_found" | "account.profile_url" | "account.timezone" | "account.inactive" | "post.not_found" | "post.source" | "post.not_approved" | "post.no_text" | "post.fission_not_ready" | "post.hard_blocked" | "post.no_images" | "post.in_past" | "post.daily_cap" | "post.too_close" | "post.note_taken" | "post.near_duplicate" | "post.force_role" | "post.wrong_status" | "post.note_url" | "results.not_published" | "results.import_unreadable" | "results.import_no_header" | "results.import_too_many_rows" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
             /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
             params: {
                 [key: string]: string | number | string[] | null;
@@ -10149,7 +10213,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description retry only these failed images (one tile's retry) */
+                    candidate_ids?: number[];
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -10161,8 +10232,12 @@ export interface operations {
                         /** @enum {number} */
                         code: 0;
                         data: {
+                            /** @description whether anything was queued */
+                            queued: boolean;
                             /** @description images queued */
-                            queued: number;
+                            count: number;
+                            /** @description the image candidates queued again */
+                            candidate_ids: number[];
                             failed_roles: ("hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main")[];
                         };
                     };
@@ -10206,6 +10281,24 @@ export interface operations {
             };
             /** @description The record is not in a state that allows this */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10267,6 +10360,12 @@ export interface operations {
                      * @enum {unknown}
                      */
                     role: "hook" | "pain" | "proof" | "quality" | "credit" | "convert" | "main";
+                    /** @description a picture of another ratio: crop a 3:4 window (default) or pad it whole */
+                    fit?: "crop" | "pad";
+                    /** @description with crop: where the window sits along the cut axis, 0 (left/top) to 1 (right/bottom); default 0.5 */
+                    focus?: string;
+                    /** @description with pad: the colour around the picture (default #ffffff) */
+                    background?: string;
                 };
             };
         };
@@ -10610,7 +10709,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description for the reviewer, e.g. why a text below the pass line should be reviewed anyway */
+                    note?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -10671,6 +10777,24 @@ export interface operations {
             };
             /** @description The record is not in a state that allows this */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10757,6 +10881,26 @@ export interface operations {
                                         model: string;
                                     } | null;
                                 };
+                                submit_note: string | null;
+                                previous_rejection: {
+                                    reason: string | null;
+                                    final: boolean;
+                                    /** @description who rejected */
+                                    username: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    /** @description the selected texts it rejected: compare with selected_sets for what changed since */
+                                    texts: {
+                                        strategy: string | null;
+                                        title: string;
+                                        content: string;
+                                        tags: string[];
+                                        cover_title: string;
+                                        score_total: number;
+                                    }[];
+                                } | null;
+                                /** @description comments not resolved yet */
+                                open_comments: number;
                                 selected_text: {
                                     candidate_id: number;
                                     angle_label: string;
@@ -16320,6 +16464,507 @@ export interface operations {
                                 } | null;
                             };
                         };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTaskComments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                task_id: number;
+                                author_id: number;
+                                author_name: string;
+                                anchor: {
+                                    /** @enum {string} */
+                                    kind: "task";
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "text";
+                                    candidate_id: number;
+                                    /** @description 1-based line of the text's body */
+                                    line: number;
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "image";
+                                    candidate_id: number;
+                                };
+                                quote: string | null;
+                                body: string;
+                                resolved: boolean;
+                                resolved_at: string | null;
+                                resolved_by: number | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    addTaskComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    anchor?: {
+                        /** @enum {string} */
+                        kind: "task";
+                    } | {
+                        /** @enum {string} */
+                        kind: "text";
+                        candidate_id: number;
+                        /** @description 1-based line of the text's body */
+                        line: number;
+                    } | {
+                        /** @enum {string} */
+                        kind: "image";
+                        candidate_id: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            task_id: number;
+                            author_id: number;
+                            author_name: string;
+                            anchor: {
+                                /** @enum {string} */
+                                kind: "task";
+                            } | {
+                                /** @enum {string} */
+                                kind: "text";
+                                candidate_id: number;
+                                /** @description 1-based line of the text's body */
+                                line: number;
+                            } | {
+                                /** @enum {string} */
+                                kind: "image";
+                                candidate_id: number;
+                            };
+                            quote: string | null;
+                            body: string;
+                            resolved: boolean;
+                            resolved_at: string | null;
+                            resolved_by: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resolveTaskComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default true */
+                    resolved?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            task_id: number;
+                            author_id: number;
+                            author_name: string;
+                            anchor: {
+                                /** @enum {string} */
+                                kind: "task";
+                            } | {
+                                /** @enum {string} */
+                                kind: "text";
+                                candidate_id: number;
+                                /** @description 1-based line of the text's body */
+                                line: number;
+                            } | {
+                                /** @enum {string} */
+                                kind: "image";
+                                candidate_id: number;
+                            };
+                            quote: string | null;
+                            body: string;
+                            resolved: boolean;
+                            resolved_at: string | null;
+                            resolved_by: number | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteTaskComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                comment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: Record<string, never>;
                     };
                 };
             };

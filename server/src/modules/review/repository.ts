@@ -1,5 +1,5 @@
 import type { DbOrTx } from '../../db/database.js';
-import type { NewRow } from '../../db/schema.js';
+import type { NewRow, ReviewedText } from '../../db/schema.js';
 
 export function taskExists(db: DbOrTx, workspaceId: number, id: number) {
   return db
@@ -96,4 +96,42 @@ export function reviewHistory(db: DbOrTx, workspaceId: number, taskId: number, p
       .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((r) => Number(r.n)),
   ]);
+}
+
+/**
+ * What a reviewer reads beside each queued task: the note of its latest submission, its latest
+ * rejection before it (reason, reviewer, when, the texts rejected), and its open comments.
+ */
+export async function reviewContexts(db: DbOrTx, workspaceId: number, taskIds: number[]) {
+  const out = new Map<number, { submitNote: string | null; rejection: { reason: string | null; final: boolean; username: string; created_at: string; texts: ReviewedText[] } | null; openComments: number }>();
+  if (taskIds.length === 0) return out;
+  const [reviews, comments] = await Promise.all([
+    db
+      .selectFrom('reviews')
+      .innerJoin('users', 'users.id', 'reviews.user_id')
+      .select(['reviews.task_id', 'reviews.action', 'reviews.note', 'reviews.reason', 'reviews.final', 'reviews.texts', 'reviews.created_at', 'users.username'])
+      .where('reviews.workspace_id', '=', workspaceId)
+      .where('reviews.task_id', 'in', taskIds)
+      .orderBy('reviews.id', 'desc')
+      .execute(),
+    db
+      .selectFrom('review_comments')
+      .select(['task_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('workspace_id', '=', workspaceId)
+      .where('task_id', 'in', taskIds)
+      .where('resolved_at', 'is', null)
+      .groupBy('task_id')
+      .execute(),
+  ]);
+  for (const id of taskIds) {
+    const mine = reviews.filter((r) => r.task_id === id);
+    const submit = mine.find((r) => r.action === 'submit');
+    const rejection = mine.find((r) => r.action === 'reject');
+    out.set(id, {
+      submitNote: submit?.note ?? null,
+      rejection: rejection ? { reason: rejection.reason, final: Boolean(rejection.final), username: rejection.username, created_at: rejection.created_at, texts: rejection.texts ?? [] } : null,
+      openComments: Number(comments.find((c) => c.task_id === id)?.n ?? 0),
+    });
+  }
+  return out;
 }

@@ -4,6 +4,7 @@ import { currentUser } from '../../http/auth.js';
 import { commonErrors, DateTime, ErrorEnvelope, IdParams, Nullable, Ok, ok, PageQuery, Paged } from '../../http/schemas.js';
 import { ImageCandidateSchema, TextCandidateSchema } from '../tasks/views.js';
 import { StrategySchema, TaskProvidersSchema, TaskStatusSchema } from '../tasks/views.js';
+import { absentBodyAsEmpty } from '../../http/validation.js';
 import * as service from './service.js';
 
 const tags = ['review'];
@@ -25,6 +26,23 @@ const ReviewQueueItem = Type.Object({
   submitted_at: DateTime,
   operator_name: Type.String(),
   providers: TaskProvidersSchema,
+  submit_note: Nullable(Type.String({ description: 'what the operator said when submitting (required below the pass line)' })),
+  previous_rejection: Nullable(
+    Type.Object(
+      {
+        reason: Nullable(Type.String()),
+        final: Type.Boolean(),
+        username: Type.String({ description: 'who rejected' }),
+        created_at: DateTime,
+        texts: Type.Array(
+          Type.Object({ strategy: Nullable(Type.String()), title: Type.String(), content: Type.String(), tags: Type.Array(Type.String()), cover_title: Type.String(), score_total: Type.Number() }),
+          { description: 'the selected texts it rejected: compare with selected_sets for what changed since' },
+        ),
+      },
+      { description: 'the latest rejection of this task, null when it was never rejected' },
+    ),
+  ),
+  open_comments: Type.Integer({ description: 'comments not resolved yet' }),
   selected_text: Nullable(TextCandidateSchema),
   selected_image: Nullable(ImageCandidateSchema),
   selected_sets: Type.Array(
@@ -54,16 +72,19 @@ export const reviewRoutes: ApiModule = async (app, ctx) => {
     '/tasks/:id/submit-review',
     {
       config: { access: { can: 'tasks.write' } },
+      preValidation: absentBodyAsEmpty,
       schema: {
         tags,
         operationId: 'submitForReview',
         summary: 'Submit a task for review',
-        description: 'pending_selection → pending_review (needs at least one selected text)',
+        description:
+          'pending_selection → pending_review (needs at least one selected text), with an optional `note` for the reviewer, shown in the queue (the console asks for one when a selected text scores below the pass line of 80).',
         params: IdParams,
+        body: Type.Object({ note: Type.Optional(Type.String({ maxLength: 300, description: 'for the reviewer, e.g. why a text below the pass line should be reviewed anyway' })) }),
         response: { 200: Ok(ReviewState), ...errors409 },
       },
     },
-    async (request) => ok(await service.submitForReview(ctx, currentUser(request), request.params.id)),
+    async (request) => ok(await service.submitForReview(ctx, currentUser(request), request.params.id, request.body.note)),
   );
 
   app.get(

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { nowIso } from '../../db/codec.js';
-import type { DB, Row, RowUpdate } from '../../db/schema.js';
+import { json, nowIso } from '../../db/codec.js';
+import type { DB, ReviewedText, Row, RowUpdate } from '../../db/schema.js';
 import type { AuthUser } from '../../http/auth.js';
 import { fail } from '../../http/errors.js';
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
@@ -54,10 +54,24 @@ async function decidedText(trx: Transaction<DB>, workspaceId: number, taskId: nu
   return best;
 }
 
-export function submitForReview(ctx: AppContext, auth: AuthUser, taskId: number) {
+/** The selected texts as a review saw them: what a later reviewer compares with. */
+async function reviewedTexts(trx: Transaction<DB>, workspaceId: number, taskId: number): Promise<ReviewedText[]> {
+  return (await repo.selectedTexts(trx, workspaceId, [taskId]))
+    .map((t) => ({ strategy: t.strategy, title: t.title, content: t.content, tags: t.tags, cover_title: t.cover_title, score_total: t.score_total }))
+    .sort((a, b) => String(a.strategy).localeCompare(String(b.strategy)));
+}
+
+/**
+ * pending_selection → pending_review, with the operator's note for the reviewer (the console asks
+ * for one when a selected text is below the pass line; API clients of the contract send none).
+ * Every submission keeps the texts it was about.
+ */
+export function submitForReview(ctx: AppContext, auth: AuthUser, taskId: number, note?: string) {
+  const said = note?.trim() || null;
   return reviewStep(ctx, auth, taskId, 'submit_review', async (trx, task, now) => {
     if (!(await decidedText(trx, auth.workspaceId, task.id))) throw fail('task.select_first');
-    await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'submit', reason: null, final: false, created_at: now });
+    const texts = await reviewedTexts(trx, auth.workspaceId, task.id);
+    await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'submit', reason: null, note: said, texts: json(texts), final: false, created_at: now });
     return { review_status: 'pending', submitted_at: now, submitted_by: auth.userId };
   });
 }
@@ -93,7 +107,8 @@ export function reject(ctx: AppContext, auth: AuthUser, taskId: number, reason: 
   if (reason.trim() === '') throw fail('validation.blank', { field: 'body.reason' });
   return reviewStep(ctx, auth, taskId, final ? 'reject_final' : 'reject', async (trx, task, now) => {
     const text = await decidedText(trx, auth.workspaceId, task.id);
-    await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'reject', reason, final, created_at: now });
+    const texts = await reviewedTexts(trx, auth.workspaceId, task.id);
+    await repo.insertReview(trx, { workspace_id: auth.workspaceId, task_id: task.id, user_id: auth.userId, action: 'reject', reason, texts: json(texts), final, created_at: now });
     await recordSignal(trx, {
       workspaceId: auth.workspaceId,
       productId: task.product_id,
@@ -117,10 +132,11 @@ export async function reviewQueue(ctx: AppContext, auth: AuthUser, query: PageQu
   const [tasks, total] = await repo.reviewQueue(ctx.db, auth.workspaceId, pageWindow(query));
   const ids = tasks.map((t) => t.id);
   for (const id of ids) await syncCovers(ctx, auth.workspaceId, id);
-  const [texts, images, sets] = await Promise.all([
+  const [texts, images, sets, contexts] = await Promise.all([
     repo.selectedTexts(ctx.db, auth.workspaceId, ids),
     repo.selectedImages(ctx.db, auth.workspaceId, ids),
     repo.taskSets(ctx.db, auth.workspaceId, ids),
+    repo.reviewContexts(ctx.db, auth.workspaceId, ids),
   ]);
   const items = tasks.map((task) => {
     const taskTexts = texts.filter((t) => t.task_id === task.id);
@@ -135,6 +151,9 @@ export async function reviewQueue(ctx: AppContext, auth: AuthUser, query: PageQu
       submitted_at: task.submitted_at ?? task.created_at,
       operator_name: task.operator_name,
       providers: providersView(task.providers),
+      submit_note: contexts.get(task.id)?.submitNote ?? null,
+      previous_rejection: contexts.get(task.id)?.rejection ?? null,
+      open_comments: contexts.get(task.id)?.openComments ?? 0,
       selected_text: best ? textCandidateView(best) : null,
       selected_image: firstImage ? imageCandidateView(ctx, firstImage) : null,
       selected_sets: SETS.filter((s) => present.has(s)).map((strategy) => {

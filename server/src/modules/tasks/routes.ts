@@ -9,6 +9,7 @@ import * as service from './service.js';
 import * as images from './images.js';
 import * as captions from './captions.js';
 import { readUpload, uploadScope } from '../../http/upload.js';
+import { absentBodyAsEmpty } from '../../http/validation.js';
 import { fail } from '../../http/errors.js';
 import { IMAGE_ROLES } from '../../content/schemas.js';
 import { NOTE_LIMITS } from '../../content/limits.js';
@@ -310,10 +311,7 @@ export const taskRoutes: ApiModule = async (app, ctx) => {
     {
       config: { access: { can: 'tasks.write' } },
       // A request without a body retries every failed image, as before the body existed.
-      preValidation: (request, _reply, done) => {
-        request.body ??= {};
-        done();
-      },
+      preValidation: absentBodyAsEmpty,
       schema: {
         tags,
         operationId: 'retryTaskImages',
