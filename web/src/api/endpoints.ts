@@ -155,11 +155,12 @@ export const api = {
           ...multipart,
         }),
       ),
-    retryImages: (id: number) => dataOf(http.POST('/api/v1/tasks/{id}/retry-images', path({ id }))),
+    /** Every failed image of the latest generation, or only `candidateIds` (one tile's retry). */
+    retryImages: (id: number, candidateIds?: number[]) => dataOf(http.POST('/api/v1/tasks/{id}/retry-images', { ...path({ id }), body: candidateIds ? { candidate_ids: candidateIds } : {} })),
     importText: (id: number, body: Body<'/api/v1/tasks/{id}/import-text', 'post'>) =>
       dataOf(http.POST('/api/v1/tasks/{id}/import-text', { ...path({ id }), body })),
     regenerate: (id: number) => dataOf(http.POST('/api/v1/tasks/{id}/regenerate', path({ id }))),
-    submitReview: (id: number) => dataOf(http.POST('/api/v1/tasks/{id}/submit-review', path({ id }))),
+    submitReview: (id: number, note?: string) => dataOf(http.POST('/api/v1/tasks/{id}/submit-review', { ...path({ id }), body: note ? { note } : {} })),
     archive: (id: number) => dataOf(http.POST('/api/v1/tasks/{id}/archive', path({ id }))),
     preference: (id: number) => dataOf(http.GET('/api/v1/tasks/{id}/preference/context', path({ id }))),
     createPackage: (id: number) => dataOf(http.POST('/api/v1/tasks/{id}/package', { ...path({ id }), body: {} })),
