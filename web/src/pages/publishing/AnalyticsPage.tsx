@@ -38,7 +38,7 @@ export function breakdownOption(groups: readonly EngagementGroup[], tooltip: (g:
     yAxis: {
       type: 'category',
       data: rows.map((g) => g.label),
-      axisLabel: { width: 96, overflow: 'truncate' },
+      axisLabel: { width: 120, overflow: 'truncate' },
       axisTick: { show: false },
     },
     series: [

@@ -32,9 +32,9 @@ export function ImportResultView({ result }: { result: ImportResult }) {
       />
       {result.unmatched.length > 0 && (
         <>
-          <Typography.Title level={3} style={{ fontSize: 14 }}>
+          <Typography.Text strong style={{ display: 'block', marginBottom: 8 }}>
             {t('publishing.import.unmatchedTitle', { count: result.unmatched.length })}
-          </Typography.Title>
+          </Typography.Text>
           <Table<UnmatchedRow>
             size="small"
             rowKey="row"

@@ -147,7 +147,8 @@ export default function KitPage() {
           title={t('publishing.kit.published')}
           description={
             k.note_url ? (
-              <a href={k.note_url} target="_blank" rel="noreferrer" style={{ wordBreak: 'break-all' }}>
+              // The theme's red on the success green reads poorly (axe color-contrast): the text colour, underlined.
+              <a href={k.note_url} target="_blank" rel="noreferrer" style={{ wordBreak: 'break-all', color: 'rgba(0,0,0,0.88)', textDecoration: 'underline' }}>
                 {k.note_url}
               </a>
             ) : undefined

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Descriptions, Form, InputNumber, Typography } from 'antd';
+import { Alert, Button, Card, Form, InputNumber, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
@@ -30,16 +30,22 @@ export function MetricsSummary({ metrics }: { metrics: MetricsSnapshot | null | 
   if (!metrics) return <Typography.Text type="secondary">{t('publishing.metrics.none')}</Typography.Text>;
   return (
     <div data-testid="post-metrics">
-      <Descriptions size="small" column={{ xs: 2, sm: 3 }} colon={false} layout="vertical" style={{ marginBottom: 4 }}>
+      <dl style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(88px, 1fr))', gap: '8px 12px', margin: '0 0 8px' }}>
+        <div>
+          <dt style={{ fontSize: 12, color: 'rgba(0,0,0,0.65)' }}>{t('publishing.metrics.engagement')}</dt>
+          <dd style={{ margin: 0, fontSize: 18, fontWeight: 600 }} data-testid="metric-engagement">
+            {formatEngagement(metrics.engagement)}
+          </dd>
+        </div>
         {METRIC_FIELDS.map((f) => (
-          <Descriptions.Item key={f} label={t(`publishing.metrics.${f}`)}>
-            <span data-testid={`metric-${f}`}>{count(metrics[f])}</span>
-          </Descriptions.Item>
+          <div key={f}>
+            <dt style={{ fontSize: 12, color: 'rgba(0,0,0,0.65)' }}>{t(`publishing.metrics.${f}`)}</dt>
+            <dd style={{ margin: 0, fontSize: 16 }} data-testid={`metric-${f}`}>
+              {count(metrics[f])}
+            </dd>
+          </div>
         ))}
-        <Descriptions.Item label={t('publishing.metrics.engagement')}>
-          <strong data-testid="metric-engagement">{formatEngagement(metrics.engagement)}</strong>
-        </Descriptions.Item>
-      </Descriptions>
+      </dl>
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>
         {t('publishing.metrics.capturedAt', { time: formatTime(metrics.captured_at) })} ·{' '}
         {t(metrics.source === 'import' ? 'publishing.metrics.sourceImport' : 'publishing.metrics.sourceManual')}
@@ -86,9 +92,10 @@ export function PostMetricsCard({ postId, latest }: { postId: number; latest: Me
   return (
     <Card size="small" title={t('publishing.metrics.title')} style={{ marginBottom: 16 }} data-testid="metrics-card">
       <MetricsSummary metrics={shown} />
-      <Typography.Title level={3} style={{ fontSize: 14, margin: '16px 0 8px' }}>
+      {/* Not a heading: the card's title is none either (axe heading-order under the page's h1). */}
+      <Typography.Text strong style={{ display: 'block', margin: '16px 0 8px' }}>
         {t('publishing.metrics.record')}
-      </Typography.Title>
+      </Typography.Text>
       <Form<Values> form={form} layout="vertical" onFinish={submit} onValuesChange={() => setEmpty(false)} data-testid="metrics-form">
         <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(120px, 1fr))', columnGap: 12 }}>
           {METRIC_FIELDS.map((f) => (
