@@ -197,6 +197,16 @@ export const api = {
     cancel: (id: number) => dataOf(http.DELETE('/api/v1/posts/{id}', path({ id }))),
     kit: (id: number) => dataOf(http.GET('/api/v1/posts/{id}/kit', path({ id }))),
     markPublished: (id: number, note_url: string) => dataOf(http.POST('/api/v1/posts/{id}/published', { ...path({ id }), body: { note_url } })),
+    /** A snapshot of the post's counts (now); a count left out is unknown. */
+    recordMetrics: (id: number, body: Body<'/api/v1/posts/{id}/metrics', 'post'>) =>
+      dataOf(http.POST('/api/v1/posts/{id}/metrics', { ...path({ id }), body })),
+  },
+  metrics: {
+    /** The creator centre's note-data export (CSV or XLSX): matched rows become snapshots, the rest come back with why. */
+    importFile: (file: Blob) => dataOf(http.POST('/api/v1/metrics/import', { body: { file }, ...multipart })),
+  },
+  analytics: {
+    overview: (query: Query<'/api/v1/analytics/overview', 'get'>) => dataOf(http.GET('/api/v1/analytics/overview', { params: { query } })),
   },
   fission: {
     create: (source_task_id: number, reference_level: ReferenceLevel, fanout_count: number) =>

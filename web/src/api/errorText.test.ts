@@ -54,6 +54,10 @@ describe('server errors in the interface language, from reason and params', () =
     expect(zh(415, 41500, 'upload.not_image')).toBe('只支持 JPEG、PNG 或 WebP 图片');
     expect(zh(422, 42202, 'banned_word.hard_block', { words: ['国家级', '最'] })).toBe('含有禁止使用的违禁词：国家级、最');
     expect(zh(409, 40900, 'task.wrong_status', { action: 'archive', status: 'pending_review', accepted: ['approved'] })).toBe('任务当前为“待审核”，不能进行此操作');
+    // A post's status is a post's word (§11), not the raw value nor a task status.
+    expect(zh(409, 40900, 'post.wrong_status', { post_id: 9, status: 'published', allowed: ['scheduled', 'due'] })).toBe('排期 #9 当前为“已发布”，不能进行此操作');
+    expect(zh(409, 40900, 'post.wrong_status', { post_id: 9, status: 'missed', allowed: ['scheduled', 'due'] })).toBe('排期 #9 当前为“已错过”，不能进行此操作');
+    expect(zh(409, 40900, 'results.not_published', { post_id: 4, status: 'due' })).toBe('排期 #4 当前为“待发布”：只有已发布的笔记才能记录数据');
     expect(zh(400, 40000, 'validation.blank', { field: 'body.theme' })).toBe('“主题”不能为空');
     expect(zh(400, 40000, 'validation.max_length', { field: 'body.title', limit: 20 })).toBe('“标题”最多 20 个字符');
     expect(zh(400, 40000, 'validation.one_of', { field: 'body.role', allowed: ['admin', 'supervisor', 'operator'] })).toBe('“角色”只能是：admin、supervisor、operator');

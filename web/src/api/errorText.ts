@@ -26,11 +26,17 @@ export function cause(t: TFunction, kind?: string | null, situation?: string | n
   return t(`failure.kind.${found ?? 'other'}`, { defaultValue: t('failure.kind.other') });
 }
 
+/** Where a reason's `status` (and `allowed` statuses) are a post's (§11), not a task's. */
+const POST_STATUS_REASON = /^(post|results)\./;
+
 /** The params as the wording shows them: fields, statuses, lists and provider kinds in the interface language. */
-function wordedParams(t: TFunction, params: ReasonParams | null | undefined, kind?: string | null): Record<string, string | number> {
+function wordedParams(t: TFunction, params: ReasonParams | null | undefined, kind?: string | null, reason?: string): Record<string, string | number> {
   const out: Record<string, string | number> = {};
+  const postStatuses = reason !== undefined && POST_STATUS_REASON.test(reason);
+  const statusWord = (value: string) =>
+    postStatuses ? t(`publishing.status.${value}`, { defaultValue: value }) : t(`taskStatus.${value}`, { defaultValue: value });
   for (const [name, value] of Object.entries(params ?? {})) {
-    if (Array.isArray(value)) out[name] = value.map(String).join(t('failure.listSeparator'));
+    if (Array.isArray(value)) out[name] = value.map((v) => (name === 'allowed' && typeof v === 'string' ? statusWord(v) : String(v))).join(t('failure.listSeparator'));
     else if (typeof value === 'number' || typeof value === 'string') out[name] = value;
   }
   if (typeof out.field === 'string') {
@@ -38,7 +44,7 @@ function wordedParams(t: TFunction, params: ReasonParams | null | undefined, kin
     const name = out.field.split(/[./]/).filter((p) => p && !/^\d+$/.test(p)).pop() ?? out.field;
     out.field = t(`apiError.fields.${name}`, { defaultValue: name });
   }
-  if (typeof out.status === 'string') out.status = t(`taskStatus.${out.status}`, { defaultValue: out.status });
+  if (typeof out.status === 'string') out.status = statusWord(out.status);
   const errorKind = typeof params?.error_kind === 'string' ? params.error_kind : kind;
   const situation = typeof params?.situation === 'string' ? params.situation : null;
   out.cause =
@@ -48,7 +54,7 @@ function wordedParams(t: TFunction, params: ReasonParams | null | undefined, kin
 
 /** An error answer in words: by its reason, else by its code, else by its HTTP status. */
 export function wordServerError(t: TFunction, status: number, code: number, reason?: string | null, params?: ReasonParams | null): string {
-  if (reason && isErrorReason(reason)) return t(`reason.${reason}`, wordedParams(t, params));
+  if (reason && isErrorReason(reason)) return t(`reason.${reason}`, wordedParams(t, params, undefined, reason));
   if ((ERROR_CODES as readonly number[]).includes(code)) return t(`apiError.code.${code}`);
   return t('error.http', { status });
 }

@@ -76,6 +76,11 @@ export const queryKeys = {
     all: () => ['posts'] as const,
     list: (query: object) => ['posts', 'list', query] as const,
     kit: (id: number) => ['posts', 'kit', id] as const,
+    detail: (id: number) => ['posts', 'detail', id] as const,
+  },
+  analytics: {
+    all: () => ['analytics'] as const,
+    overview: (query: object) => ['analytics', 'overview', query] as const,
   },
   accessTokens: () => ['access-tokens'] as const,
   webhooks: {
@@ -116,5 +121,8 @@ export const refresh = {
   accounts: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.accounts.all() }),
   /** A post was scheduled, moved, cancelled or published: the calendar and its kit. */
   posts: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.posts.all() }),
+  /** Results were recorded or imported: the posts that show them and the dashboard. */
+  results: (queryClient: QueryClient) =>
+    Promise.all([queryClient.invalidateQueries({ queryKey: queryKeys.posts.all() }), queryClient.invalidateQueries({ queryKey: queryKeys.analytics.all() })]),
   fission: (queryClient: QueryClient, fissionId: number) => queryClient.invalidateQueries({ queryKey: queryKeys.fission.detail(fissionId) }),
 };

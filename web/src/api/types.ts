@@ -97,6 +97,12 @@ export type PostStatus = Post['status'];
 export type PostCreate = Body<'/api/v1/posts', 'post'>;
 export type PostKit = Data<'/api/v1/posts/{id}/kit', 'get'>;
 export type KitImage = Item<PostKit['images']>;
+export type MetricsSnapshot = Data<'/api/v1/posts/{id}/metrics', 'post'>;
+export type MetricsInput = Body<'/api/v1/posts/{id}/metrics', 'post'>;
+export type ImportResult = Data<'/api/v1/metrics/import', 'post'>;
+export type UnmatchedRow = Item<ImportResult['unmatched']>;
+export type AnalyticsOverview = Data<'/api/v1/analytics/overview', 'get'>;
+export type EngagementGroup = Item<AnalyticsOverview['engagement']['by_strategy']>;
 
 export const STRATEGIES: readonly Strategy[] = SERVER_STRATEGIES;
 export const TASK_STATUSES: readonly TaskStatus[] = SERVER_TASK_STATUSES;

@@ -1,4 +1,4 @@
-import { ApartmentOutlined, CalendarOutlined, IdcardOutlined, ApiOutlined, AuditOutlined, KeyOutlined, LogoutOutlined, MenuOutlined, NotificationOutlined, PlusCircleOutlined, ShoppingOutlined, StopOutlined, TeamOutlined, UnorderedListOutlined } from '@ant-design/icons';
+import { ApartmentOutlined, BarChartOutlined, CalendarOutlined, IdcardOutlined, ApiOutlined, AuditOutlined, KeyOutlined, LogoutOutlined, MenuOutlined, NotificationOutlined, PlusCircleOutlined, ShoppingOutlined, StopOutlined, TeamOutlined, UnorderedListOutlined } from '@ant-design/icons';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Badge, Button, Drawer, Grid, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
 import type { MenuProps } from 'antd';
@@ -83,6 +83,7 @@ export default function AppLayout() {
       items: [
         { path: '/calendar', label: t('publishing.nav.calendar'), icon: <CalendarOutlined aria-hidden /> },
         { path: '/accounts', label: t('publishing.nav.accounts'), icon: <IdcardOutlined aria-hidden /> },
+        { path: '/analytics', label: t('publishing.nav.analytics'), icon: <BarChartOutlined aria-hidden /> },
       ],
     },
     {

@@ -30,6 +30,7 @@ const IntegrationsPage = lazy(() => import('../pages/integrations/IntegrationsPa
 const AccountsPage = lazy(() => import('../pages/publishing/AccountsPage'));
 const CalendarPage = lazy(() => import('../pages/publishing/CalendarPage'));
 const KitPage = lazy(() => import('../pages/publishing/KitPage'));
+const AnalyticsPage = lazy(() => import('../pages/publishing/AnalyticsPage'));
 
 /** Toasts only: antd's <App> would also pull modal and notification into the first download. */
 function useMessageBridge() {
@@ -73,6 +74,7 @@ export function Root() {
                   <Route path="calendar" element={<CalendarPage />} />
                   <Route path="accounts" element={<AccountsPage />} />
                   <Route path="posts/:id/kit" element={<KitPage />} />
+                  <Route path="analytics" element={<AnalyticsPage />} />
                   <Route path="products" element={<ProductsPage />} />
                   <Route path="products/new" element={<ProductPage />} />
                   <Route path="products/:id" element={<ProductPage />} />

@@ -7,7 +7,7 @@ import '../../i18n';
 import { ApiError } from '../../api/client';
 import type { Post } from '../../api/types';
 import { AppConfig } from '../../app/AppConfig';
-import CalendarPage, { weekStartOf } from './CalendarPage';
+import CalendarPage, { monthGrid, weekStartOf } from './CalendarPage';
 
 vi.mock('../../app/session', () => ({ useMe: () => ({ data: { allowed_actions: ['posts.write'] } }) }));
 const calls = vi.hoisted(() => ({ list: [] as unknown[], update: vi.fn(), cancel: vi.fn(), posts: [] as Post[] }));
@@ -111,5 +111,17 @@ describe('the publishing calendar (desk week)', () => {
     } finally {
       window.matchMedia = original;
     }
+  });
+});
+
+describe('the month grid', () => {
+  it('runs Monday to Sunday around the month, whole weeks only', () => {
+    const grid = monthGrid(dayjs('2026-11-15'));
+    expect(grid[0]!.format('YYYY-MM-DD ddd')).toBe('2026-10-26 Mon');
+    expect(grid[grid.length - 1]!.format('YYYY-MM-DD ddd')).toBe('2026-12-06 Sun');
+    expect(grid).toHaveLength(42);
+    const feb = monthGrid(dayjs('2027-02-01'));
+    expect(feb[0]!.format('YYYY-MM-DD')).toBe('2027-02-01');
+    expect(feb).toHaveLength(28);
   });
 });

@@ -1,6 +1,6 @@
 import { LeftOutlined, RightOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, DatePicker, Descriptions, Drawer, Empty, Form, Grid, Popconfirm, Select, Space, Spin, Typography } from 'antd';
+import { Alert, Button, DatePicker, Descriptions, Drawer, Empty, Form, Grid, Popconfirm, Segmented, Select, Space, Spin, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -17,6 +17,7 @@ import { QueryError } from '../../components/QueryError';
 import { tone } from '../../components/tags';
 import i18n from '../../i18n';
 import { POST_STATUS_COLOR, PostStatusTag } from './postStatus';
+import { PostMetricsCard } from './PostMetrics';
 
 const PAGE_SIZE = 100;
 /** More than this many posts in one week is not a calendar any more: the first pages are shown and the rest said. */
@@ -31,9 +32,18 @@ export function weekStartOf(day: Dayjs): Dayjs {
 const dayLabel = (day: Dayjs) => day.toDate().toLocaleDateString(i18n.language, { weekday: 'short', month: 'numeric', day: 'numeric' });
 const timeLabel = (iso: string) => new Date(iso).toLocaleTimeString(i18n.language, { hour: '2-digit', minute: '2-digit' });
 
-/** Every post of the week (the server answers 100 a page), earliest first. */
-async function weekPosts(from: Dayjs, accountId: number | undefined): Promise<{ items: Post[]; total: number }> {
-  const query = { from: from.toISOString(), to: from.add(7, 'day').toISOString(), ...(accountId ? { account_id: accountId } : {}), page_size: PAGE_SIZE };
+/** The Mondays-to-Sundays grid around a month: from the Monday on or before its first day to the Sunday on or after its last. */
+export function monthGrid(month: Dayjs): Dayjs[] {
+  const first = weekStartOf(month.startOf('month'));
+  const last = month.endOf('month').startOf('day');
+  const days: Dayjs[] = [];
+  for (let day = first; days.length < 42 && (day.isBefore(last) || day.isSame(last, 'day') || days.length % 7 !== 0); day = day.add(1, 'day')) days.push(day);
+  return days;
+}
+
+/** Every post from `from` to `to` (the server answers 100 a page), earliest first. */
+async function rangePosts(from: Dayjs, to: Dayjs, accountId: number | undefined): Promise<{ items: Post[]; total: number }> {
+  const query = { from: from.toISOString(), to: to.toISOString(), ...(accountId ? { account_id: accountId } : {}), page_size: PAGE_SIZE };
   const first = await api.posts.list({ ...query, page: 1 });
   const pages = Math.min(Math.ceil(first.total / PAGE_SIZE), MAX_PAGES);
   const rest = await Promise.all(Array.from({ length: Math.max(pages - 1, 0) }, (_, i) => api.posts.list({ ...query, page: i + 2 })));
@@ -80,8 +90,84 @@ function PostCard({ post, onOpen, draggable = false }: { post: Post; onOpen: () 
   );
 }
 
+/** A month on a desk: each day a cell listing its posts one line each (time and title), the rest counted. */
+function MonthGrid({ month, posts, onOpen }: { month: Dayjs; posts: Post[]; onOpen: (id: number) => void }) {
+  const { t } = useTranslation();
+  const today = dayjs();
+  const days = monthGrid(month);
+  const weekdays = days.slice(0, 7).map((d) => d.toDate().toLocaleDateString(i18n.language, { weekday: 'short' }));
+  const SHOWN = 4;
+  return (
+    <div data-testid="calendar-month-grid">
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(7, minmax(0, 1fr))', gap: 4, marginBottom: 4 }} aria-hidden>
+        {weekdays.map((w) => (
+          <div key={w} style={{ textAlign: 'center', fontSize: 12, color: 'rgba(0,0,0,0.65)' }}>
+            {w}
+          </div>
+        ))}
+      </div>
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(7, minmax(0, 1fr))', gap: 4 }}>
+        {days.map((day) => {
+          const list = posts.filter((p) => dayjs(p.scheduled_at).isSame(day, 'day')).sort((a, b) => a.scheduled_at.localeCompare(b.scheduled_at));
+          const inMonth = day.isSame(month, 'month');
+          return (
+            <section
+              key={day.valueOf()}
+              aria-label={dayLabel(day)}
+              data-testid="calendar-month-day"
+              style={{
+                background: day.isSame(today, 'day') ? '#e6f4ff' : inMonth ? '#fafafa' : '#fff',
+                border: '1px solid rgba(5,5,5,0.06)',
+                borderRadius: 6,
+                padding: 4,
+                minHeight: 96,
+                opacity: inMonth ? 1 : 0.6,
+              }}
+            >
+              <div style={{ fontSize: 12, fontWeight: 600, marginBottom: 2 }}>{day.date()}</div>
+              {list.slice(0, SHOWN).map((p) => (
+                <button
+                  key={p.id}
+                  type="button"
+                  onClick={() => onOpen(p.id)}
+                  data-testid="calendar-month-post"
+                  title={`${timeLabel(p.scheduled_at)} ${p.account_name} · ${p.title}`}
+                  style={{
+                    display: 'block',
+                    width: '100%',
+                    textAlign: 'start',
+                    background: '#fff',
+                    border: 'none',
+                    borderInlineStart: `3px solid ${tone(POST_STATUS_COLOR[p.status]) ?? '#8c8c8c'}`,
+                    borderRadius: 3,
+                    padding: '1px 4px',
+                    marginBottom: 2,
+                    fontSize: 12,
+                    cursor: 'pointer',
+                    whiteSpace: 'nowrap',
+                    overflow: 'hidden',
+                    textOverflow: 'ellipsis',
+                    textDecoration: p.status === 'cancelled' ? 'line-through' : undefined,
+                  }}
+                >
+                  <strong>{timeLabel(p.scheduled_at)}</strong> {p.title}
+                </button>
+              ))}
+              {list.length > SHOWN && (
+                <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+                  {t('publishing.calendar.more', { count: list.length - SHOWN })}
+                </Typography.Text>
+              )}
+            </section>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
 /**
- * 发布日历 (`/calendar`): a week of posts. On a desk seven day columns, each post a card with its
+ * 发布日历 (`/calendar`): a week of posts (on a desk, a month too). On a desk seven day columns, each post a card with its
  * time, account, title and status; on a phone an agenda grouped by day. A post opens a drawer to
  * move it (time, account), cancel it or open its kit.
  */
@@ -89,13 +175,18 @@ export default function CalendarPage() {
   const { t } = useTranslation();
   const phone = !(Grid.useBreakpoint().sm ?? true);
   const [weekStart, setWeekStart] = useState(() => weekStartOf(dayjs()));
+  const [month, setMonth] = useState(() => dayjs().startOf('month'));
+  const [view, setView] = useState<'week' | 'month'>('week');
+  const monthView = view === 'month' && !phone;
   const [accountId, setAccountId] = useState<number>();
   const [openId, setOpenId] = useState<number>();
   const can = useCan();
   const accounts = useQuery({ queryKey: queryKeys.accounts.list({}), queryFn: () => api.accounts.list({ page: 1, page_size: 100 }) });
+  const grid = monthGrid(month);
+  const [from, to] = monthView ? [grid[0]!, grid[grid.length - 1]!.add(1, 'day')] : [weekStart, weekStart.add(7, 'day')];
   const posts = useQuery({
-    queryKey: queryKeys.posts.list({ from: weekStart.toISOString(), accountId }),
-    queryFn: () => weekPosts(weekStart, accountId),
+    queryKey: queryKeys.posts.list({ from: from.toISOString(), to: to.toISOString(), accountId }),
+    queryFn: () => rangePosts(from, to, accountId),
   });
   const days = Array.from({ length: 7 }, (_, i) => weekStart.add(i, 'day'));
   const byDay = days.map((day) => ({
@@ -118,6 +209,21 @@ export default function CalendarPage() {
       void refresh.posts(queryClient);
     },
   });
+  // 周 / 月 (desk only): the month shown is the one of the week shown, and back to this week's month.
+  const viewToggle = (
+    <Segmented
+      aria-label={t('publishing.calendar.view')}
+      value={view}
+      onChange={(v) => {
+        if (v === 'month') setMonth(weekStart.startOf('month'));
+        setView(v as 'week' | 'month');
+      }}
+      options={[
+        { value: 'week', label: t('publishing.calendar.week') },
+        { value: 'month', label: t('publishing.calendar.month') },
+      ]}
+    />
+  );
   const drop = (day: Dayjs) => (e: React.DragEvent) => {
     e.preventDefault();
     setDropDay(undefined);
@@ -140,20 +246,41 @@ export default function CalendarPage() {
           options={(accounts.data?.items ?? []).map((a) => ({ value: a.id, label: a.name }))}
         />
       </Space>
-      <Space wrap style={{ marginBottom: 16 }}>
-        <Button icon={<LeftOutlined aria-hidden />} aria-label={t('publishing.calendar.prevWeek')} onClick={() => setWeekStart((w) => w.subtract(7, 'day'))} />
-        <Button onClick={() => setWeekStart(weekStartOf(dayjs()))}>{t('publishing.calendar.thisWeek')}</Button>
-        <Button icon={<RightOutlined aria-hidden />} aria-label={t('publishing.calendar.nextWeek')} onClick={() => setWeekStart((w) => w.add(7, 'day'))} />
-        <Typography.Text strong data-testid="calendar-week">
-          {`${dayLabel(days[0]!)} – ${dayLabel(days[6]!)}`}
-        </Typography.Text>
-        {posts.isFetching && <Spin size="small" />}
-      </Space>
+      {monthView ? (
+        <Space wrap style={{ marginBottom: 16 }}>
+          {viewToggle}
+          <Button icon={<LeftOutlined aria-hidden />} aria-label={t('publishing.calendar.prevMonth')} onClick={() => setMonth((m) => m.subtract(1, 'month'))} />
+          <Button onClick={() => setMonth(dayjs().startOf('month'))}>{t('publishing.calendar.thisMonth')}</Button>
+          <Button icon={<RightOutlined aria-hidden />} aria-label={t('publishing.calendar.nextMonth')} onClick={() => setMonth((m) => m.add(1, 'month'))} />
+          <Typography.Text strong data-testid="calendar-month">
+            {month.toDate().toLocaleDateString(i18n.language, { year: 'numeric', month: 'long' })}
+          </Typography.Text>
+          {posts.isFetching && <Spin size="small" />}
+        </Space>
+      ) : (
+        <Space wrap style={{ marginBottom: 16 }}>
+          {!phone && viewToggle}
+          <Button icon={<LeftOutlined aria-hidden />} aria-label={t('publishing.calendar.prevWeek')} onClick={() => setWeekStart((w) => w.subtract(7, 'day'))} />
+          <Button onClick={() => setWeekStart(weekStartOf(dayjs()))}>{t('publishing.calendar.thisWeek')}</Button>
+          <Button icon={<RightOutlined aria-hidden />} aria-label={t('publishing.calendar.nextWeek')} onClick={() => setWeekStart((w) => w.add(7, 'day'))} />
+          <Typography.Text strong data-testid="calendar-week">
+            {`${dayLabel(days[0]!)} – ${dayLabel(days[6]!)}`}
+          </Typography.Text>
+          {posts.isFetching && <Spin size="small" />}
+        </Space>
+      )}
       <QueryError error={posts.error} />
       {posts.data && posts.data.total > posts.data.items.length && (
-        <Alert type="info" showIcon style={{ marginBottom: 12 }} title={t('publishing.calendar.truncated', { shown: posts.data.items.length })} />
+        <Alert
+          type="info"
+          showIcon
+          style={{ marginBottom: 12 }}
+          title={t(monthView ? 'publishing.calendar.truncatedMonth' : 'publishing.calendar.truncated', { shown: posts.data.items.length })}
+        />
       )}
-      {phone ? (
+      {monthView ? (
+        <MonthGrid month={month} posts={posts.data?.items ?? []} onOpen={setOpenId} />
+      ) : phone ? (
         <>
           {posts.data && posts.data.items.length === 0 && <Empty description={t('publishing.calendar.empty')} />}
           {byDay
@@ -344,6 +471,7 @@ function PostDrawer({ post, onClose }: { post: Post | undefined; onClose: () => 
               </Button>
             </Form>
           )}
+          {post.status === 'published' && can('posts.write') && <PostMetricsCard key={post.id} postId={post.id} latest={post.latest_metrics} />}
         </>
       )}
     </Drawer>

@@ -15,6 +15,7 @@ import { formatTime } from '../../components/format';
 import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
 import { isNoteUrl, PostStatusTag } from './postStatus';
+import { PostMetricsCard } from './PostMetrics';
 
 /** The body as it is pasted under a note: the text, a blank line, the `#tag` line. */
 export function kitBodyText(kit: Pick<PostKit, 'body' | 'hashtag_line'>): string {
@@ -146,7 +147,8 @@ export default function KitPage() {
           title={t('publishing.kit.published')}
           description={
             k.note_url ? (
-              <a href={k.note_url} target="_blank" rel="noreferrer" style={{ wordBreak: 'break-all' }}>
+              // The theme's red on the success green reads poorly (axe color-contrast): the text colour, underlined.
+              <a href={k.note_url} target="_blank" rel="noreferrer" style={{ wordBreak: 'break-all', color: 'rgba(0,0,0,0.88)', textDecoration: 'underline' }}>
                 {k.note_url}
               </a>
             ) : undefined
@@ -214,6 +216,15 @@ export default function KitPage() {
       </Card>
 
       {(k.status === 'scheduled' || k.status === 'due' || k.status === 'missed') && <MarkPublished kit={k} />}
+      {published && <KitResults postId={k.post_id} />}
     </div>
   );
+}
+
+/** A published post's latest results and the form to record new ones (the kit itself carries no counts). */
+function KitResults({ postId }: { postId: number }) {
+  const post = useQuery({ queryKey: queryKeys.posts.detail(postId), queryFn: () => api.posts.get(postId) });
+  if (post.error) return <QueryError error={post.error} />;
+  if (!post.data) return null;
+  return <PostMetricsCard postId={postId} latest={post.data.latest_metrics} />;
 }

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Card, Checkbox, Col, Empty, Form, Image, Input, Modal, Row, Space, Typography } from 'antd';
+import { CalendarOutlined } from '@ant-design/icons';
+import { Alert, Button, Card, Checkbox, Col, Empty, Form, Image, Input, Modal, Row, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -14,6 +15,8 @@ import { BannedStatusTag } from '../../components/tags';
 import { Thumb } from '../../components/Thumb';
 import { PageTitle } from '../../components/PageTitle';
 import { queryKeys, refresh } from '../../api/queryKeys';
+import { useCan } from '../../app/abilities';
+import { ScheduleDialog } from '../publishing/ScheduleDialog';
 
 /** `demo`: what of the task the offline demo provider made; a reviewer should never approve it for publishing unawares. */
 function SetColumn({ set, demo }: { set: SelectedSet; demo: DemoOrigin }) {
@@ -64,7 +67,18 @@ export default function ReviewPage() {
     notifySuccess(text);
     void refresh.reviewQueue(queryClient);
   };
-  const approve = useMutation({ mutationFn: api.review.approve, onSuccess: () => done(t('review.approved')) });
+  const can = useCan();
+  // The task just approved, kept after it leaves the queue: its sets can be scheduled from here.
+  const [approved, setApproved] = useState<ReviewItem>();
+  const [scheduling, setScheduling] = useState<SelectedSet['strategy']>();
+  const approve = useMutation({
+    mutationFn: (item: ReviewItem) => api.review.approve(item.task_id),
+    onSuccess: (_, item) => {
+      setApproved(item);
+      done(t('review.approved'));
+    },
+  });
+  const schedulable = approved && can('posts.write') ? approved.selected_sets.filter((s) => s.selected_text) : [];
   const reject = useMutation({
     mutationFn: (v: RejectValues) => api.review.reject(rejecting!.task_id, v.reason.trim(), Boolean(v.final)),
     onSuccess: () => {
@@ -78,6 +92,32 @@ export default function ReviewPage() {
       <PageTitle style={{ marginBottom: 16 }}>
         {t('review.title')}
       </PageTitle>
+      {approved && schedulable.length > 0 && (
+        <Alert
+          type="success"
+          showIcon
+          closable={{ 'aria-label': t('review.later'), onClose: () => setApproved(undefined) }}
+          style={{ marginBottom: 16 }}
+          data-testid="approved-schedule"
+          title={t('review.approvedSchedule', { id: approved.task_id })}
+          description={
+            <Space wrap style={{ marginTop: 4 }}>
+              {schedulable.map((s) => (
+                <Button key={s.strategy} type="primary" size="small" icon={<CalendarOutlined aria-hidden />} onClick={() => setScheduling(s.strategy)} data-testid={`review-schedule-${s.strategy}`}>
+                  {t('publishing.schedule.buttonSet', { set: s.strategy })}
+                </Button>
+              ))}
+            </Space>
+          }
+        />
+      )}
+      {approved && scheduling && (
+        <ScheduleDialog
+          source={{ task_id: approved.task_id, strategy: scheduling }}
+          title={`${t('publishing.schedule.title')} · #${approved.task_id} ${t('editing.setTitle', { set: scheduling, name: t(`editing.strategy.${scheduling}`) })}`}
+          onClose={() => setScheduling(undefined)}
+        />
+      )}
       <QueryError error={queue.error} />
       {queue.data && queue.data.items.length === 0 && <Empty description={t('review.empty')} />}
       {queue.data?.items.map((item) => (
@@ -99,7 +139,7 @@ export default function ReviewPage() {
           }
           extra={
             <Space>
-              <Button type="primary" loading={approve.isPending && approve.variables === item.task_id} onClick={() => approve.mutate(item.task_id)}>
+              <Button type="primary" loading={approve.isPending && approve.variables?.task_id === item.task_id} onClick={() => approve.mutate(item)}>
                 {t('review.approve')}
               </Button>
               <Button danger onClick={() => setRejecting(item)}>
