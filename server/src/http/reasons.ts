@@ -150,6 +150,7 @@ export const ERROR_REASONS = {
   'banned_word.locked': { kind: 'forbidden', message: 'banned word "{word}" is locked (updatable: false): only an admin may change or delete it' },
   'banned_word.preset_not_found': { kind: 'notFound', message: 'banned-word preset "{name}" not found' },
   'banned_word.hard_block': { kind: 'bannedWordBlock', message: 'banned words (hard_block) found: {words}' },
+  'benchmark.empty': { kind: 'validation', message: 'a benchmark needs highlights, a link or a screenshot' },
   'benchmark.not_found': { kind: 'notFound', message: 'benchmark not found' },
   'benchmark.id_not_found': { kind: 'notFound', message: 'benchmark {id} not found' },
   'benchmark.url_credentials': { kind: 'validation', message: '{field} must not contain credentials' },

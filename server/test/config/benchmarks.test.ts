@@ -102,6 +102,11 @@ describe('benchmarks', () => {
     }
     expect((await api('POST', `/products/${productId}/benchmarks`, w.operator, { screenshot_url: 'data:image/png;base64,AAAA' })).status).toBe(400);
     expect((await api('POST', `/products/${productId}/benchmarks`, w.operator, { highlights: 5 })).status).toBe(400);
+    // Nothing to learn from: refused, whitespace included.
+    for (const empty of [{}, { highlights: '   ' }, { highlights: '', link_url: null, screenshot_url: null }]) {
+      const res = await api('POST', `/products/${productId}/benchmarks`, w.operator, empty);
+      expect([res.status, res.body.reason]).toEqual([400, 'benchmark.empty']);
+    }
     const list = await api('GET', `/products/${productId}/benchmarks?page_size=1`, w.operator);
     expect(list.body.data).toMatchObject({ total: 1, page: 1, page_size: 1 });
     expect(list.body.data.items[0].id).toBe(created.body.data.id);

@@ -699,6 +699,10 @@ export const ERROR_REASONS = {
       "words"
     ]
   },
+  "benchmark.empty": {
+    "code": 40000,
+    "params": []
+  },
   "benchmark.not_found": {
     "code": 40400,
     "params": []

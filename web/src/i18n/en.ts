@@ -162,6 +162,7 @@ export const en: Strings<typeof zhCN> = {
       hard_block: 'Contains banned words that are never allowed: {{words}}',
     },
     benchmark: {
+      empty: 'Add highlights, a link or a screenshot',
       not_found: 'Benchmark not found',
       id_not_found: 'Benchmark not found',
       url_credentials: 'The link must not contain credentials',

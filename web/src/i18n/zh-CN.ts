@@ -157,6 +157,7 @@ export const zhCN = {
       hard_block: '含有禁止使用的违禁词：{{words}}',
     },
     benchmark: {
+      empty: '请至少填写亮点、链接或上传截图中的一项',
       not_found: '对标笔记不存在',
       id_not_found: '对标笔记不存在',
       url_credentials: '链接中不能包含账号或密码',

@@ -104,6 +104,8 @@ export async function createBenchmark(
     link_url: httpUrlOrNull('link_url', input.link_url),
     highlights: (input.highlights ?? '').trim(),
   };
+  // A benchmark with nothing to learn from is a click by mistake.
+  if (!values.highlights && !values.link_url && !values.screenshot_url && !screenshot) throw fail('benchmark.empty');
   let screenshotKey: string | null = null;
   if (screenshot) {
     // Stored re-encoded: screenshots often carry the phone's EXIF, GPS position included.
