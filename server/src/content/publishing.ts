@@ -67,6 +67,14 @@ export function localDay(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
 
+/** The Monday (YYYY-MM-DD, Beijing time) of the week an instant falls in. */
+export function weekOf(at: Date): string {
+  const day = localDay(at, 'Asia/Shanghai');
+  const date = new Date(`${day}T00:00:00Z`);
+  const sinceMonday = (date.getUTCDay() + 6) % 7;
+  return new Date(date.getTime() - sinceMonday * 86_400_000).toISOString().slice(0, 10);
+}
+
 /**
  * How alike two notes' texts are, from 0 to 1: the Jaccard similarity of their sets of character
  * trigrams, over the text with case, width, spaces, punctuation and emoji taken out. Chinese has

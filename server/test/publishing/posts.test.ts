@@ -247,6 +247,8 @@ describe('results', () => {
     expect(overview.engagement.median).toBeCloseTo(0.04, 6);
     expect(overview.engagement.by_angle[0]).toMatchObject({ key: '真实测评', posts: 1, views: 1000 });
     expect(overview.engagement.by_account).toEqual([expect.objectContaining({ label: '结果号', posts: 3, views: 3000 })]);
+    // Over time: the three went out in one week, strategy A all of them.
+    expect(overview.engagement.by_week).toEqual([{ week: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), posts: 3, median_engagement: expect.closeTo(0.04, 6), by_strategy: { A: expect.closeTo(0.04, 6) } }]);
   });
 
   it('imports the creator centre\'s export (CSV and XLSX): matched by link, id or title and day, unmatched rows reported, a second import changes nothing', async () => {

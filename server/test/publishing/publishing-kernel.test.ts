@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { engagementOf, hashtagLine, isProfileUrl, localDay, median, NEAR_DUPLICATE_SIMILARITY, noteIdOf, parseNoteUrl, performanceWeight, textSimilarity } from '../../src/content/publishing.js';
+import { engagementOf, hashtagLine, isProfileUrl, localDay, median, NEAR_DUPLICATE_SIMILARITY, noteIdOf, parseNoteUrl, performanceWeight, textSimilarity, weekOf } from '../../src/content/publishing.js';
 
 describe('the publishing kernel', () => {
   it('tells a note copied with small changes from separate notes about one product', () => {
@@ -38,5 +38,8 @@ describe('the publishing kernel', () => {
     expect(performanceWeight(0, 0.05)).toBe(-6);
     expect(performanceWeight(0.1, null)).toBeNull();
     expect(hashtagLine(['#防晒', ' 通勤 好物 ', ''])).toBe('#防晒 #通勤好物');
+    // Weeks start on Monday in Beijing: Sunday 23:30 UTC is already Monday there.
+    expect(weekOf(new Date('2026-11-29T12:00:00Z'))).toBe('2026-11-23');
+    expect(weekOf(new Date('2026-11-29T16:30:00Z'))).toBe('2026-11-30');
   });
 });

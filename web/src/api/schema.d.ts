@@ -16443,6 +16443,17 @@ export interface operations {
                                     median_engagement: number | null;
                                     views: number;
                                 }[];
+                                /** @description engagement over time, oldest week first */
+                                by_week: {
+                                    /** @description the Monday of the week of publishing (YYYY-MM-DD, Beijing time) */
+                                    week: string;
+                                    posts: number;
+                                    median_engagement: number | null;
+                                    /** @description median engagement per strategy that week */
+                                    by_strategy: {
+                                        [key: string]: number | null;
+                                    };
+                                }[];
                             };
                             production: {
                                 /** @description tasks created in the window */

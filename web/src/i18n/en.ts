@@ -1197,6 +1197,8 @@ export const en: Strings<typeof zhCN> = {
       byAngle: 'By angle',
       byProduct: 'By product',
       byAccount: 'By account',
+      byWeek: 'Engagement by week of publishing',
+      overall: 'All',
       posts: '{{count}} posts',
       tooltip: '{{label}}: engagement {{engagement}} · {{posts}} posts · {{views}} views',
       empty: 'No results yet',

@@ -1192,6 +1192,8 @@ export const zhCN = {
       byAngle: '按角度',
       byProduct: '按产品',
       byAccount: '按账号',
+      byWeek: '互动率趋势（按发布周）',
+      overall: '全部',
       posts: '{{count}} 篇',
       tooltip: '{{label}}：互动率 {{engagement}} · {{posts}} 篇 · 观看 {{views}}',
       empty: '还没有发布结果',

@@ -22,6 +22,15 @@ const Overview = Type.Object({
     by_angle: Type.Array(Group),
     by_product: Type.Array(Group),
     by_account: Type.Array(Group),
+    by_week: Type.Array(
+      Type.Object({
+        week: Type.String({ description: 'the Monday of the week of publishing (YYYY-MM-DD, Beijing time)' }),
+        posts: Type.Integer(),
+        median_engagement: Nullable(Type.Number()),
+        by_strategy: Type.Record(Type.String(), Nullable(Type.Number()), { description: 'median engagement per strategy that week' }),
+      }),
+      { description: 'engagement over time, oldest week first' },
+    ),
   }),
   production: Type.Object({
     tasks: Type.Integer({ description: 'tasks created in the window' }),

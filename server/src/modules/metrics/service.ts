@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
-import { engagementOf, localDay, median, noteIdOf, performanceWeight } from '../../content/publishing.js';
+import { engagementOf, localDay, median, noteIdOf, performanceWeight, weekOf } from '../../content/publishing.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import { STRATEGY_GUIDES } from '../../content/strategies.js';
 import { fail } from '../../http/errors.js';
@@ -183,6 +183,30 @@ function grouped<T>(items: T[], keyOf: (item: T) => string | null, labelOf: (key
     .sort((a, b) => (b.median_engagement ?? -1) - (a.median_engagement ?? -1) || b.posts - a.posts);
 }
 
+/**
+ * Engagement over time: per week of publishing, the posts and their median engagement, overall
+ * and per strategy, oldest week first.
+ */
+function byWeek<T extends { post: { published_at: string | null; strategy: string | null } }>(items: T[], engagement: (item: T) => number | null) {
+  const weeks = new Map<string, T[]>();
+  for (const item of items) {
+    if (!item.post.published_at) continue;
+    const week = weekOf(new Date(item.post.published_at));
+    weeks.set(week, [...(weeks.get(week) ?? []), item]);
+  }
+  const medianOf = (members: T[]) => median(members.flatMap((m) => (engagement(m) === null ? [] : [engagement(m)!])));
+  return [...weeks.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([week, members]) => ({
+      week,
+      posts: members.length,
+      median_engagement: medianOf(members),
+      by_strategy: Object.fromEntries(
+        [...new Set(members.map((m) => m.post.strategy).filter((s): s is string => s !== null))].sort().map((s) => [s, medianOf(members.filter((m) => m.post.strategy === s))]),
+      ),
+    }));
+}
+
 const strategyLabel = (code: string) => (STRATEGY_GUIDES[code as StrategyCode] ? `${code} ${STRATEGY_GUIDES[code as StrategyCode].name}` : code);
 
 /** §11's overview: posts, engagement by strategy, angle, product and account, production and cost. */
@@ -216,6 +240,7 @@ export async function analyticsOverview(ctx: AppContext, auth: AuthUser, query: 
       by_angle: grouped(measured, (i) => i.post.angle_label, (k) => k, engagement, views),
       by_product: grouped(measured, (i) => (i.post.product_id === null ? null : String(i.post.product_id)), (k) => productNames.get(k) ?? k, engagement, views),
       by_account: grouped(measured, (i) => String(i.post.account_id), (k) => accountNames.get(k) ?? k, engagement, views),
+      by_week: byWeek(measured, engagement),
     },
     production: {
       tasks: tasks.length,

@@ -35,7 +35,7 @@ const group = (key: string, label: string, posts: number, median: number | null)
 function overview(over: Partial<AnalyticsOverview['engagement']> = {}): AnalyticsOverview {
   return {
     posts: { scheduled: 4, published: 3, missed: 1 },
-    engagement: { median: 0.052, by_strategy: [], by_angle: [], by_product: [], by_account: [], ...over },
+    engagement: { median: 0.052, by_strategy: [], by_angle: [], by_product: [], by_account: [], by_week: [], ...over },
     production: { tasks: 10, approved: 6, approval_rate: 0.75, median_hours_to_approve: 2.5 },
     cost: { calls: 48, input_tokens: null, output_tokens: null, images: 30, per_approved_note: { calls: 8, images: 5 } },
   };
@@ -65,6 +65,10 @@ describe('the dashboard', () => {
       by_angle: [group('通勤', '通勤', 3, 0.05)],
       by_product: [group('1', '保温杯', 3, 0.05)],
       by_account: [group('2', '小美的日常', 3, 0.05)],
+      by_week: [
+        { week: '2026-11-16', posts: 1, median_engagement: 0.03, by_strategy: { B: 0.03 } },
+        { week: '2026-11-23', posts: 2, median_engagement: 0.06, by_strategy: { A: 0.06 } },
+      ],
     });
     renderPage();
     expect((await screen.findByTestId('kpi-scheduled')).textContent).toContain('4');
@@ -75,6 +79,7 @@ describe('the dashboard', () => {
     expect(screen.getByTestId('kpi-cost').textContent).toContain('8');
     expect(screen.getByTestId('median-engagement').textContent).toBe('互动率中位数：5.2%');
     expect(screen.getAllByTestId('echart').map((c) => c.getAttribute('aria-label'))).toEqual([
+      '互动率趋势（按发布周）：各项的互动率中位数',
       '按写法：各项的互动率中位数',
       '按角度：各项的互动率中位数',
       '按产品：各项的互动率中位数',
@@ -83,6 +88,14 @@ describe('the dashboard', () => {
     const strategy = charts.find((c) => c.label.startsWith('按写法'))!.option as { yAxis: { data: string[] } };
     // Drawn bottom-up: the server's first group ends on top.
     expect(strategy.yAxis.data).toEqual(['B 组 · 实测种草', 'A 组 · 痛点共鸣']);
+    // Over time: all posts and each strategy that went out, a week without it left empty.
+    const weekly = charts.find((c) => c.label.startsWith('互动率趋势'))!.option as { xAxis: { data: string[] }; series: { name: string; data: Array<number | null> }[] };
+    expect(weekly.xAxis.data).toEqual(['11-16', '11-23']);
+    expect(weekly.series.map((s) => [s.name, s.data])).toEqual([
+      ['全部', [0.03, 0.06]],
+      ['A 组 · 痛点共鸣', [null, 0.06]],
+      ['B 组 · 实测种草', [0.03, null]],
+    ]);
     const query = state.queries[0] as { from: string; to: string };
     expect(new Date(query.to).getTime() - new Date(query.from).getTime()).toBeGreaterThan(29 * 86_400_000);
     expect(screen.queryByTestId('analytics-empty')).toBeNull();

@@ -53,6 +53,25 @@ export function breakdownOption(groups: readonly EngagementGroup[], tooltip: (g:
   };
 }
 
+type Week = AnalyticsOverview['engagement']['by_week'][number];
+
+/** Engagement over the weeks of publishing: all posts, and each strategy that went out. */
+export function weeklyOption(weeks: readonly Week[], names: { overall: string; strategy: (code: string) => string }): ChartOption {
+  const strategies = [...new Set(weeks.flatMap((w) => Object.keys(w.by_strategy)))].sort();
+  const percent = (v: number) => `${Math.round(v * 1000) / 10}%`;
+  return {
+    grid: { left: 8, right: 16, top: 36, bottom: 8, containLabel: true },
+    legend: { top: 0, type: 'scroll' },
+    tooltip: { trigger: 'axis', confine: true, valueFormatter: (v) => (typeof v === 'number' ? percent(v) : '—') },
+    xAxis: { type: 'category', data: weeks.map((w) => w.week.slice(5)), axisLabel: { hideOverlap: true } },
+    yAxis: { type: 'value', axisLabel: { formatter: percent }, splitNumber: 3 },
+    series: [
+      { type: 'line', name: names.overall, data: weeks.map((w) => w.median_engagement), lineStyle: { width: 3 }, connectNulls: true },
+      ...strategies.map((s) => ({ type: 'line' as const, name: names.strategy(s), data: weeks.map((w) => w.by_strategy[s] ?? null), connectNulls: true })),
+    ],
+  };
+}
+
 function Kpi({ title, value, detail, testId }: { title: string; value: string | number; detail?: string; testId: string }) {
   return (
     <Card size="small" style={{ height: '100%' }} data-testid={testId}>
@@ -102,6 +121,16 @@ export default function AnalyticsPage() {
             return { key, title: t(`publishing.analytics.${title}`), groups, option: breakdownOption(groups, tip) };
           })
         : [],
+    [o, t],
+  );
+  const weekly = useMemo(
+    () =>
+      o && o.engagement.by_week.length > 0
+        ? weeklyOption(o.engagement.by_week, {
+            overall: t('publishing.analytics.overall'),
+            strategy: (s) => (['A', 'B', 'C'].includes(s) ? t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) }) : s),
+          })
+        : undefined,
     [o, t],
   );
 
@@ -181,6 +210,11 @@ export default function AnalyticsPage() {
               <Typography.Paragraph data-testid="median-engagement">
                 {t('publishing.analytics.medianEngagement')}：<strong>{formatEngagement(o.engagement.median)}</strong>
               </Typography.Paragraph>
+              {weekly && (
+                <Card size="small" title={t('publishing.analytics.byWeek')} data-testid="chart-by_week" style={{ marginBottom: 12 }}>
+                  <EChart option={weekly} height={240} label={t('publishing.analytics.chartLabel', { title: t('publishing.analytics.byWeek') })} />
+                </Card>
+              )}
               <Row gutter={[12, 12]}>
                 {charts.map((c) => (
                   <Col key={c.key} xs={24} lg={12}>

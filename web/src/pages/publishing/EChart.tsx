@@ -1,18 +1,18 @@
 /**
  * A chart of Apache ECharts on a div: inits on mount, takes new options as they come, follows the
  * div's size (window resize, and the div itself when the layout reflows), disposes on unmount.
- * Only the parts the dashboard draws are registered (bar chart, grid, tooltip, canvas), through
+ * Only the parts the dashboard draws are registered (bar and line charts, grid, tooltip, legend, canvas), through
  * `echarts/core`, so the page chunk does not carry the whole library.
  */
-import { BarChart, type BarSeriesOption } from 'echarts/charts';
-import { GridComponent, type GridComponentOption, TooltipComponent, type TooltipComponentOption } from 'echarts/components';
+import { BarChart, type BarSeriesOption, LineChart, type LineSeriesOption } from 'echarts/charts';
+import { GridComponent, type GridComponentOption, LegendComponent, type LegendComponentOption, TooltipComponent, type TooltipComponentOption } from 'echarts/components';
 import { type ComposeOption, init, use } from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'react';
 
-use([BarChart, GridComponent, TooltipComponent, CanvasRenderer]);
+use([BarChart, LineChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer]);
 
-export type ChartOption = ComposeOption<BarSeriesOption | GridComponentOption | TooltipComponentOption>;
+export type ChartOption = ComposeOption<BarSeriesOption | LineSeriesOption | GridComponentOption | LegendComponentOption | TooltipComponentOption>;
 
 export function EChart({ option, height, label, testId }: { option: ChartOption; height: number; label: string; testId?: string }) {
   const ref = useRef<HTMLDivElement>(null);
