@@ -1067,6 +1067,10 @@ export const en: Strings<typeof zhCN> = {
       accountFilter: 'Filter by account',
       empty: 'Nothing scheduled this week',
       noPosts: 'No posts',
+      conflict: {
+        daily_cap: 'The account is full that day (with #{{id}} "{{title}}"): cannot drop here',
+        too_close: 'Too close to #{{id}} "{{title}}": cannot drop here',
+      },
       truncated: 'More than {{shown}} posts this week: showing the first {{shown}}',
       truncatedMonth: 'More than {{shown}} posts this month: showing the first {{shown}}',
       week: 'Week',

@@ -1062,6 +1062,10 @@ export const zhCN = {
       accountFilter: '按账号筛选',
       empty: '这一周没有排期',
       noPosts: '无排期',
+      conflict: {
+        daily_cap: '该账号这一天已排满（与 #{{id}}「{{title}}」同日），不能放这里',
+        too_close: '与 #{{id}}「{{title}}」间隔太近，不能放这里',
+      },
       truncated: '本周排期超过 {{shown}} 条，只显示前 {{shown}} 条',
       truncatedMonth: '本月排期超过 {{shown}} 条，只显示前 {{shown}} 条',
       week: '周',

@@ -7,7 +7,7 @@ import '../../i18n';
 import { ApiError } from '../../api/client';
 import type { Post } from '../../api/types';
 import { AppConfig } from '../../app/AppConfig';
-import CalendarPage, { monthGrid, weekStartOf } from './CalendarPage';
+import CalendarPage, { monthGrid, moveConflict, weekStartOf } from './CalendarPage';
 
 vi.mock('../../app/session', () => ({ useMe: () => ({ data: { allowed_actions: ['posts.write'] } }) }));
 const calls = vi.hoisted(() => ({ list: [] as unknown[], update: vi.fn(), cancel: vi.fn(), posts: [] as Post[] }));
@@ -111,6 +111,25 @@ describe('the publishing calendar (desk week)', () => {
     } finally {
       window.matchMedia = original;
     }
+  });
+});
+
+describe('a move the account would refuse', () => {
+  const account = { daily_cap: 2, min_gap_minutes: 120, timezone: 'Asia/Shanghai' };
+  // Beijing 10:00 and 14:00 on one day.
+  const day = dayjs('2026-12-01T02:00:00Z');
+  const shown = [post(1, day), post(2, day.add(4, 'hour')), post(3, day.add(1, 'day'), { status: 'cancelled' }), post(4, day.add(2, 'day'), { account_id: 9 })];
+
+  it('names the post closer than the gap, then the post of a full day, on the account\'s own day', () => {
+    const moving = post(5, day.add(3, 'day'));
+    expect(moveConflict(moving, day.add(1, 'hour').toDate(), shown, account)).toEqual({ kind: 'too_close', other: shown[0] });
+    // 20:00 Beijing: three hours after the second post, but the day holds two already.
+    expect(moveConflict(moving, day.add(10, 'hour').toDate(), shown, account)).toEqual({ kind: 'daily_cap', other: shown[0] });
+    // 01:00 the next Beijing day (the same UTC day): free; a cancelled post and another account's hold no place.
+    expect(moveConflict(moving, day.add(15, 'hour').toDate(), shown, account)).toBeUndefined();
+    expect(moveConflict(moving, day.add(2, 'day').toDate(), shown, account)).toBeUndefined();
+    // A post moved within its own day does not count against itself.
+    expect(moveConflict(shown[1]!, day.add(8, 'hour').toDate(), shown, account)).toBeUndefined();
   });
 });
 

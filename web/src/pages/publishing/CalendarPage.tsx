@@ -55,14 +55,48 @@ const DRAG_TYPE = 'application/x-cps-post';
 /** A post can move while it waits (scheduled or due); other states are history. */
 const movable = (post: Post) => post.status === 'scheduled' || post.status === 'due';
 
-function PostCard({ post, onOpen, draggable = false }: { post: Post; onOpen: () => void; draggable?: boolean }) {
+/** Posts that hold their place on an account's calendar, as the server counts them. */
+const holdsPlace = (post: Post) => post.status === 'scheduled' || post.status === 'due' || post.status === 'published';
+
+/** The calendar day of an instant in the account's time zone (its daily cap counts that day). */
+const dayIn = (at: Date, timeZone: string) => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+
+export interface MoveConflict {
+  kind: 'daily_cap' | 'too_close';
+  other: Post;
+}
+
+/**
+ * What the server would refuse for `post` moved to `at` (contract-decisions §11), from the posts
+ * the calendar shows: another post of its account closer than the account's minimum gap, or the
+ * account's daily cap full on its own day. Shown while dragging, before the drop.
+ */
+export function moveConflict(post: Post, at: Date, shown: readonly Post[], account: { daily_cap: number; min_gap_minutes: number; timezone: string } | undefined): MoveConflict | undefined {
+  if (!account) return undefined;
+  const others = shown.filter((p) => p.id !== post.id && p.account_id === post.account_id && holdsPlace(p));
+  const close = others.find((p) => Math.abs(new Date(p.scheduled_at).getTime() - at.getTime()) < account.min_gap_minutes * 60_000);
+  if (close) return { kind: 'too_close', other: close };
+  const day = dayIn(at, account.timezone);
+  const sameDay = others.filter((p) => dayIn(new Date(p.scheduled_at), account.timezone) === day);
+  return sameDay.length >= account.daily_cap ? { kind: 'daily_cap', other: sameDay[0]! } : undefined;
+}
+
+function PostCard({ post, onOpen, draggable = false, onDragStart, onDragEnd }: { post: Post; onOpen: () => void; draggable?: boolean; onDragStart?: () => void; onDragEnd?: () => void }) {
   const color = tone(POST_STATUS_COLOR[post.status]) ?? '#8c8c8c';
   return (
     <button
       type="button"
       onClick={onOpen}
       draggable={draggable}
-      onDragStart={draggable ? (e) => e.dataTransfer.setData(DRAG_TYPE, String(post.id)) : undefined}
+      onDragStart={
+        draggable
+          ? (e) => {
+              e.dataTransfer.setData(DRAG_TYPE, String(post.id));
+              onDragStart?.();
+            }
+          : undefined
+      }
+      onDragEnd={draggable ? onDragEnd : undefined}
       data-testid="calendar-post"
       style={{
         display: 'block',
@@ -198,12 +232,19 @@ export default function CalendarPage() {
   const canMove = can('posts.write');
   const queryClient = useQueryClient();
   const [dropDay, setDropDay] = useState<number>();
+  // The card being dragged (dragover events cannot read the dragged data) and what its drop would break.
+  const [dragged, setDragged] = useState<Post>();
+  const movedAt = (post: Post, day: Dayjs) => {
+    const at = dayjs(post.scheduled_at);
+    return day.hour(at.hour()).minute(at.minute()).second(0).millisecond(0);
+  };
+  const conflictOn = (day: Dayjs) =>
+    dragged && !dayjs(dragged.scheduled_at).isSame(day, 'day')
+      ? moveConflict(dragged, movedAt(dragged, day).toDate(), posts.data?.items ?? [], accounts.data?.items.find((a) => a.id === dragged.account_id))
+      : undefined;
   // Desk only: a card dropped on another day keeps its time of day; a refusal (cap, gap) is toasted in words.
   const moveTo = useMutation({
-    mutationFn: (v: { post: Post; day: Dayjs }) => {
-      const at = dayjs(v.post.scheduled_at);
-      return api.posts.update(v.post.id, { scheduled_at: v.day.hour(at.hour()).minute(at.minute()).second(0).millisecond(0).toISOString() });
-    },
+    mutationFn: (v: { post: Post; day: Dayjs }) => api.posts.update(v.post.id, { scheduled_at: movedAt(v.post, v.day).toISOString() }),
     onSuccess: () => {
       notifySuccess(t('publishing.post.moved'));
       void refresh.posts(queryClient);
@@ -227,6 +268,7 @@ export default function CalendarPage() {
   const drop = (day: Dayjs) => (e: React.DragEvent) => {
     e.preventDefault();
     setDropDay(undefined);
+    setDragged(undefined);
     const id = Number(e.dataTransfer.getData(DRAG_TYPE));
     const post = posts.data?.items.find((p) => p.id === id);
     if (post && !dayjs(post.scheduled_at).isSame(day, 'day')) moveTo.mutate({ post, day });
@@ -306,16 +348,18 @@ export default function CalendarPage() {
                 canMove
                   ? (e) => {
                       if (!e.dataTransfer.types.includes(DRAG_TYPE)) return;
-                      e.preventDefault();
                       setDropDay(day.valueOf());
+                      // A drop the account's cap or gap would refuse is not offered.
+                      if (!conflictOn(day)) e.preventDefault();
                     }
                   : undefined
               }
               onDragLeave={() => setDropDay(undefined)}
               onDrop={canMove ? drop(day) : undefined}
+              data-conflict={dropDay === day.valueOf() && conflictOn(day) ? 'true' : undefined}
               style={{
                 background: day.isSame(today, 'day') ? '#e6f4ff' : '#fafafa',
-                outline: dropDay === day.valueOf() ? '2px dashed #0958d9' : undefined,
+                outline: dropDay === day.valueOf() ? (conflictOn(day) ? '2px dashed #cf1322' : '2px dashed #0958d9') : undefined,
                 borderRadius: 8,
                 padding: 8,
                 minHeight: 240,
@@ -324,8 +368,23 @@ export default function CalendarPage() {
               <Typography.Title level={2} style={{ fontSize: 14, margin: '0 0 8px', textAlign: 'center' }}>
                 {dayLabel(day)}
               </Typography.Title>
+              {dropDay === day.valueOf() && conflictOn(day) && (
+                <Typography.Text type="danger" role="status" style={{ fontSize: 12, display: 'block', marginBottom: 6 }} data-testid="drop-conflict">
+                  {t(`publishing.calendar.conflict.${conflictOn(day)!.kind}`, { title: conflictOn(day)!.other.title, id: conflictOn(day)!.other.id })}
+                </Typography.Text>
+              )}
               {list.map((p) => (
-                <PostCard key={p.id} post={p} onOpen={() => setOpenId(p.id)} draggable={canMove && movable(p)} />
+                <PostCard
+                  key={p.id}
+                  post={p}
+                  onOpen={() => setOpenId(p.id)}
+                  draggable={canMove && movable(p)}
+                  onDragStart={() => setDragged(p)}
+                  onDragEnd={() => {
+                    setDragged(undefined);
+                    setDropDay(undefined);
+                  }}
+                />
               ))}
               {posts.data && list.length === 0 && (
                 <Typography.Text type="secondary" style={{ fontSize: 12, display: 'block', textAlign: 'center' }}>
