@@ -1205,6 +1205,7 @@ export const en: Strings<typeof zhCN> = {
     },
   },
   review2: {
+    joinedMenu: 'You joined {{name}}; switch to it in the menu (☰, top left)',
     note: 'Submission note',
     noNote: 'The submitter left no note',
     previous: 'Last rejection',

@@ -1200,6 +1200,7 @@ export const zhCN = {
     },
   },
   review2: {
+    joinedMenu: '已加入 {{name}}，可在左上角菜单（☰）中切换到该工作空间',
     note: '提交说明',
     noNote: '提交人没有写说明',
     previous: '上次驳回',
