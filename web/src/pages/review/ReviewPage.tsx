@@ -214,7 +214,10 @@ function Context({ item }: { item: ReviewItem }) {
 /** Per set, the text as rejected against the text now: title, body and tags, word by word. */
 export function Changes({ item, prev }: { item: Pick<ReviewItem, 'selected_sets'>; prev: PreviousRejection }) {
   const { t } = useTranslation();
-  const strategies = [...new Set([...item.selected_sets.map((s) => s.strategy as string), ...prev.texts.map((x) => x.strategy ?? '')])].filter(Boolean).sort();
+  // Only sets with a text then or now: a set empty both times has nothing to compare.
+  const strategies = [...new Set([...item.selected_sets.filter((s) => s.selected_text).map((s) => s.strategy as string), ...prev.texts.map((x) => x.strategy ?? '')])]
+    .filter(Boolean)
+    .sort();
   return (
     <div data-testid="review-changes">
       {strategies.map((strategy) => {
