@@ -1,5 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import './app/base.css';
 import { Root } from './app/Root';
 import i18n from './i18n';
 

@@ -223,4 +223,12 @@ export const api = {
     downloadSet: async (id: number, seq: number) =>
       (await http.GET('/api/v1/fission/{id}/notes/{seq}/download', { ...path({ id, seq }), parseAs: 'stream' })).response,
   },
+  comments: {
+    list: (taskId: number) => dataOf(http.GET('/api/v1/tasks/{id}/comments', path({ id: taskId }))),
+    /** No anchor: a remark on the task as a whole. */
+    add: (taskId: number, body: Body<'/api/v1/tasks/{id}/comments', 'post'>) => dataOf(http.POST('/api/v1/tasks/{id}/comments', { ...path({ id: taskId }), body })),
+    resolve: (taskId: number, commentId: number, resolved: boolean) =>
+      dataOf(http.POST('/api/v1/tasks/{id}/comments/{comment_id}/resolve', { ...path({ id: taskId, comment_id: commentId }), body: { resolved } })),
+    remove: (taskId: number, commentId: number) => dataOf(http.DELETE('/api/v1/tasks/{id}/comments/{comment_id}', path({ id: taskId, comment_id: commentId }))),
+  },
 };

@@ -76,6 +76,9 @@ export type PreferenceContext = Data<'/api/v1/tasks/{id}/preference/context', 'g
 
 export type ReviewItem = ItemOf<'/api/v1/review/queue', 'get'>;
 export type SelectedSet = Item<ReviewItem['selected_sets']>;
+export type TaskComment = ItemOf<'/api/v1/tasks/{id}/comments', 'get'>;
+export type CommentAnchor = TaskComment['anchor'];
+export type PreviousRejection = NonNullable<ReviewItem['previous_rejection']>;
 export type ReviewRecord = ItemOf<'/api/v1/tasks/{id}/reviews', 'get'>;
 
 export type DeliveryPackage = Data<'/api/v1/delivery-packages/{id}/download', 'get'>;

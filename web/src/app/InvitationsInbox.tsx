@@ -1,6 +1,6 @@
 import { MailOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Empty, Input, List, Modal, Popover, Space, Typography } from 'antd';
+import { Badge, Button, Empty, Grid, Input, List, Modal, Popover, Space, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError, errorMessage } from '../api/client';
@@ -40,12 +40,14 @@ function takeLinkToken(): string | undefined {
 export function InvitationsInbox() {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
+  // Where the switcher is: the top bar from lg up, the menu drawer below (AppLayout).
+  const joinedKey = (Grid.useBreakpoint().lg ?? true) ? 'invitations.joined' : 'review2.joinedMenu';
   const invitations = useQuery({ queryKey: queryKeys.invitations.mine(), queryFn: api.invitations.mine, refetchInterval: 60_000 });
   const settled = () => queryClient.invalidateQueries({ queryKey: queryKeys.invitations.mine() });
   const accept = useMutation({
     mutationFn: (i: MyInvitation) => api.invitations.accept(i.id),
     onSuccess: (workspace) => {
-      notifySuccess(t('invitations.joined', { name: workspace.name }));
+      notifySuccess(t(joinedKey, { name: workspace.name }));
       void refresh.workspaces(queryClient);
     },
     onSettled: settled,
@@ -62,7 +64,7 @@ export function InvitationsInbox() {
     onSuccess: (workspace) => {
       setLinkToken(undefined);
       setPasted('');
-      notifySuccess(t('invitations.joined', { name: workspace.name }));
+      notifySuccess(t(joinedKey, { name: workspace.name }));
       void refresh.workspaces(queryClient);
     },
     onSettled: settled,

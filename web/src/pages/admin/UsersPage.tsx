@@ -1,8 +1,9 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table, Tag } from 'antd';
+import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { AdminUser, Role } from '../../api/types';
@@ -73,7 +74,7 @@ export default function UsersPage() {
         </Button>
       </Space>
       <QueryError error={users.error} />
-      <Table<AdminUser>
+      <ResponsiveTable<AdminUser>
         rowKey="id"
         loading={users.isFetching}
         dataSource={users.data?.items}

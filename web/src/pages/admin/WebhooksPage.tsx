@@ -4,6 +4,9 @@ import { Alert, Button, Card, Checkbox, Empty, Form, Input, Modal, Popconfirm, S
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../api/client';
+
+/** Only the scheme is checked here: whether the address is public is the server's to say (`webhook.private_url`). */
+export const HTTP_SCHEME = /^https?:\/\/\S+$/i;
 import { api } from '../../api/endpoints';
 import type { Webhook, WebhookDelivery, WebhookEvent, WebhookKind } from '../../api/types';
 import { notifySuccess } from '../../app/notify';
@@ -246,7 +249,7 @@ function WebhookForm({ hook, onClose, onSaved }: { hook: Webhook | undefined; on
           label={t('webhooks.url')}
           name="url"
           extra={hook ? `${t('webhooks.urlKeep')}（${hook.url}）` : t(`webhooks.urlHint.${kind}`)}
-          rules={[{ required: !hook, message: t('form.required') }, { type: 'url', message: t('apiError.badUrl') }]}
+          rules={[{ required: !hook, message: t('form.required') }, { pattern: HTTP_SCHEME, message: t('apiError.badUrl') }]}
         >
           <Input inputMode="url" autoComplete="off" placeholder="https://" />
         </Form.Item>

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Form, Input, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Card, Form, Input, Modal, Popconfirm, Select, Space, Tag, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import { ApiError, errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { Invitation, InvitationStatus, Role, WorkspaceItem } from '../../api/types';
@@ -39,7 +40,7 @@ function InvitationList({ workspace }: { workspace: WorkspaceItem }) {
   return (
     <>
       <QueryError error={list.error} />
-      <Table<Invitation>
+      <ResponsiveTable<Invitation>
         size="small"
         rowKey="id"
         data-testid="invitation-list"
@@ -109,8 +110,9 @@ export default function WorkspacesPage() {
   const invite = useMutation({
     meta: { inlineError: true },
     mutationFn: (v: MemberValues) => api.workspaces.invite(inviting!.id, inviteeBody(v.username.trim()), v.role),
-    onSuccess: (created) => {
-      notifySuccess(t('workspaces.invited'));
+    onSuccess: (created, v) => {
+      // The server answers a username the same whether it exists (no enumeration): say only that.
+      notifySuccess('username' in inviteeBody(v.username.trim()) ? t('review2.invited') : t('workspaces.invited'));
       setLink(created.token ? invitationLink(created.token) : undefined);
       inviteForm.setFieldsValue({ username: '' });
       void refresh.invitations(queryClient, inviting!.id);
@@ -138,7 +140,7 @@ export default function WorkspacesPage() {
         </Form>
       </Card>
       <QueryError error={workspaces.error} />
-      <Table<WorkspaceItem>
+      <ResponsiveTable<WorkspaceItem>
         rowKey="id"
         loading={workspaces.isFetching}
         dataSource={workspaces.data?.items}

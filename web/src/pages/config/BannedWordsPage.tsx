@@ -1,8 +1,9 @@
 import { PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Table, Typography } from 'antd';
+import { Alert, Button, Form, Input, Modal, Popconfirm, Select, Space, Switch, Typography } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import type { BannedLevel, BannedWord, BannedWordBody } from '../../api/types';
@@ -119,7 +120,7 @@ export default function BannedWordsPage() {
       </Space>
       {removeSelected.error && <Alert type="error" showIcon role="alert" title={errorMessage(removeSelected.error)} style={{ marginBottom: 12 }} />}
       <QueryError error={words.error} />
-      <Table<BannedWord>
+      <ResponsiveTable<BannedWord>
         rowKey="id"
         rowSelection={
           canWrite

@@ -160,6 +160,7 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
   const paging = usePaging(10);
   const [form] = Form.useForm<AddValues>();
   const [file, setFile] = useState<File>();
+  const [empty, setEmpty] = useState(false);
   const list = useQuery({ queryKey: queryKeys.benchmarks.list(productId, paging.query), queryFn: () => api.benchmarks.list(productId, paging.query) });
   const add = useMutation({
     meta: { inlineError: true },
@@ -180,7 +181,17 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
     <>
       <Card size="small" title={t('benchmarks.add')} style={{ marginBottom: 16, maxWidth: 720 }}>
         {add.error && <Alert type="error" showIcon role="alert" title={errorMessage(add.error)} style={{ marginBottom: 12 }} />}
-        <Form<AddValues> form={form} name="benchmark-add" layout="vertical" onFinish={(v) => add.mutate(v)}>
+        <Form<AddValues>
+          form={form}
+          name="benchmark-add"
+          layout="vertical"
+          onFinish={(v) => {
+            // Nothing to analyse: said here, before anything is sent.
+            if (!v.highlights?.trim() && !v.link?.trim() && !file) setEmpty(true);
+            else add.mutate(v);
+          }}
+          onValuesChange={() => setEmpty(false)}
+        >
           <Form.Item label={t('benchmarks.link')} name="link" extra={t('benchmarks.linkHint')} rules={[{ validator: linkRule(t('benchmarks.linkInvalid')) }]}>
             <Input.TextArea autoSize={{ minRows: 1, maxRows: 4 }} placeholder={t('benchmarks.linkPlaceholder')} />
           </Form.Item>
@@ -193,6 +204,7 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
               maxCount={1}
               beforeUpload={(f) => {
                 setFile(f);
+                setEmpty(false);
                 return false;
               }}
               onRemove={() => setFile(undefined)}
@@ -201,6 +213,9 @@ export function BenchmarksPanel({ productId }: { productId: number }) {
               <Button icon={<UploadOutlined aria-hidden />}>{t('benchmarks.pick')}</Button>
             </Upload>
           </Form.Item>
+          {empty && (
+            <Alert type="error" showIcon role="alert" title={t('review2.benchmarkEmpty')} style={{ marginBottom: 12 }} data-testid="benchmark-empty" />
+          )}
           <Button type="primary" htmlType="submit" loading={add.isPending}>
             {t('benchmarks.submit')}
           </Button>

@@ -1,8 +1,9 @@
 import { DownloadOutlined, PlusOutlined } from '@ant-design/icons';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Input, Popconfirm, Space, Table, Tag } from 'antd';
+import { Button, Input, Popconfirm, Space, Tag } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import { Link } from 'react-router-dom';
 import { api } from '../../api/endpoints';
 import type { Product } from '../../api/types';
@@ -58,7 +59,7 @@ export default function ProductsPage() {
         </Space>
       </Space>
       <QueryError error={products.error ?? exportAll.error ?? exportBenchmarks.error} />
-      <Table<Product>
+      <ResponsiveTable<Product>
         rowKey="id"
         loading={products.isFetching}
         dataSource={products.data?.items}

@@ -1,8 +1,9 @@
 import { UploadOutlined } from '@ant-design/icons';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Modal, Space, Table, Typography, Upload } from 'antd';
+import { Alert, Button, Modal, Space, Typography, Upload } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ResponsiveTable } from '../../components/ResponsiveTable';
 import { errorMessage } from '../../api/client';
 import { api } from '../../api/endpoints';
 import { refresh } from '../../api/queryKeys';
@@ -35,7 +36,7 @@ export function ImportResultView({ result }: { result: ImportResult }) {
           <Typography.Text strong style={{ display: 'block', marginBottom: 8 }}>
             {t('publishing.import.unmatchedTitle', { count: result.unmatched.length })}
           </Typography.Text>
-          <Table<UnmatchedRow>
+          <ResponsiveTable<UnmatchedRow>
             size="small"
             rowKey="row"
             data-testid="import-unmatched"

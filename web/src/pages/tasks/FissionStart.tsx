@@ -71,8 +71,17 @@ export function FissionStart({ taskId, canStart }: { taskId: number; canStart: b
               options={(['low', 'mid', 'high'] as const).map((l) => ({ value: l, label: t(`fission.levels.${l}`) }))}
             />
           </Form.Item>
-          <Form.Item label={t('fission.fanout')} name="fanout_count" rules={[{ required: true, message: t('form.required') }]}>
-            <InputNumber min={1} max={5} precision={0} />
+          <Form.Item
+            label={t('fission.fanout')}
+            name="fanout_count"
+            rules={[
+              { required: true, message: t('form.required') },
+              // Said rather than clamped: a 7 typed in must not quietly become 5.
+              { type: 'number', max: 5, message: t('review2.fanoutMax') },
+              { type: 'number', min: 1, message: t('review2.fanoutMin') },
+            ]}
+          >
+            <InputNumber precision={0} />
           </Form.Item>
         </Form>
       </Modal>
