@@ -209,8 +209,8 @@ export const api = {
     overview: (query: Query<'/api/v1/analytics/overview', 'get'>) => dataOf(http.GET('/api/v1/analytics/overview', { params: { query } })),
   },
   fission: {
-    create: (source_task_id: number, reference_level: ReferenceLevel, fanout_count: number) =>
-      dataOf(http.POST('/api/v1/fission', { body: { source_task_id, reference_level, fanout_count } })),
+    create: (source_task_id: number, reference_level: ReferenceLevel, fanout_count: number, account_id?: number) =>
+      dataOf(http.POST('/api/v1/fission', { body: { source_task_id, reference_level, fanout_count, ...(account_id ? { account_id } : {}) } })),
     list: (query: Paging & { source_task_id?: number }) => dataOf(http.GET('/api/v1/fission', { params: { query } })),
     get: (id: number) => dataOf(http.GET('/api/v1/fission/{id}', path({ id }))),
     notes: (id: number) => dataOf(http.GET('/api/v1/fission/{id}/notes', path({ id }))),

@@ -1030,6 +1030,12 @@ export const en: Strings<typeof zhCN> = {
     refresh: 'Refresh',
   },
   publishing: {
+    forAccount: {
+      label: 'For account (optional)',
+      none: 'No account in particular',
+      hint: 'Generation writes in the chosen account\'s persona and voice',
+      fissionHint: 'Leave empty to keep the source task\'s account',
+    },
     nav: { group: 'Publishing', accounts: 'Accounts', calendar: 'Calendar', analytics: 'Dashboard' },
     status: { scheduled: 'Scheduled', due: 'Due', published: 'Published', missed: 'Missed', cancelled: 'Cancelled' },
     accounts: {

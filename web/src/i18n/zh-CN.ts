@@ -1025,6 +1025,12 @@ export const zhCN = {
     refresh: '刷新',
   },
   publishing: {
+    forAccount: {
+      label: '发布账号（可选）',
+      none: '不指定账号',
+      hint: '选定账号后，生成会按该账号的人设和口吻来写',
+      fissionHint: '不选则沿用原任务的账号',
+    },
     nav: { group: '发布运营', accounts: '账号', calendar: '发布日历', analytics: '数据看板' },
     status: { scheduled: '已排期', due: '待发布', published: '已发布', missed: '已错过', cancelled: '已取消' },
     accounts: {

@@ -63,13 +63,18 @@ describe('importing the creator centre’s note data', () => {
     const result = await within(dialog).findByTestId('import-result');
     expect(result.textContent).toContain('读取 6 行：匹配 2 行，新增 1 条数据快照');
     expect(result.textContent).toContain('未匹配的行（5）');
-    const rows = within(within(result).getByTestId('import-unmatched')).getAllByRole('row').slice(1);
-    expect(rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent))).toEqual([
+    // jsdom is phone-sized: each unmatched row is a card with its row number, title and reason.
+    const cards = within(result).getByTestId('import-unmatched');
+    for (const [row, title, reason] of [
       ['3', '冬天的保温杯', '没有找到已发布的对应笔记（链接、笔记ID或标题+发布日期都对不上）'],
       ['4', '同名笔记', '有多条已发布的笔记与之对应（标题和发布日期相同），请改用笔记链接'],
       ['5', '—', '这一行没有笔记链接、笔记ID或标题'],
       ['6', '数字不对', '有数据不是整数（例如写成了文字）'],
       ['7', '没有数', '这一行没有任何数据'],
-    ]);
+    ]) {
+      const card = within(cards).getByText(reason).closest('.ant-card')!;
+      expect(card.textContent).toContain(row);
+      expect(card.textContent).toContain(title);
+    }
   });
 });

@@ -8,10 +8,12 @@ import type { ReferenceLevel } from '../../api/types';
 import { formatTime } from '../../components/format';
 import { tone } from '../../components/tags';
 import { queryKeys } from '../../api/queryKeys';
+import { AccountSelect } from '../publishing/AccountSelect';
 
 interface Values {
   reference_level: ReferenceLevel;
   fanout_count: number;
+  account_id?: number;
 }
 
 /** The task's fissions, as every member of the workspace sees them (server records), and starting a new one. */
@@ -26,7 +28,7 @@ export function FissionStart({ taskId, canStart }: { taskId: number; canStart: b
     refetchInterval: (q) => (q.state.data?.items.some((f) => f.status === 'generating') ? 3000 : false),
   });
   const create = useMutation({
-    mutationFn: (v: Values) => api.fission.create(taskId, v.reference_level, v.fanout_count),
+    mutationFn: (v: Values) => api.fission.create(taskId, v.reference_level, v.fanout_count, v.account_id),
     onSuccess: (d) => navigate(`/fission/${d.fission_id}`),
   });
   const items = fissions.data?.items ?? [];
@@ -82,6 +84,9 @@ export function FissionStart({ taskId, canStart }: { taskId: number; canStart: b
             ]}
           >
             <InputNumber precision={0} />
+          </Form.Item>
+          <Form.Item label={t('publishing.forAccount.label')} name="account_id" extra={t('publishing.forAccount.fissionHint')}>
+            <AccountSelect />
           </Form.Item>
         </Form>
       </Modal>

@@ -10,6 +10,7 @@ import { isGenerating } from '../../hooks/taskStream';
 import { ProductSelect } from '../config/pickers';
 import { PageTitle } from '../../components/PageTitle';
 import { queryKeys } from '../../api/queryKeys';
+import { AccountSelect } from '../publishing/AccountSelect';
 
 /**
  * The detail of a task just created, from what creating it answered: nothing generated yet. The
@@ -115,6 +116,9 @@ export default function TaskCreatePage() {
             />
           </Form.Item>
         </div>
+        <Form.Item label={t('publishing.forAccount.label')} name="account_id" extra={t('publishing.forAccount.hint')}>
+          <AccountSelect />
+        </Form.Item>
         <Typography.Paragraph type="secondary">{t('taskCreate.hint')}</Typography.Paragraph>
         <Button type="primary" htmlType="submit" loading={create.isPending}>
           {t('taskCreate.submit')}
