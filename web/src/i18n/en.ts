@@ -236,6 +236,12 @@ export const en: Strings<typeof zhCN> = {
       export_rejected: 'The export failed: some image files are missing',
       export_hard_blocked: 'Set {{sets}} contains banned words that are never allowed ({{words}}): edit the note, then download again',
     },
+    comment: {
+      not_found: 'Comment not found',
+      anchor: 'Invalid comment anchor: pick a line the text has',
+      candidate_not_found: 'The commented text or image is not part of this task',
+      not_author: 'Only the author, a supervisor or an admin may delete this comment',
+    },
     account: {
       not_found: 'Account not found',
       profile_url: 'Enter a Xiaohongshu profile link (https://www.xiaohongshu.com/user/profile/…)',

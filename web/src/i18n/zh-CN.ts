@@ -231,6 +231,12 @@ export const zhCN = {
       export_rejected: '裂变导出失败：部分图片文件缺失',
       export_hard_blocked: '第 {{sets}} 套笔记含有禁止使用的违禁词：{{words}}，请编辑笔记后再下载',
     },
+    comment: {
+      not_found: '评论不存在',
+      anchor: '评论位置无效：请选择正文中存在的一行',
+      candidate_not_found: '评论的文案或图片不属于这个任务',
+      not_author: '只有评论人、主管或管理员可以删除这条评论',
+    },
     account: {
       not_found: '账号不存在',
       profile_url: '请填写小红书个人主页链接（https://www.xiaohongshu.com/user/profile/…）',

@@ -71,7 +71,7 @@ describe('importing the creator centre’s note data', () => {
       ['5', '—', '这一行没有笔记链接、笔记ID或标题'],
       ['6', '数字不对', '有数据不是整数（例如写成了文字）'],
       ['7', '没有数', '这一行没有任何数据'],
-    ]) {
+    ] as const) {
       const card = within(cards).getByText(reason).closest('.ant-card')!;
       expect(card.textContent).toContain(row);
       expect(card.textContent).toContain(title);
