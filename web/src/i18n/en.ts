@@ -1071,6 +1071,7 @@ export const en: Strings<typeof zhCN> = {
       deactivatedDone: 'Account "{{name}}" deactivated',
     },
     calendar: {
+      byAccount: 'By account',
       title: 'Publishing calendar',
       prevWeek: 'Previous week',
       nextWeek: 'Next week',

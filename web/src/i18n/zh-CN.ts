@@ -1066,6 +1066,7 @@ export const zhCN = {
       deactivatedDone: '已停用账号「{{name}}」',
     },
     calendar: {
+      byAccount: '按账号',
       title: '发布日历',
       prevWeek: '上一周',
       nextWeek: '下一周',

@@ -13,7 +13,17 @@ vi.mock('../../app/session', () => ({ useMe: () => ({ data: { allowed_actions: [
 const calls = vi.hoisted(() => ({ list: [] as unknown[], update: vi.fn(), cancel: vi.fn(), posts: [] as Post[] }));
 vi.mock('../../api/endpoints', () => ({
   api: {
-    accounts: { list: async () => ({ items: [{ id: 1, name: '小美的日常', active: true }], total: 1, page: 1, page_size: 100 }) },
+    accounts: {
+      list: async () => ({
+        items: [
+          { id: 1, name: '小美的日常', active: true, daily_cap: 2, min_gap_minutes: 0, timezone: 'Asia/Shanghai' },
+          { id: 2, name: '通勤号', active: true, daily_cap: 2, min_gap_minutes: 0, timezone: 'Asia/Shanghai' },
+        ],
+        total: 2,
+        page: 1,
+        page_size: 100,
+      }),
+    },
     posts: {
       list: async (query: unknown) => {
         calls.list.push(query);
@@ -114,8 +124,44 @@ describe('the publishing calendar (desk week)', () => {
   });
 });
 
+describe('the week by account (desk)', () => {
+  it('moves a post dropped on another account\'s row to that account on that day, keeping its time', async () => {
+    const original = window.matchMedia;
+    window.matchMedia = ((query: string) => ({ ...original(query), matches: true })) as typeof window.matchMedia;
+    try {
+      const monday = weekStartOf(dayjs());
+      calls.posts = [post(1, monday.add(1, 'day').hour(9).minute(30))];
+      calls.update.mockReset().mockResolvedValue(calls.posts[0]);
+      render(
+        <AppConfig>
+          <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+            <MemoryRouter>
+              <CalendarPage />
+            </MemoryRouter>
+          </QueryClientProvider>
+        </AppConfig>,
+      );
+      fireEvent.click(await screen.findByText('按账号'));
+      const grid = await screen.findByTestId('calendar-account-grid');
+      await within(grid).findByText('通勤号');
+      const cells = within(grid).getAllByTestId('calendar-account-cell');
+      // Two rows of seven days: the second row is 通勤号.
+      expect(cells).toHaveLength(14);
+      const card = await within(grid).findByTestId('calendar-post');
+      const store: Record<string, string> = {};
+      const dataTransfer = { setData: (k: string, v: string) => (store[k] = v), getData: (k: string) => store[k] ?? '', types: ['application/x-cps-post'] };
+      fireEvent.dragStart(card, { dataTransfer });
+      fireEvent.dragOver(cells[7 + 2]!, { dataTransfer });
+      fireEvent.drop(cells[7 + 2]!, { dataTransfer });
+      await waitFor(() => expect(calls.update).toHaveBeenCalledWith(1, { scheduled_at: monday.add(2, 'day').hour(9).minute(30).toISOString(), account_id: 2 }));
+    } finally {
+      window.matchMedia = original;
+    }
+  });
+});
+
 describe('a move the account would refuse', () => {
-  const account = { daily_cap: 2, min_gap_minutes: 120, timezone: 'Asia/Shanghai' };
+  const account = { id: 1, daily_cap: 2, min_gap_minutes: 120, timezone: 'Asia/Shanghai' };
   // Beijing 10:00 and 14:00 on one day.
   const day = dayjs('2026-12-01T02:00:00Z');
   const shown = [post(1, day), post(2, day.add(4, 'hour')), post(3, day.add(1, 'day'), { status: 'cancelled' }), post(4, day.add(2, 'day'), { account_id: 9 })];
@@ -130,6 +176,13 @@ describe('a move the account would refuse', () => {
     expect(moveConflict(moving, day.add(2, 'day').toDate(), shown, account)).toBeUndefined();
     // A post moved within its own day does not count against itself.
     expect(moveConflict(shown[1]!, day.add(8, 'hour').toDate(), shown, account)).toBeUndefined();
+  });
+
+  it('checks a drop on another account\'s row against that account\'s posts and limits', () => {
+    const other = { id: 9, daily_cap: 1, min_gap_minutes: 0, timezone: 'Asia/Shanghai' };
+    // Post 4 holds account 9's only slot on its day; post 1's own account is not the one in the way.
+    expect(moveConflict(shown[0]!, day.add(2, 'day').add(3, 'hour').toDate(), shown, other)).toEqual({ kind: 'daily_cap', other: shown[3] });
+    expect(moveConflict(shown[0]!, day.add(5, 'day').toDate(), shown, other)).toBeUndefined();
   });
 });
 

@@ -2,7 +2,7 @@ import { LeftOutlined, RightOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, DatePicker, Descriptions, Drawer, Empty, Form, Grid, Popconfirm, Segmented, Select, Space, Spin, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { errorMessage } from '../../api/client';
@@ -67,13 +67,19 @@ export interface MoveConflict {
 }
 
 /**
- * What the server would refuse for `post` moved to `at` (contract-decisions §11), from the posts
- * the calendar shows: another post of its account closer than the account's minimum gap, or the
- * account's daily cap full on its own day. Shown while dragging, before the drop.
+ * What the server would refuse for `post` moved to `at` on `account` (its own unless dropped on
+ * another's row; contract-decisions §11), from the posts the calendar shows: another post of that
+ * account closer than its minimum gap, or its daily cap full on its own day. Shown while
+ * dragging, before the drop.
  */
-export function moveConflict(post: Post, at: Date, shown: readonly Post[], account: { daily_cap: number; min_gap_minutes: number; timezone: string } | undefined): MoveConflict | undefined {
+export function moveConflict(
+  post: Post,
+  at: Date,
+  shown: readonly Post[],
+  account: { id: number; daily_cap: number; min_gap_minutes: number; timezone: string } | undefined,
+): MoveConflict | undefined {
   if (!account) return undefined;
-  const others = shown.filter((p) => p.id !== post.id && p.account_id === post.account_id && holdsPlace(p));
+  const others = shown.filter((p) => p.id !== post.id && p.account_id === account.id && holdsPlace(p));
   const close = others.find((p) => Math.abs(new Date(p.scheduled_at).getTime() - at.getTime()) < account.min_gap_minutes * 60_000);
   if (close) return { kind: 'too_close', other: close };
   const day = dayIn(at, account.timezone);
@@ -210,7 +216,7 @@ export default function CalendarPage() {
   const phone = !(Grid.useBreakpoint().sm ?? true);
   const [weekStart, setWeekStart] = useState(() => weekStartOf(dayjs()));
   const [month, setMonth] = useState(() => dayjs().startOf('month'));
-  const [view, setView] = useState<'week' | 'month'>('week');
+  const [view, setView] = useState<'week' | 'month' | 'accounts'>('week');
   const monthView = view === 'month' && !phone;
   const [accountId, setAccountId] = useState<number>();
   const [openId, setOpenId] = useState<number>();
@@ -238,13 +244,14 @@ export default function CalendarPage() {
     const at = dayjs(post.scheduled_at);
     return day.hour(at.hour()).minute(at.minute()).second(0).millisecond(0);
   };
-  const conflictOn = (day: Dayjs) =>
-    dragged && !dayjs(dragged.scheduled_at).isSame(day, 'day')
-      ? moveConflict(dragged, movedAt(dragged, day).toDate(), posts.data?.items ?? [], accounts.data?.items.find((a) => a.id === dragged.account_id))
+  const conflictOn = (day: Dayjs, accountId = dragged?.account_id) =>
+    dragged && (!dayjs(dragged.scheduled_at).isSame(day, 'day') || accountId !== dragged.account_id)
+      ? moveConflict(dragged, movedAt(dragged, day).toDate(), posts.data?.items ?? [], accounts.data?.items.find((a) => a.id === accountId))
       : undefined;
   // Desk only: a card dropped on another day keeps its time of day; a refusal (cap, gap) is toasted in words.
   const moveTo = useMutation({
-    mutationFn: (v: { post: Post; day: Dayjs }) => api.posts.update(v.post.id, { scheduled_at: movedAt(v.post, v.day).toISOString() }),
+    mutationFn: (v: { post: Post; day: Dayjs; accountId?: number }) =>
+      api.posts.update(v.post.id, { scheduled_at: movedAt(v.post, v.day).toISOString(), ...(v.accountId && v.accountId !== v.post.account_id ? { account_id: v.accountId } : {}) }),
     onSuccess: () => {
       notifySuccess(t('publishing.post.moved'));
       void refresh.posts(queryClient);
@@ -257,22 +264,28 @@ export default function CalendarPage() {
       value={view}
       onChange={(v) => {
         if (v === 'month') setMonth(weekStart.startOf('month'));
-        setView(v as 'week' | 'month');
+        setView(v as 'week' | 'month' | 'accounts');
       }}
       options={[
         { value: 'week', label: t('publishing.calendar.week') },
+        { value: 'accounts', label: t('publishing.calendar.byAccount') },
         { value: 'month', label: t('publishing.calendar.month') },
       ]}
     />
   );
-  const drop = (day: Dayjs) => (e: React.DragEvent) => {
+  const drop = (day: Dayjs, accountId?: number) => (e: React.DragEvent) => {
     e.preventDefault();
     setDropDay(undefined);
+    setDropCell(undefined);
     setDragged(undefined);
     const id = Number(e.dataTransfer.getData(DRAG_TYPE));
     const post = posts.data?.items.find((p) => p.id === id);
-    if (post && !dayjs(post.scheduled_at).isSame(day, 'day')) moveTo.mutate({ post, day });
+    const otherAccount = accountId !== undefined && accountId !== post?.account_id;
+    if (post && (otherAccount || !dayjs(post.scheduled_at).isSame(day, 'day'))) moveTo.mutate({ post, day, accountId });
   };
+  // The account rows' drop target: `<account id>:<day>`.
+  const [dropCell, setDropCell] = useState<string>();
+  const accountRows = (accounts.data?.items ?? []).filter((a) => (accountId ? a.id === accountId : a.active || byDay.some((d) => d.posts.some((p) => p.account_id === a.id))));
 
   return (
     <>
@@ -322,6 +335,72 @@ export default function CalendarPage() {
       )}
       {monthView ? (
         <MonthGrid month={month} posts={posts.data?.items ?? []} onOpen={setOpenId} />
+      ) : view === 'accounts' && !phone ? (
+        <div style={{ display: 'grid', gridTemplateColumns: '120px repeat(7, minmax(0, 1fr))', gap: 6 }} data-testid="calendar-account-grid">
+          <span />
+          {days.map((day) => (
+            <Typography.Text key={day.valueOf()} strong style={{ fontSize: 13, textAlign: 'center' }}>
+              {dayLabel(day)}
+            </Typography.Text>
+          ))}
+          {accountRows.map((account) => (
+            <Fragment key={account.id}>
+              <Typography.Text strong style={{ fontSize: 13, overflowWrap: 'anywhere', paddingTop: 8 }}>
+                {account.name}
+              </Typography.Text>
+              {byDay.map(({ day, posts: list }) => {
+                const cell = `${account.id}:${day.valueOf()}`;
+                const conflict = dropCell === cell ? conflictOn(day, account.id) : undefined;
+                return (
+                  <section
+                    key={cell}
+                    aria-label={`${account.name} ${dayLabel(day)}`}
+                    data-testid="calendar-account-cell"
+                    onDragOver={
+                      canMove
+                        ? (e) => {
+                            if (!e.dataTransfer.types.includes(DRAG_TYPE)) return;
+                            setDropCell(cell);
+                            if (!conflictOn(day, account.id)) e.preventDefault();
+                          }
+                        : undefined
+                    }
+                    onDragLeave={() => setDropCell(undefined)}
+                    onDrop={canMove ? drop(day, account.id) : undefined}
+                    style={{
+                      background: day.isSame(today, 'day') ? '#e6f4ff' : '#fafafa',
+                      outline: dropCell === cell ? (conflict ? '2px dashed #cf1322' : '2px dashed #0958d9') : undefined,
+                      borderRadius: 6,
+                      padding: 6,
+                      minHeight: 72,
+                    }}
+                  >
+                    {conflict && (
+                      <Typography.Text type="danger" role="status" style={{ fontSize: 12, display: 'block', marginBottom: 4 }} data-testid="drop-conflict">
+                        {t(`publishing.calendar.conflict.${conflict.kind}`, { title: conflict.other.title, id: conflict.other.id })}
+                      </Typography.Text>
+                    )}
+                    {list
+                      .filter((p) => p.account_id === account.id)
+                      .map((p) => (
+                        <PostCard
+                          key={p.id}
+                          post={p}
+                          onOpen={() => setOpenId(p.id)}
+                          draggable={canMove && movable(p)}
+                          onDragStart={() => setDragged(p)}
+                          onDragEnd={() => {
+                            setDragged(undefined);
+                            setDropCell(undefined);
+                          }}
+                        />
+                      ))}
+                  </section>
+                );
+              })}
+            </Fragment>
+          ))}
+        </div>
       ) : phone ? (
         <>
           {posts.data && posts.data.items.length === 0 && <Empty description={t('publishing.calendar.empty')} />}
