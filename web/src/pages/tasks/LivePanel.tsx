@@ -1,9 +1,12 @@
 import { Alert, Badge, Card, Progress, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { Progress as StageProgress, Stage, TaskStatus } from '../../api/types';
+import { useMemo } from 'react';
+import type { ImageCandidate, Progress as StageProgress, Stage, TaskStatus } from '../../api/types';
+import { failedSlots } from './versions';
 import { wordFailure } from '../../api/errorText';
-import { isGenerating, useLive, type LiveStore } from '../../hooks/taskStream';
+import { isGenerating, useLive, type LiveState, type LiveStore } from '../../hooks/taskStream';
 
+const NO_IMAGES: readonly ImageCandidate[] = [];
 const STAGES: Stage[] = ['text', 'score', 'image', 'package'];
 const CONNECTION_BADGE = { idle: 'default', connecting: 'processing', open: 'success', reconnecting: 'warning', closed: 'default' } as const;
 
@@ -57,10 +60,25 @@ function Drafts({ store }: { store: LiveStore }) {
   );
 }
 
-/** Problems reported during generation: one alert, each distinct problem worded once. */
-function StreamErrors({ store }: { store: LiveStore }) {
+/**
+ * Problems reported during generation that are still open: an image's failure goes once its slot
+ * has a newer version that did not fail (a retry or regeneration settled), and the summary of a
+ * partly failed generation goes once none of its images is still failed (and no text set failed).
+ */
+export function openProblems(errors: LiveState['errors'], images: readonly ImageCandidate[]): LiveState['errors'] {
+  const open = new Set(failedSlots(images).map((i) => `${i.strategy}:${i.seq}`));
+  return errors.filter((e) => {
+    if (e.key === 'failure.image' && e.params && 'set' in e.params && 'seq' in e.params) return open.has(`${String(e.params.set)}:${String(e.params.seq)}`);
+    if (e.key === 'failure.partly' && e.params && !e.params.texts_failed) return open.size > 0;
+    return true;
+  });
+}
+
+/** Problems still open: one alert, each distinct problem worded once, counted. */
+function StreamErrors({ store, images }: { store: LiveStore; images: readonly ImageCandidate[] }) {
   const { t } = useTranslation();
-  const errors = useLive(store, (s) => s.errors);
+  const all = useLive(store, (s) => s.errors);
+  const errors = useMemo(() => openProblems(all, images), [all, images]);
   if (errors.length === 0) return null;
   const lines = [...new Set(errors.map((e) => wordFailure(t, { key: e.key, params: e.params, kind: e.kind })))];
   return (
@@ -103,8 +121,8 @@ function Generating({ store, status }: { store: LiveStore; status: TaskStatus })
   );
 }
 
-/** `status`: the task's, as last fetched (the stream may be ahead of it). */
-export function LivePanel({ store, fallback, status }: { store: LiveStore; fallback: StageProgress | null; status: TaskStatus }) {
+/** `status`: the task's, as last fetched (the stream may be ahead of it); `images`: as now known (fetched and streamed). */
+export function LivePanel({ store, fallback, status, images = NO_IMAGES }: { store: LiveStore; fallback: StageProgress | null; status: TaskStatus; images?: readonly ImageCandidate[] }) {
   const { t } = useTranslation();
   const generating = isGenerating(status);
   return (
@@ -120,7 +138,7 @@ export function LivePanel({ store, fallback, status }: { store: LiveStore; fallb
         <StageBar key={s} store={store} stage={s} fallback={fallback} />
       ))}
       <Drafts store={store} />
-      <StreamErrors store={store} />
+      <StreamErrors store={store} images={images} />
     </Card>
   );
 }

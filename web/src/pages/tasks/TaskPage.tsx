@@ -1,13 +1,13 @@
 import { CalendarOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Col, Modal, Popconfirm, Row, Space, Typography } from 'antd';
+import { Alert, App, Button, Card, Col, Modal, Popconfirm, Row, Space, Typography } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
 import { wordFailure } from '../../api/errorText';
 import { STRATEGIES, type ImageCandidate, type Strategy, type TaskAction, type TaskDetail, type TextCandidate } from '../../api/types';
-import { notifySuccess } from '../../app/notify';
+import { notifyError, notifySuccess } from '../../app/notify';
 import { PageSpin } from '../../app/guards';
 import { demoOrigin, DemoNotice } from '../../components/demo';
 import { formatTime } from '../../components/format';
@@ -15,9 +15,13 @@ import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
 import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredImages } from '../../components/selection';
 import { TaskStatusTag } from '../../components/tags';
-import { isGenerating, useTaskStream } from '../../hooks/taskStream';
+import { isGenerating, useLive, useTaskStream } from '../../hooks/taskStream';
+import { PASS_LINE } from '../../api/constants';
+import { framingFields } from './uploadChecks';
+import { failedSlots } from './versions';
+import { SubmitNote } from './SubmitNote';
 import { refetchWhenLastSettles } from '../../hooks/optimistic';
-import { CandidateBoard, type BoardActions } from './CandidateBoard';
+import { byId, CandidateBoard, type BoardActions } from './CandidateBoard';
 import { DeliveryPanel } from './DeliveryPanel';
 import { ScheduleDialog } from '../publishing/ScheduleDialog';
 import { useCan } from '../../app/abilities';
@@ -35,6 +39,7 @@ export default function TaskPage() {
   const taskId = Number(useParams().id);
   const key = useMemo(() => queryKeys.task.detail(taskId), [taskId]);
   const queryClient = useQueryClient();
+  const { message } = App.useApp();
   const task = useQuery({
     queryKey: key,
     queryFn: () => api.tasks.get(taskId),
@@ -72,17 +77,35 @@ export default function TaskPage() {
   const edit = useMutation({
     mutationFn: (v: EditValues) =>
       api.tasks.editText(taskId, editing!.candidate_id, { content: v.content, title: v.title, tags: v.tags, cover_title: v.cover_title }),
-    onSuccess: () => setEditing(undefined),
+    onSuccess: (saved) => {
+      setEditing(undefined);
+      // Saved, but the soft-warn words it still holds are named (hard-block words are refused by the server).
+      const soft = [...new Set(saved.banned_hits.filter((h) => h.level === 'soft_warn').map((h) => h.word))];
+      if (soft.length > 0) void message.warning(t('desk.softWarn', { words: soft.join('、') }));
+    },
     ...optimistic,
   });
   const regenerate = useMutation({ mutationFn: () => api.tasks.regenerate(taskId), ...optimistic });
-  const submit = useMutation({ mutationFn: () => api.tasks.submitReview(taskId), onSuccess: () => setConfirmingSubmit(false), ...optimistic });
+  const submit = useMutation({
+    mutationFn: (note?: string) => api.tasks.submitReview(taskId, note),
+    onSuccess: () => {
+      setConfirmingSubmit(false);
+      setNote('');
+    },
+    ...optimistic,
+  });
+  const [note, setNote] = useState('');
+  const [noteMissing, setNoteMissing] = useState(false);
   const archive = useMutation({ mutationFn: () => api.tasks.archive(taskId), ...optimistic });
   const [confirmingSubmit, setConfirmingSubmit] = useState(false);
   const [scheduling, setScheduling] = useState<Strategy>();
   const can = useCan();
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
 
+  const liveImages = useLive(store, (s) => s.images);
+  const baseImages = task.data?.image_candidates;
+  const images = useMemo(() => byId(baseImages ?? [], liveImages), [baseImages, liveImages]);
+  const failed = useMemo(() => failedSlots(images), [images]);
   const allowed = useMemo(() => new Set<TaskAction>(task.data?.allowed_actions ?? []), [task.data?.allowed_actions]);
   const providers = task.data?.providers;
   const demo = useMemo(() => demoOrigin(providers), [providers]);
@@ -108,15 +131,23 @@ export default function TaskPage() {
           .editImageCaption(taskId, c.candidate_id, caption)
           .then(() => notifySuccess(t('editing.captionSaved')))
           .finally(refresh),
-      onUpload: (c, file) =>
+      onUpload: (c, file, framing) =>
         api.tasks
-          .uploadImage(taskId, { strategy: c.strategy, seq: c.seq, role: c.role }, file)
-          .then(() => notifySuccess(t('editing.replaced')))
+          .uploadImage(taskId, { strategy: c.strategy, seq: c.seq, role: c.role }, file, framingFields(framing))
+          .then((made) => {
+            notifySuccess(t(made.is_selected ? 'desk.uploadedSelected' : 'desk.uploadedVersion'));
+            return made;
+          })
+          .catch((err: unknown) => {
+            notifyError(err);
+            throw err;
+          })
           .finally(refresh),
-      onRetry: () =>
+      onRetry: (candidateIds) =>
         void api.tasks
-          .retryImages(taskId)
-          .then((r) => notifySuccess(t('editing.retryQueued', { count: r.count })))
+          .retryImages(taskId, candidateIds)
+          .then((r) => (r.queued ? notifySuccess(t('editing.retryQueued', { count: r.count })) : notifySuccess(t('desk.nothingToRetry'))))
+          .catch(notifyError)
           .finally(refresh),
     }),
     // mutate functions are stable; only what the server allows changes what the cards may do
@@ -127,6 +158,14 @@ export default function TaskPage() {
   if (!task.data) return <QueryError error={task.error} />;
   const d = task.data;
   const canSubmit = allowed.has('submit_review') && canSubmitForReview(d.text_candidates);
+  const belowLine = d.text_candidates.filter((c) => c.is_selected && c.score.total < PASS_LINE);
+  const sendSubmit = () => {
+    if (belowLine.length > 0 && !note.trim()) {
+      setNoteMissing(true);
+      return;
+    }
+    submit.mutate(belowLine.length > 0 ? note.trim() : undefined);
+  };
   const selectedSets = STRATEGIES.map((s) => ({ s, text: d.text_candidates.find((c) => c.strategy === s && c.is_selected) })).filter(
     (x) => d.text_candidates.some((c) => c.strategy === x.s),
   );
@@ -148,9 +187,9 @@ export default function TaskPage() {
           </Typography.Text>
         </div>
         <Space wrap>
-          {allowed.has('retry_images') && (
-            <Button danger onClick={actions.onRetry}>
-              {t('editing.retryAll')}
+          {allowed.has('retry_images') && failed.length > 0 && (
+            <Button danger onClick={() => actions.onRetry()} data-testid="retry-all">
+              {t('desk.retryAll', { count: failed.length })}
             </Button>
           )}
           {allowed.has('regenerate') && (
@@ -165,7 +204,14 @@ export default function TaskPage() {
             </Popconfirm>
           )}
           {allowed.has('submit_review') && (
-            <Button type="primary" onClick={() => setConfirmingSubmit(true)} disabled={!canSubmit}>
+            <Button
+              type="primary"
+              data-testid="submit-review"
+              loading={submit.isPending && !confirmingSubmit}
+              // At or above the pass line it goes at once; below it, a note for the reviewer is asked first.
+              onClick={() => (belowLine.length > 0 ? setConfirmingSubmit(true) : submit.mutate(undefined))}
+              disabled={!canSubmit}
+            >
               {t('taskPage.submit')}
             </Button>
           )}
@@ -209,16 +255,20 @@ export default function TaskPage() {
         <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('taskPage.selectHint')} />
       )}
 
-      <Row gutter={16}>
-        <Col xs={24} xl={17}>
-          <LivePanel store={store} fallback={d.progress} status={d.status} />
-          {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
-          <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} actions={actions} />
-        </Col>
-        <Col xs={24} xl={7}>
+      <LivePanel store={store} fallback={d.progress} status={d.status} images={images} />
+      {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
+      <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} actions={actions} />
+      <Row gutter={16} style={{ marginTop: 24 }}>
+        <Col xs={24} md={12} xl={6}>
           <ReviewHistory taskId={taskId} version={d.status} />
+        </Col>
+        <Col xs={24} md={12} xl={6}>
           <PreferencePanel taskId={taskId} version={d.status} />
+        </Col>
+        <Col xs={24} md={12} xl={6}>
           <DeliveryPanel taskId={taskId} status={d.status} />
+        </Col>
+        <Col xs={24} md={12} xl={6}>
           <Card size="small" title={t('fission.title')} style={{ marginBottom: 16 }}>
             <FissionStart taskId={taskId} canStart={allowed.has('fission')} />
           </Card>
@@ -242,11 +292,12 @@ export default function TaskPage() {
       />
       <Modal
         open={confirmingSubmit}
+        data-testid="submit-dialog"
         title={t('editing.submitPreviewTitle')}
         okText={t('editing.submitConfirm')}
         cancelText={t('form.cancel')}
         confirmLoading={submit.isPending}
-        onOk={() => submit.mutate()}
+        onOk={sendSubmit}
         onCancel={() => setConfirmingSubmit(false)}
         width={Math.min(360 * Math.max(selectedSets.length, 1) + 48, 1160)}
       >
@@ -259,6 +310,17 @@ export default function TaskPage() {
             ),
           )}
         </Space>
+        {belowLine.length > 0 && (
+          <SubmitNote
+            below={belowLine.map((c) => ({ set: c.strategy ?? '', score: c.score.total }))}
+            value={note}
+            missing={noteMissing && !note.trim()}
+            onChange={(v) => {
+              setNote(v);
+              setNoteMissing(false);
+            }}
+          />
+        )}
       </Modal>
     </>
   );
