@@ -1,6 +1,6 @@
 import { CalendarOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, App, Button, Card, Col, Modal, Popconfirm, Row, Space, Typography } from 'antd';
+import { Alert, App, Button, Card, Col, Popconfirm, Row, Space, Typography } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
@@ -16,10 +16,9 @@ import { QueryError } from '../../components/QueryError';
 import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredImages } from '../../components/selection';
 import { TaskStatusTag } from '../../components/tags';
 import { isGenerating, useLive, useTaskStream } from '../../hooks/taskStream';
-import { PASS_LINE } from '../../api/constants';
 import { framingFields } from './uploadChecks';
 import { failedSlots } from './versions';
-import { SubmitNote } from './SubmitNote';
+import { SubmitReview } from './SubmitReview';
 import { refetchWhenLastSettles } from '../../hooks/optimistic';
 import { byId, CandidateBoard, type BoardActions } from './CandidateBoard';
 import { DeliveryPanel } from './DeliveryPanel';
@@ -86,18 +85,8 @@ export default function TaskPage() {
     ...optimistic,
   });
   const regenerate = useMutation({ mutationFn: () => api.tasks.regenerate(taskId), ...optimistic });
-  const submit = useMutation({
-    mutationFn: (note?: string) => api.tasks.submitReview(taskId, note),
-    onSuccess: () => {
-      setConfirmingSubmit(false);
-      setNote('');
-    },
-    ...optimistic,
-  });
-  const [note, setNote] = useState('');
-  const [noteMissing, setNoteMissing] = useState(false);
+  const submit = useMutation({ mutationFn: (note?: string) => api.tasks.submitReview(taskId, note), ...optimistic });
   const archive = useMutation({ mutationFn: () => api.tasks.archive(taskId), ...optimistic });
-  const [confirmingSubmit, setConfirmingSubmit] = useState(false);
   const [scheduling, setScheduling] = useState<Strategy>();
   const can = useCan();
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
@@ -158,14 +147,6 @@ export default function TaskPage() {
   if (!task.data) return <QueryError error={task.error} />;
   const d = task.data;
   const canSubmit = allowed.has('submit_review') && canSubmitForReview(d.text_candidates);
-  const belowLine = d.text_candidates.filter((c) => c.is_selected && c.score.total < PASS_LINE);
-  const sendSubmit = () => {
-    if (belowLine.length > 0 && !note.trim()) {
-      setNoteMissing(true);
-      return;
-    }
-    submit.mutate(belowLine.length > 0 ? note.trim() : undefined);
-  };
   const selectedSets = STRATEGIES.map((s) => ({ s, text: d.text_candidates.find((c) => c.strategy === s && c.is_selected) })).filter(
     (x) => d.text_candidates.some((c) => c.strategy === x.s),
   );
@@ -204,16 +185,24 @@ export default function TaskPage() {
             </Popconfirm>
           )}
           {allowed.has('submit_review') && (
-            <Button
-              type="primary"
-              data-testid="submit-review"
-              loading={submit.isPending && !confirmingSubmit}
-              // At or above the pass line it goes at once; below it, a note for the reviewer is asked first.
-              onClick={() => (belowLine.length > 0 ? setConfirmingSubmit(true) : submit.mutate(undefined))}
+            <SubmitReview
+              selected={d.text_candidates.filter((c) => c.is_selected)}
               disabled={!canSubmit}
-            >
-              {t('taskPage.submit')}
-            </Button>
+              busy={submit.isPending}
+              onSubmit={(note) => submit.mutateAsync(note)}
+              width={Math.min(360 * Math.max(selectedSets.length, 1) + 48, 1160)}
+              preview={
+                <Space wrap align="start" size={16}>
+                  {selectedSets.map(({ s, text }) =>
+                    text ? (
+                      <PhonePreview key={s} label={t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) })} note={text} images={imagesOf(text)} demo={isDemo(text)} />
+                    ) : (
+                      <Alert key={s} type="info" showIcon title={t('editing.noSelected', { set: s })} />
+                    ),
+                  )}
+                </Space>
+              }
+            />
           )}
           {d.status === 'approved' &&
             can('posts.write') &&
@@ -290,38 +279,6 @@ export default function TaskPage() {
         onCancel={() => setEditing(undefined)}
         onSave={(v) => edit.mutate(v)}
       />
-      <Modal
-        open={confirmingSubmit}
-        data-testid="submit-dialog"
-        title={t('editing.submitPreviewTitle')}
-        okText={t('editing.submitConfirm')}
-        cancelText={t('form.cancel')}
-        confirmLoading={submit.isPending}
-        onOk={sendSubmit}
-        onCancel={() => setConfirmingSubmit(false)}
-        width={Math.min(360 * Math.max(selectedSets.length, 1) + 48, 1160)}
-      >
-        <Space wrap align="start" size={16}>
-          {selectedSets.map(({ s, text }) =>
-            text ? (
-              <PhonePreview key={s} label={t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) })} note={text} images={imagesOf(text)} demo={isDemo(text)} />
-            ) : (
-              <Alert key={s} type="info" showIcon title={t('editing.noSelected', { set: s })} />
-            ),
-          )}
-        </Space>
-        {belowLine.length > 0 && (
-          <SubmitNote
-            below={belowLine.map((c) => ({ set: c.strategy ?? '', score: c.score.total }))}
-            value={note}
-            missing={noteMissing && !note.trim()}
-            onChange={(v) => {
-              setNote(v);
-              setNoteMissing(false);
-            }}
-          />
-        )}
-      </Modal>
     </>
   );
 }
