@@ -233,7 +233,7 @@ export function ImageTile({ slot, actions, demo }: { slot: Slot; actions: ImageA
         {version.kind !== 'original' && (
           <span
             data-testid="version-badge"
-            style={{ position: 'absolute', left: 4, bottom: 4, background: version.kind === 'regen' ? '#391085' : '#0958d9', color: '#fff', borderRadius: 4, padding: '0 6px', fontSize: 12, lineHeight: '20px' }}
+            style={{ position: 'absolute', right: 4, top: 4, zIndex: 1, background: version.kind === 'regen' ? '#391085' : '#0958d9', color: '#fff', borderRadius: 4, padding: '0 6px', fontSize: 12, lineHeight: '20px' }}
           >
             {versionLabel(t, version)}
           </span>

@@ -10,10 +10,26 @@ const NO_IMAGES: readonly ImageCandidate[] = [];
 const STAGES: Stage[] = ['text', 'score', 'image', 'package'];
 const CONNECTION_BADGE = { idle: 'default', connecting: 'processing', open: 'success', reconnecting: 'warning', closed: 'default' } as const;
 
-function StageBar({ store, stage, fallback }: { store: LiveStore; stage: Stage; fallback: StageProgress | null }) {
+/**
+ * The image counters once generation is over, from the slots as they are now: a slot counts as
+ * done, failed or pending by its newest version, so a settled retry or regeneration moves it.
+ */
+export function imageSlotProgress(images: readonly ImageCandidate[]): StageProgress | undefined {
+  const newest = new Map<string, ImageCandidate>();
+  for (const i of images) {
+    const k = `${i.strategy}:${i.seq}`;
+    const cur = newest.get(k);
+    if (!cur || i.candidate_id > cur.candidate_id) newest.set(k, i);
+  }
+  if (newest.size === 0) return undefined;
+  const slots = [...newest.values()];
+  return { stage: 'image', done: slots.filter((i) => i.status === 'done').length, failed: slots.filter((i) => i.status === 'failed').length, total: slots.length };
+}
+
+function StageBar({ store, stage, fallback, settled }: { store: LiveStore; stage: Stage; fallback: StageProgress | null; settled?: StageProgress }) {
   const { t } = useTranslation();
   const live = useLive(store, (s) => s.progress[stage]);
-  const progress = live ?? (fallback?.stage === stage ? fallback : undefined);
+  const progress = settled ?? live ?? (fallback?.stage === stage ? fallback : undefined);
   if (!progress) return null;
   // Failed images settle the bar without counting as done: the green part is what succeeded.
   const failed = progress.failed ?? 0;
@@ -125,6 +141,7 @@ function Generating({ store, status }: { store: LiveStore; status: TaskStatus })
 export function LivePanel({ store, fallback, status, images = NO_IMAGES }: { store: LiveStore; fallback: StageProgress | null; status: TaskStatus; images?: readonly ImageCandidate[] }) {
   const { t } = useTranslation();
   const generating = isGenerating(status);
+  const settledImages = useMemo(() => imageSlotProgress(images), [images]);
   return (
     <Card
       size="small"
@@ -135,7 +152,7 @@ export function LivePanel({ store, fallback, status, images = NO_IMAGES }: { sto
     >
       {generating && <Generating store={store} status={status} />}
       {STAGES.map((s) => (
-        <StageBar key={s} store={store} stage={s} fallback={fallback} />
+        <StageBar key={s} store={store} stage={s} fallback={fallback} settled={s === 'image' && !generating ? settledImages : undefined} />
       ))}
       <Drafts store={store} />
       <StreamErrors store={store} images={images} />
