@@ -229,9 +229,10 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     expect(await noSideways()).toBe(true);
     await shot('07-phone-set-A');
     // A real touch swipe to the left.
+    await page.getByTestId('set-A').getByTestId('chosen-text').scrollIntoViewIfNeeded();
     const strip = (await page.getByTestId('desk-sets').boundingBox())!;
     const cdp = await page.context().newCDPSession(page);
-    const y = Math.round(Math.min(strip.y + 200, VIEWPORTS.phone.height - 40));
+    const y = Math.round(Math.max(strip.y, 0) + 200);
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: 330, y }] });
     for (let x = 310; x >= 50; x -= 20) await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x, y }] });
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
@@ -239,6 +240,7 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     await until(async () => ((await inView('B')) ? true : undefined), 'set B in view', 10_000);
     await page.getByTestId('set-tab-C').click();
     await until(async () => ((await inView('C')) ? true : undefined), 'set C in view', 10_000);
+    expect(await page.getByTestId('set-tab-C').getAttribute('aria-selected')).toBe('true');
     expect(await noSideways()).toBe(true);
     await shot('08-phone-set-C');
   });

@@ -226,12 +226,14 @@ export function CandidateBoard({
   const imageSets = useMemo(() => groupBySet(byId(images, liveImages)), [images, liveImages]);
   const keys: SetKey[] = (['A', 'B', 'C', 'none'] as SetKey[]).filter((k) => textSets.has(k) || imageSets.has(k));
   const strip = useRef<HTMLDivElement>(null);
+  const settle = useRef<ReturnType<typeof setTimeout>>(undefined);
   const [active, setActive] = useState(0);
   if (keys.length === 0) return <Empty description={t('candidate.none')} />;
   const show = (index: number) => {
     setActive(index);
     const el = strip.current;
-    if (el) el.scrollTo({ left: index * el.clientWidth, behavior: 'smooth' });
+    const target = el?.children[index] as HTMLElement | undefined;
+    if (el && target) el.scrollTo({ left: target.offsetLeft - el.offsetLeft, behavior: 'smooth' });
   };
   return (
     <div className="desk-board" style={{ ['--desk-sets' as string]: keys.length }}>
@@ -254,9 +256,16 @@ export function CandidateBoard({
         className="desk-sets"
         ref={strip}
         data-testid="desk-sets"
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          if (el.scrollWidth > el.clientWidth) setActive(Math.round(el.scrollLeft / Math.max(el.clientWidth, 1)));
+        onScroll={() => {
+          // Read once the strip has settled (a snap, a resize), not mid-way.
+          clearTimeout(settle.current);
+          settle.current = setTimeout(() => {
+            const el = strip.current;
+            if (!el || el.scrollWidth <= el.clientWidth) return;
+            // The set whose start is nearest the strip's scroll position.
+            const starts = [...el.children].map((c) => Math.abs((c as HTMLElement).offsetLeft - el.offsetLeft - el.scrollLeft));
+            setActive(starts.indexOf(Math.min(...starts)));
+          }, 100);
         }}
       >
         {keys.map((k) => (
