@@ -1214,6 +1214,7 @@ export const en: Strings<typeof zhCN> = {
     nothingToRetry: 'No failed images to retry',
     uploadedSelected: 'Uploaded and selected for this slot',
     uploadedVersion: 'Uploaded as a new version of this slot',
+    hardBlock: 'Saved, but it contains banned words: {{words}}. This text cannot be selected until they are changed',
     softWarn: 'Saved, but it contains words to watch: {{words}}',
     upload: {
       type: 'Only JPEG, PNG or WebP images can be uploaded; not sent',

@@ -1209,6 +1209,7 @@ export const zhCN = {
     nothingToRetry: '没有失败的图片需要重试',
     uploadedSelected: '已上传，并已作为这一格的选用版本',
     uploadedVersion: '已上传为这一格的新版本',
+    hardBlock: '已保存，但含有禁止使用的违禁词：{{words}}，这篇文案不能选用，请修改',
     softWarn: '已保存，但含有需注意的词：{{words}}',
     upload: {
       type: '只能上传 JPEG、PNG 或 WebP 图片，未上传',

@@ -17,7 +17,7 @@ import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredI
 import { TaskStatusTag } from '../../components/tags';
 import { isGenerating, useLive, useTaskStream } from '../../hooks/taskStream';
 import { framingFields } from './uploadChecks';
-import { failedSlots } from './versions';
+import { editWarning, failedSlots } from './versions';
 import { SubmitReview } from './SubmitReview';
 import { refetchWhenLastSettles } from '../../hooks/optimistic';
 import { byId, CandidateBoard, type BoardActions } from './CandidateBoard';
@@ -78,9 +78,9 @@ export default function TaskPage() {
       api.tasks.editText(taskId, editing!.candidate_id, { content: v.content, title: v.title, tags: v.tags, cover_title: v.cover_title }),
     onSuccess: (saved) => {
       setEditing(undefined);
-      // Saved, but the soft-warn words it still holds are named (hard-block words are refused by the server).
-      const soft = [...new Set(saved.banned_hits.filter((h) => h.level === 'soft_warn').map((h) => h.word))];
-      if (soft.length > 0) void message.warning(t('desk.softWarn', { words: soft.join('、') }));
+      // Saved, but the banned words it still holds are named.
+      const said = editWarning(saved.banned_hits);
+      if (said) void message[said.level](t(said.key, { words: said.words }));
     },
     ...optimistic,
   });

@@ -6,7 +6,7 @@ import type { ImageCandidate } from '../../api/types';
 import { ImageTile, type ImageActions } from './ImageTile';
 import { SubmitReview } from './SubmitReview';
 import { checkUpload, cropWindow, framingFields, isThreeByFour, UPLOAD_MAX_BYTES } from './uploadChecks';
-import { failedSlots, slotsOf } from './versions';
+import { editWarning, failedSlots, slotsOf } from './versions';
 import { openProblems } from './LivePanel';
 
 // jsdom draws no images: the natural size is what the test says.
@@ -196,5 +196,14 @@ describe('submitting for review', () => {
       fireEvent.click(screen.getByRole('button', { name: /确认提交审核/ }));
     });
     expect(onSubmit).toHaveBeenCalledWith('开头已人工改写');
+  });
+});
+
+describe('after an edit is saved', () => {
+  const hit = (word: string, level: 'soft_warn' | 'hard_block') => ({ field: 'content' as const, tag_index: null, start: 0, end: word.length, word, level });
+  it('names the soft-warn words it still holds, and the hard-block ones as an error', () => {
+    expect(editWarning([])).toBeUndefined();
+    expect(editWarning([hit('秒杀', 'soft_warn'), hit('秒杀', 'soft_warn'), hit('爆款', 'soft_warn')])).toEqual({ level: 'warning', key: 'desk.softWarn', words: '秒杀、爆款' });
+    expect(editWarning([hit('秒杀', 'soft_warn'), hit('第一', 'hard_block')])).toEqual({ level: 'error', key: 'desk.hardBlock', words: '第一' });
   });
 });

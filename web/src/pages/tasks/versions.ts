@@ -1,4 +1,4 @@
-import type { ImageCandidate } from '../../api/types';
+import type { ImageCandidate, TextCandidate } from '../../api/types';
 
 /** Which of a slot's versions a candidate is: the original, the n-th regeneration, the n-th upload. */
 export type VersionKind = { kind: 'original' } | { kind: 'regen'; n: number } | { kind: 'upload'; n: number };
@@ -42,4 +42,16 @@ export function failedSlots(images: readonly ImageCandidate[]): ImageCandidate[]
     if (!cur || i.candidate_id > cur.candidate_id) newest.set(k, i);
   }
   return [...newest.values()].filter((i) => i.status === 'failed');
+}
+
+/**
+ * What to say after an edit is saved, from the banned words it still holds: the server keeps a
+ * hard-blocked edit but takes it out of the selection (an error), soft-warn words are a warning
+ * (auto-fix words were replaced already and are not among the hits).
+ */
+export function editWarning(hits: TextCandidate['banned_hits']): { level: 'error' | 'warning'; key: string; words: string } | undefined {
+  const words = (level: string) => [...new Set(hits.filter((h) => h.level === level).map((h) => h.word))].join('、');
+  if (words('hard_block')) return { level: 'error', key: 'desk.hardBlock', words: words('hard_block') };
+  if (words('soft_warn')) return { level: 'warning', key: 'desk.softWarn', words: words('soft_warn') };
+  return undefined;
 }
