@@ -169,7 +169,9 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     expect(await tile.getAttribute('data-candidate-id')).toBe(String(regen.candidate_id));
     expect(await tile.getByTestId('version-badge').textContent()).toBe('重新生成 1');
     await tile.getByTestId('version-option').filter({ hasText: '原图' }).click();
-    await tile.getByRole('checkbox').check();
+    // Not check(): the tick is the task's optimistic update, applied a moment after the click.
+    await tile.getByRole('checkbox').click();
+    await page.locator(`[data-slot="A:2"][data-candidate-id="${original.candidate_id}"][data-selected="true"]`).waitFor();
     await until(async () => ((await detail()).image_candidates.find((i) => i.candidate_id === original.candidate_id)?.is_selected ? true : undefined), 'the original selected');
     await tile.getByTestId('version-option').filter({ hasText: '重新生成 1' }).click();
     await until(async () => {
@@ -250,7 +252,10 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     const d = await detail();
     expect(d.text_candidates.some((c) => c.is_selected && c.score.total < 80)).toBe(true);
     // Set A ships its three slots (the task has selected images: only selected ones ship).
-    for (const seq of [1, 3]) await page.locator(`[data-testid="image-candidate"][data-slot="A:${seq}"]`).getByRole('checkbox').check();
+    for (const seq of [1, 3]) {
+      await page.locator(`[data-testid="image-candidate"][data-slot="A:${seq}"]`).getByRole('checkbox').click();
+      await page.locator(`[data-testid="image-candidate"][data-slot="A:${seq}"][data-selected="true"]`).waitFor();
+    }
     await until(async () => ((await detail()).image_candidates.filter((i) => i.strategy === 'A' && i.is_selected).length === 3 ? true : undefined), 'set A with three selected images');
     await page.getByTestId('submit-review').click();
     const note = page.getByTestId('submit-note');
