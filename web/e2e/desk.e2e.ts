@@ -233,6 +233,11 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     // A real touch swipe to the left.
     await page.getByTestId('set-A').getByTestId('chosen-text').scrollIntoViewIfNeeded();
     const strip = (await page.getByTestId('desk-sets').boundingBox())!;
+    // Scrolled into the set, the tabs stay in sight below the console's header.
+    const header = (await page.locator('.ant-layout-header').boundingBox())!;
+    const tabs = (await page.getByTestId('set-tab-A').boundingBox())!;
+    expect(tabs.y).toBeGreaterThanOrEqual(header.y + header.height - 1);
+    expect(tabs.y).toBeLessThan(header.y + header.height + 20);
     const cdp = await page.context().newCDPSession(page);
     const y = Math.round(Math.max(strip.y, 0) + 200);
     await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: 330, y }] });
