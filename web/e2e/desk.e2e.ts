@@ -250,6 +250,22 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     expect(await page.getByTestId('set-tab-C').getAttribute('aria-selected')).toBe('true');
     expect(await noSideways()).toBe(true);
     await shot('08-phone-set-C');
+    // The framing question fits the phone too (asked, then cancelled: nothing sent).
+    const before = uploads.length;
+    const wide = await sharp({ create: { width: 800, height: 450, channels: 3, background: '#3a7bd5' } }).png().toBuffer();
+    await page.locator('[data-testid="image-candidate"][data-slot="C:3"]').locator('input[type="file"]').setInputFiles({ name: 'wide.png', mimeType: 'image/png', buffer: wide });
+    await page.getByTestId('framing-dialog').waitFor();
+    await page.getByText('完整保留').click();
+    await page
+      .waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'), undefined, { timeout: 3_000 })
+      .catch(() => undefined);
+    const dialogBox = (await page.getByRole('dialog').filter({ has: page.getByTestId('framing-dialog') }).boundingBox())!;
+    expect(dialogBox.x).toBeGreaterThanOrEqual(0);
+    expect(dialogBox.x + dialogBox.width).toBeLessThanOrEqual(VIEWPORTS.phone.width);
+    await page.screenshot({ path: path.join(SHOTS, '09-phone-framing.png') });
+    await page.getByRole('button', { name: /取\s*消/ }).click();
+    await page.getByTestId('framing-dialog').waitFor({ state: 'detached' });
+    expect(uploads.length).toBe(before);
   });
 
   it('submits a text below the pass line with a note for the reviewer', async () => {
@@ -272,7 +288,7 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     await page.getByRole('button', { name: /确认提交审核/ }).click();
     await page.getByText('请填写说明再提交').waitFor();
     await page.getByLabel('给审核人的说明（必填）').fill('开头已人工改写，数据有出处');
-    await shot('09-submit-note');
+    await shot('10-submit-note');
     const sent = page.waitForRequest((r) => r.url().includes('/submit-review'));
     await page.getByRole('button', { name: /确认提交审核/ }).click();
     expect((await sent).postDataJSON()).toEqual({ note: '开头已人工改写，数据有出处' });
