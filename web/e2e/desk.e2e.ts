@@ -263,7 +263,7 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
     expect(dialogBox.x).toBeGreaterThanOrEqual(0);
     expect(dialogBox.x + dialogBox.width).toBeLessThanOrEqual(VIEWPORTS.phone.width);
     await page.screenshot({ path: path.join(SHOTS, '09-phone-framing.png') });
-    await page.getByRole('button', { name: /取\s*消/ }).click();
+    await page.getByRole('dialog').filter({ has: page.getByTestId('framing-dialog') }).getByRole('button', { name: /^取\s*消$/ }).click();
     await page.getByTestId('framing-dialog').waitFor({ state: 'detached' });
     expect(uploads.length).toBe(before);
   });
