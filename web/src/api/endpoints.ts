@@ -147,11 +147,17 @@ export const api = {
       ),
     editImageCaption: (id: number, candidateId: number, caption: string) =>
       dataOf(http.PATCH('/api/v1/tasks/{id}/image-candidates/{candidate_id}', { ...path({ id, candidate_id: candidateId }), body: { caption } })),
-    uploadImage: (id: number, slot: { strategy: Strategy; seq: number; role: ImageRole }, image: Blob) =>
+    /** `framing`: how a picture of another ratio becomes 3:4 (a window at `focus`, or padded on `background`). */
+    uploadImage: (
+      id: number,
+      slot: { strategy: Strategy; seq: number; role: ImageRole },
+      image: Blob,
+      framing: { fit?: 'crop' | 'pad'; focus?: string; background?: string } = {},
+    ) =>
       dataOf(
         http.POST('/api/v1/tasks/{id}/image-candidates/upload', {
           ...path({ id }),
-          body: { strategy: slot.strategy, seq: String(slot.seq), role: slot.role, image },
+          body: { strategy: slot.strategy, seq: String(slot.seq), role: slot.role, ...framing, image },
           ...multipart,
         }),
       ),

@@ -97,20 +97,20 @@ describe('CandidateBoard', () => {
         <CandidateBoard texts={texts} images={images} store={new LiveStore()} actions={actions} />
       </AppConfig>,
     );
-    // Every text of a set sits behind its collapse, sorted by score.
-    for (const header of screen.queryAllByText(/^全部文案/)) fireEvent.click(header);
     return actions;
   };
 
-  it('shows the sets with all their texts behind a collapse and selects or deselects a text through the card', () => {
+  it('shows every text of each set, the chosen one first, and selects or deselects a text in one click where it is shown', () => {
     const actions = board(true, [text(1, 'A', { is_selected: true }), text(2, 'A'), text(3, 'B')]);
-    expect(within(screen.getByTestId('set-A')).getAllByTestId('text-candidate')).toHaveLength(2);
-    expect(within(screen.getByTestId('set-B')).getAllByTestId('text-candidate')).toHaveLength(1);
+    const setA = screen.getByTestId('set-A');
+    expect(within(setA).getByTestId('chosen-text').getAttribute('data-candidate-id')).toBe('1');
+    expect(within(setA).getAllByTestId('text-candidate')).toHaveLength(1);
+    expect(within(screen.getByTestId('set-B')).getByTestId('chosen-text').getAttribute('data-candidate-id')).toBe('3');
     expect(screen.queryByTestId('set-C')).toBeNull();
-    const second = screen.getAllByTestId('text-candidate')[1]!;
+    const second = within(setA).getByTestId('text-candidate');
     fireEvent.click(within(second).getByRole('button', { name: '选用' }));
     expect(actions.onSelectText).toHaveBeenCalledWith(expect.objectContaining({ candidate_id: 2 }), true);
-    const first = screen.getAllByTestId('text-candidate')[0]!;
+    const first = within(setA).getByTestId('chosen-text');
     fireEvent.click(within(first).getByRole('button', { name: '取消选用' }));
     expect(actions.onSelectText).toHaveBeenLastCalledWith(expect.objectContaining({ candidate_id: 1 }), false);
   });
@@ -118,7 +118,7 @@ describe('CandidateBoard', () => {
   it('disables selecting a hard-blocked text and highlights the banned words the server found', () => {
     const found = { field: 'content' as const, tag_index: null, start: 2, end: 4, word: '第一', level: 'hard_block' as const };
     board(true, [text(1, 'A', { banned_word_status: 'hard_block', content: '全网第一好用', banned_hits: [found] })]);
-    const card = screen.getByTestId('text-candidate');
+    const card = screen.getByTestId('chosen-text');
     expect((within(card).getByRole('button', { name: '选用' }) as HTMLButtonElement).disabled).toBe(true);
     const mark = card.querySelector('mark[data-level="hard_block"]');
     expect(mark?.textContent).toBe('第一');
@@ -173,10 +173,10 @@ describe('CandidateBoard', () => {
     });
     board(true, [text(1, 'A'), text(2, 'A', { source: 'import', score: { title: 0, emotion: 0, selling: 0, keyword: 0, compliance: 0, total: 0 } })], [image(11, 'A', 1), image(12, 'A', 2, false, { source: 'upload' })], demo);
     const set = screen.getByTestId('set-A');
-    // The chosen (best) text and its card in the list; not the imported one.
+    // The chosen (best) text is marked; the imported one in the list is not.
     expect(within(within(set).getByTestId('chosen-text')).getAllByTestId('demo-tag')).toHaveLength(1);
     const cards = within(set).getAllByTestId('text-candidate');
-    expect(cards.map((c) => within(c).queryAllByTestId('demo-tag').length)).toEqual([1, 0]);
+    expect(cards.map((c) => within(c).queryAllByTestId('demo-tag').length)).toEqual([0]);
     const tiles = within(set).getAllByTestId('image-candidate');
     expect(tiles.map((c) => within(c).queryAllByTestId('demo-mark').length)).toEqual([1, 0]);
   });

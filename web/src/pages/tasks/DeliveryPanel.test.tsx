@@ -1,10 +1,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import '../../i18n';
 import { AppConfig } from '../../app/AppConfig';
 import type { DeliveryPackage } from '../../api/types';
 import { DeliveryPanel } from './DeliveryPanel';
+import { api } from '../../api/endpoints';
 
 const packages = vi.hoisted(() => ({ items: [] as DeliveryPackage[] }));
 vi.mock('../../api/endpoints', () => ({
@@ -13,7 +14,7 @@ vi.mock('../../api/endpoints', () => ({
       packages: async () => ({ items: packages.items, total: packages.items.length, page: 1, page_size: 5 }),
       createPackage: vi.fn(),
     },
-    packages: { downloadToken: vi.fn(), markDownloaded: vi.fn() },
+    packages: { downloadToken: vi.fn(async () => ({ token: 'once' })), markDownloaded: vi.fn(async () => ({})) },
   },
 }));
 
@@ -54,5 +55,22 @@ describe('delivery packages', () => {
     expect((within(expired).getByRole('button', { name: '下载' }) as HTMLButtonElement).disabled).toBe(true);
     expect((within(expired).getByRole('button', { name: '标记已下载' }) as HTMLButtonElement).disabled).toBe(true);
     expect(within(expired).getByTestId('package-expired').textContent).toMatch(/过期/);
+  });
+
+  it('marks a ready package downloaded by itself once its download has started', async () => {
+    packages.items = [pkg(3, {})];
+    const clicked = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => undefined);
+    render(
+      <AppConfig>
+        <QueryClientProvider client={new QueryClient()}>
+          <DeliveryPanel taskId={7} status="approved" />
+        </QueryClientProvider>
+      </AppConfig>,
+    );
+    const row = await screen.findByTestId('package-row');
+    fireEvent.click(within(row).getByRole('button', { name: '下载' }));
+    await waitFor(() => expect(api.packages.markDownloaded).toHaveBeenCalledWith(3));
+    expect(clicked).toHaveBeenCalled();
+    clicked.mockRestore();
   });
 });

@@ -23,8 +23,15 @@ function openDownload(packageId: number, token: string) {
 
 function PackageRow({ pkg, onChange }: { pkg: DeliveryPackage; onChange: () => void }) {
   const { t } = useTranslation();
-  const download = useMutation({ mutationFn: () => api.packages.downloadToken(pkg.id), onSuccess: (d) => openDownload(pkg.id, d.token) });
   const mark = useMutation({ mutationFn: () => api.packages.markDownloaded(pkg.id), onSuccess: onChange });
+  // Once the download has started the package is marked downloaded by itself (the button stays for a retry).
+  const download = useMutation({
+    mutationFn: () => api.packages.downloadToken(pkg.id),
+    onSuccess: (d) => {
+      openDownload(pkg.id, d.token);
+      if (pkg.status === 'ready') mark.mutate();
+    },
+  });
   const built = pkg.status === 'ready' || pkg.status === 'downloaded';
   // The server gives a built package a download_url only until it expires (its zip is then removed).
   const expired = built && pkg.download_url === null;

@@ -1,16 +1,35 @@
 import { Alert, Badge, Card, Progress, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { Progress as StageProgress, Stage, TaskStatus } from '../../api/types';
+import { useMemo } from 'react';
+import type { ImageCandidate, Progress as StageProgress, Stage, TaskStatus } from '../../api/types';
+import { failedSlots } from './versions';
 import { wordFailure } from '../../api/errorText';
-import { isGenerating, useLive, type LiveStore } from '../../hooks/taskStream';
+import { isGenerating, useLive, type LiveState, type LiveStore } from '../../hooks/taskStream';
 
+const NO_IMAGES: readonly ImageCandidate[] = [];
 const STAGES: Stage[] = ['text', 'score', 'image', 'package'];
 const CONNECTION_BADGE = { idle: 'default', connecting: 'processing', open: 'success', reconnecting: 'warning', closed: 'default' } as const;
 
-function StageBar({ store, stage, fallback }: { store: LiveStore; stage: Stage; fallback: StageProgress | null }) {
+/**
+ * The image counters once generation is over, from the slots as they are now: a slot counts as
+ * done, failed or pending by its newest version, so a settled retry or regeneration moves it.
+ */
+export function imageSlotProgress(images: readonly ImageCandidate[]): StageProgress | undefined {
+  const newest = new Map<string, ImageCandidate>();
+  for (const i of images) {
+    const k = `${i.strategy}:${i.seq}`;
+    const cur = newest.get(k);
+    if (!cur || i.candidate_id > cur.candidate_id) newest.set(k, i);
+  }
+  if (newest.size === 0) return undefined;
+  const slots = [...newest.values()];
+  return { stage: 'image', done: slots.filter((i) => i.status === 'done').length, failed: slots.filter((i) => i.status === 'failed').length, total: slots.length };
+}
+
+function StageBar({ store, stage, fallback, settled }: { store: LiveStore; stage: Stage; fallback: StageProgress | null; settled?: StageProgress }) {
   const { t } = useTranslation();
   const live = useLive(store, (s) => s.progress[stage]);
-  const progress = live ?? (fallback?.stage === stage ? fallback : undefined);
+  const progress = settled ?? live ?? (fallback?.stage === stage ? fallback : undefined);
   if (!progress) return null;
   // Failed images settle the bar without counting as done: the green part is what succeeded.
   const failed = progress.failed ?? 0;
@@ -57,10 +76,25 @@ function Drafts({ store }: { store: LiveStore }) {
   );
 }
 
-/** Problems reported during generation: one alert, each distinct problem worded once. */
-function StreamErrors({ store }: { store: LiveStore }) {
+/**
+ * Problems reported during generation that are still open: an image's failure goes once its slot
+ * has a newer version that did not fail (a retry or regeneration settled), and the summary of a
+ * partly failed generation goes once none of its images is still failed (and no text set failed).
+ */
+export function openProblems(errors: LiveState['errors'], images: readonly ImageCandidate[]): LiveState['errors'] {
+  const open = new Set(failedSlots(images).map((i) => `${i.strategy}:${i.seq}`));
+  return errors.filter((e) => {
+    if (e.key === 'failure.image' && e.params && 'set' in e.params && 'seq' in e.params) return open.has(`${String(e.params.set)}:${String(e.params.seq)}`);
+    if (e.key === 'failure.partly' && e.params && !e.params.texts_failed) return open.size > 0;
+    return true;
+  });
+}
+
+/** Problems still open: one alert, each distinct problem worded once, counted. */
+function StreamErrors({ store, images }: { store: LiveStore; images: readonly ImageCandidate[] }) {
   const { t } = useTranslation();
-  const errors = useLive(store, (s) => s.errors);
+  const all = useLive(store, (s) => s.errors);
+  const errors = useMemo(() => openProblems(all, images), [all, images]);
   if (errors.length === 0) return null;
   const lines = [...new Set(errors.map((e) => wordFailure(t, { key: e.key, params: e.params, kind: e.kind })))];
   return (
@@ -103,10 +137,11 @@ function Generating({ store, status }: { store: LiveStore; status: TaskStatus })
   );
 }
 
-/** `status`: the task's, as last fetched (the stream may be ahead of it). */
-export function LivePanel({ store, fallback, status }: { store: LiveStore; fallback: StageProgress | null; status: TaskStatus }) {
+/** `status`: the task's, as last fetched (the stream may be ahead of it); `images`: as now known (fetched and streamed). */
+export function LivePanel({ store, fallback, status, images = NO_IMAGES }: { store: LiveStore; fallback: StageProgress | null; status: TaskStatus; images?: readonly ImageCandidate[] }) {
   const { t } = useTranslation();
   const generating = isGenerating(status);
+  const settledImages = useMemo(() => imageSlotProgress(images), [images]);
   return (
     <Card
       size="small"
@@ -117,10 +152,10 @@ export function LivePanel({ store, fallback, status }: { store: LiveStore; fallb
     >
       {generating && <Generating store={store} status={status} />}
       {STAGES.map((s) => (
-        <StageBar key={s} store={store} stage={s} fallback={fallback} />
+        <StageBar key={s} store={store} stage={s} fallback={fallback} settled={s === 'image' && !generating ? settledImages : undefined} />
       ))}
       <Drafts store={store} />
-      <StreamErrors store={store} />
+      <StreamErrors store={store} images={images} />
     </Card>
   );
 }

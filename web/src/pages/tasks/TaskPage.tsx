@@ -1,13 +1,13 @@
 import { CalendarOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Card, Col, Modal, Popconfirm, Row, Space, Typography } from 'antd';
+import { Alert, App, Button, Card, Col, Popconfirm, Row, Space, Typography } from 'antd';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router-dom';
 import { api } from '../../api/endpoints';
 import { wordFailure } from '../../api/errorText';
 import { STRATEGIES, type ImageCandidate, type Strategy, type TaskAction, type TaskDetail, type TextCandidate } from '../../api/types';
-import { notifySuccess } from '../../app/notify';
+import { notifyError, notifySuccess } from '../../app/notify';
 import { PageSpin } from '../../app/guards';
 import { demoOrigin, DemoNotice } from '../../components/demo';
 import { formatTime } from '../../components/format';
@@ -15,9 +15,12 @@ import { PageTitle } from '../../components/PageTitle';
 import { QueryError } from '../../components/QueryError';
 import { applyImageSelection, applyTextSelection, canSubmitForReview, deliveredImages } from '../../components/selection';
 import { TaskStatusTag } from '../../components/tags';
-import { isGenerating, useTaskStream } from '../../hooks/taskStream';
+import { isGenerating, useLive, useTaskStream } from '../../hooks/taskStream';
+import { framingFields } from './uploadChecks';
+import { editWarning, failedSlots } from './versions';
+import { SubmitReview } from './SubmitReview';
 import { refetchWhenLastSettles } from '../../hooks/optimistic';
-import { CandidateBoard, type BoardActions } from './CandidateBoard';
+import { byId, CandidateBoard, type BoardActions } from './CandidateBoard';
 import { DeliveryPanel } from './DeliveryPanel';
 import { ScheduleDialog } from '../publishing/ScheduleDialog';
 import { useCan } from '../../app/abilities';
@@ -35,6 +38,7 @@ export default function TaskPage() {
   const taskId = Number(useParams().id);
   const key = useMemo(() => queryKeys.task.detail(taskId), [taskId]);
   const queryClient = useQueryClient();
+  const { message } = App.useApp();
   const task = useQuery({
     queryKey: key,
     queryFn: () => api.tasks.get(taskId),
@@ -72,17 +76,25 @@ export default function TaskPage() {
   const edit = useMutation({
     mutationFn: (v: EditValues) =>
       api.tasks.editText(taskId, editing!.candidate_id, { content: v.content, title: v.title, tags: v.tags, cover_title: v.cover_title }),
-    onSuccess: () => setEditing(undefined),
+    onSuccess: (saved) => {
+      setEditing(undefined);
+      // Saved, but the banned words it still holds are named.
+      const said = editWarning(saved.banned_hits);
+      if (said) void message[said.level](t(said.key, { words: said.words }));
+    },
     ...optimistic,
   });
   const regenerate = useMutation({ mutationFn: () => api.tasks.regenerate(taskId), ...optimistic });
-  const submit = useMutation({ mutationFn: () => api.tasks.submitReview(taskId), onSuccess: () => setConfirmingSubmit(false), ...optimistic });
+  const submit = useMutation({ mutationFn: (note?: string) => api.tasks.submitReview(taskId, note), ...optimistic });
   const archive = useMutation({ mutationFn: () => api.tasks.archive(taskId), ...optimistic });
-  const [confirmingSubmit, setConfirmingSubmit] = useState(false);
   const [scheduling, setScheduling] = useState<Strategy>();
   const can = useCan();
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
 
+  const liveImages = useLive(store, (s) => s.images);
+  const baseImages = task.data?.image_candidates;
+  const images = useMemo(() => byId(baseImages ?? [], liveImages), [baseImages, liveImages]);
+  const failed = useMemo(() => failedSlots(images), [images]);
   const allowed = useMemo(() => new Set<TaskAction>(task.data?.allowed_actions ?? []), [task.data?.allowed_actions]);
   const providers = task.data?.providers;
   const demo = useMemo(() => demoOrigin(providers), [providers]);
@@ -108,15 +120,23 @@ export default function TaskPage() {
           .editImageCaption(taskId, c.candidate_id, caption)
           .then(() => notifySuccess(t('editing.captionSaved')))
           .finally(refresh),
-      onUpload: (c, file) =>
+      onUpload: (c, file, framing) =>
         api.tasks
-          .uploadImage(taskId, { strategy: c.strategy, seq: c.seq, role: c.role }, file)
-          .then(() => notifySuccess(t('editing.replaced')))
+          .uploadImage(taskId, { strategy: c.strategy, seq: c.seq, role: c.role }, file, framingFields(framing))
+          .then((made) => {
+            notifySuccess(t(made.is_selected ? 'desk.uploadedSelected' : 'desk.uploadedVersion'));
+            return made;
+          })
+          .catch((err: unknown) => {
+            notifyError(err);
+            throw err;
+          })
           .finally(refresh),
-      onRetry: () =>
+      onRetry: (candidateIds) =>
         void api.tasks
-          .retryImages(taskId)
-          .then((r) => notifySuccess(t('editing.retryQueued', { count: r.count })))
+          .retryImages(taskId, candidateIds)
+          .then((r) => (r.queued ? notifySuccess(t('editing.retryQueued', { count: r.count })) : notifySuccess(t('desk.nothingToRetry'))))
+          .catch(notifyError)
           .finally(refresh),
     }),
     // mutate functions are stable; only what the server allows changes what the cards may do
@@ -148,9 +168,9 @@ export default function TaskPage() {
           </Typography.Text>
         </div>
         <Space wrap>
-          {allowed.has('retry_images') && (
-            <Button danger onClick={actions.onRetry}>
-              {t('editing.retryAll')}
+          {allowed.has('retry_images') && failed.length > 0 && (
+            <Button danger onClick={() => actions.onRetry()} data-testid="retry-all">
+              {t('desk.retryAll', { count: failed.length })}
             </Button>
           )}
           {allowed.has('regenerate') && (
@@ -165,9 +185,24 @@ export default function TaskPage() {
             </Popconfirm>
           )}
           {allowed.has('submit_review') && (
-            <Button type="primary" onClick={() => setConfirmingSubmit(true)} disabled={!canSubmit}>
-              {t('taskPage.submit')}
-            </Button>
+            <SubmitReview
+              selected={d.text_candidates.filter((c) => c.is_selected)}
+              disabled={!canSubmit}
+              busy={submit.isPending}
+              onSubmit={(note) => submit.mutateAsync(note)}
+              width={Math.min(360 * Math.max(selectedSets.length, 1) + 48, 1160)}
+              preview={
+                <Space wrap align="start" size={16}>
+                  {selectedSets.map(({ s, text }) =>
+                    text ? (
+                      <PhonePreview key={s} label={t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) })} note={text} images={imagesOf(text)} demo={isDemo(text)} />
+                    ) : (
+                      <Alert key={s} type="info" showIcon title={t('editing.noSelected', { set: s })} />
+                    ),
+                  )}
+                </Space>
+              }
+            />
           )}
           {d.status === 'approved' &&
             can('posts.write') &&
@@ -209,16 +244,20 @@ export default function TaskPage() {
         <Alert type="info" showIcon style={{ marginBottom: 16 }} title={t('taskPage.selectHint')} />
       )}
 
-      <Row gutter={16}>
-        <Col xs={24} xl={17}>
-          <LivePanel store={store} fallback={d.progress} status={d.status} />
-          {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
-          <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} actions={actions} />
-        </Col>
-        <Col xs={24} xl={7}>
+      <LivePanel store={store} fallback={d.progress} status={d.status} images={images} />
+      {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
+      <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} actions={actions} />
+      <Row gutter={16} style={{ marginTop: 24 }}>
+        <Col xs={24} md={12} xl={6}>
           <ReviewHistory taskId={taskId} version={d.status} />
+        </Col>
+        <Col xs={24} md={12} xl={6}>
           <PreferencePanel taskId={taskId} version={d.status} />
+        </Col>
+        <Col xs={24} md={12} xl={6}>
           <DeliveryPanel taskId={taskId} status={d.status} />
+        </Col>
+        <Col xs={24} md={12} xl={6}>
           <Card size="small" title={t('fission.title')} style={{ marginBottom: 16 }}>
             <FissionStart taskId={taskId} canStart={allowed.has('fission')} />
           </Card>
@@ -240,26 +279,6 @@ export default function TaskPage() {
         onCancel={() => setEditing(undefined)}
         onSave={(v) => edit.mutate(v)}
       />
-      <Modal
-        open={confirmingSubmit}
-        title={t('editing.submitPreviewTitle')}
-        okText={t('editing.submitConfirm')}
-        cancelText={t('form.cancel')}
-        confirmLoading={submit.isPending}
-        onOk={() => submit.mutate()}
-        onCancel={() => setConfirmingSubmit(false)}
-        width={Math.min(360 * Math.max(selectedSets.length, 1) + 48, 1160)}
-      >
-        <Space wrap align="start" size={16}>
-          {selectedSets.map(({ s, text }) =>
-            text ? (
-              <PhonePreview key={s} label={t('editing.setTitle', { set: s, name: t(`editing.strategy.${s}`) })} note={text} images={imagesOf(text)} demo={isDemo(text)} />
-            ) : (
-              <Alert key={s} type="info" showIcon title={t('editing.noSelected', { set: s })} />
-            ),
-          )}
-        </Space>
-      </Modal>
     </>
   );
 }
