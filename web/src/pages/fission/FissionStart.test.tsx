@@ -32,6 +32,6 @@ describe('starting a fission', () => {
     expect(calls.create).not.toHaveBeenCalled();
     fireEvent.change(count, { target: { value: '5' } });
     fireEvent.click(screen.getByRole('button', { name: '开始裂变' }));
-    await waitFor(() => expect(calls.create).toHaveBeenCalledWith(9, 'mid', 5));
+    await waitFor(() => expect(calls.create).toHaveBeenCalledWith(9, 'mid', 5, undefined));
   });
 });
