@@ -31,6 +31,7 @@ import { LivePanel } from './LivePanel';
 import { PhonePreview } from './PhonePreview';
 import { PreferencePanel } from './PreferencePanel';
 import { ReviewHistory } from './ReviewHistory';
+import { TaskComments } from '../../components/TaskComments';
 import { queryKeys, taskMutationKey } from '../../api/queryKeys';
 
 export default function TaskPage() {
@@ -89,6 +90,7 @@ export default function TaskPage() {
   const archive = useMutation({ mutationFn: () => api.tasks.archive(taskId), ...optimistic });
   const [scheduling, setScheduling] = useState<Strategy>();
   const can = useCan();
+  const canComment = can('tasks.write');
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
 
   const liveImages = useLive(store, (s) => s.images);
@@ -247,6 +249,10 @@ export default function TaskPage() {
       <LivePanel store={store} fallback={d.progress} status={d.status} images={images} />
       {allowed.has('import_text') && <ImportTextForm taskId={taskId} />}
       <CandidateBoard texts={d.text_candidates} images={d.image_candidates} store={store} actions={actions} />
+      {/* The reviewer's remarks on lines and images, where the operator fixes them; resolved here when addressed. */}
+      <div style={{ marginTop: 24 }} data-testid="task-comments">
+        <TaskComments taskId={taskId} canWrite={canComment} />
+      </div>
       <Row gutter={16} style={{ marginTop: 24 }}>
         <Col xs={24} md={12} xl={6}>
           <ReviewHistory taskId={taskId} version={d.status} />
