@@ -203,7 +203,9 @@ describe.skipIf(!available)('publishing: account, schedule, kit on a phone, resu
       await expect.poll(() => page.getByTestId('kpi-published').innerText()).toContain('1');
       await page.getByTestId('chart-by_strategy').locator('canvas').waitFor();
       expect(await page.getByTestId('median-engagement').innerText()).toContain('8.2%');
-      expect(await page.locator('[data-testid^=chart-by_] canvas').count()).toBe(4);
+      // The weekly trend and the four breakdowns.
+      await page.getByTestId('chart-by_week').locator('canvas').waitFor();
+      expect(await page.locator('[data-testid^=chart-by_] canvas').count()).toBe(5);
       await settle(page);
       await shot(viewport, '08-dashboard');
       expect(await problems(viewport)).toEqual([]);
