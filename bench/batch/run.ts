@@ -35,7 +35,8 @@ async function main() {
   try {
     const ws = await workspaceWithProduct(server, { apiKey: false });
     await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-bench', base_url: fake.url, rpm: RPM });
-    const themes = Array.from({ length: TASKS }, (_, i) => `批量主题${i + 1}`);
+    // An agency's week: 20 themes × 3 tasks each (TASKS / 3 themes).
+    const themes = Array.from({ length: Math.ceil(TASKS / 3) }, (_, i) => `批量主题${i + 1}`);
 
     /** Create a single task and wait for its first text candidate: the time a person waits for something to read. */
     const firstCandidateMs = async (theme: string) => {
@@ -56,7 +57,7 @@ async function main() {
 
     const callsBefore = fake.calls.length;
     const started = performance.now();
-    const batch = await ok(server, 'POST', '/batches', ws.token, { name: '基准批次', matrix: { product_ids: [ws.productId], themes, ...TASK_SHAPE } });
+    const batch = await ok(server, 'POST', '/batches', ws.token, { name: '基准批次', matrix: { product_ids: [ws.productId], themes, tasks_each: 3, ...TASK_SHAPE } });
     // Once the batch holds the connection at its limit, a person starts a task of their own.
     let underLoadMs = 0;
     const single = (async () => {
