@@ -9,6 +9,12 @@ import { budgetOf, memoryPacer, type Pacer, type PacerCaller } from './pacer.js'
 import { Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
 import { connectionOptions, type ConnectionOptions, type Provider, type ProviderCredentials, type StructuredMode } from './types.js';
 
+/**
+ * How long a call is taken to last when a connection's slots are sized from its rpm budget
+ * (Little's law: calls in flight = rate × time in flight); image and long text calls take 10–30 s.
+ */
+const CALL_SECONDS = 20;
+
 /** ctx.providers: the one way code gets a Provider, from a connection's credentials. */
 export interface ProviderFactory {
   /**
@@ -98,6 +104,7 @@ export function createProviderFactory(
       return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8, rpm: 0, tpm: 0, options: connectionOptions(creds.options) };
     }
     const { preset, concurrency, rpm, tpm } = settings.get(creds.provider)!;
+    const budget = creds.rpm || rpm || preset.rpm;
     const pick = (own: string | null | undefined, fallback: string) => (own === null || own === undefined ? fallback : own.trim());
     return {
       baseUrl: (creds.baseUrl?.trim() || preset.baseUrl).replace(/\/+$/, ''),
@@ -105,8 +112,8 @@ export function createProviderFactory(
       visionModel: pick(creds.visionModel, preset.visionModel),
       imageModel: preset.image ? pick(creds.imageModel, preset.imageModel) : '',
       imageSize: creds.imageSize?.trim() || preset.imageSizeOverride || null,
-      concurrency: creds.concurrency || concurrency || preset.concurrency,
-      rpm: creds.rpm || rpm || preset.rpm,
+      concurrency: creds.concurrency || concurrency || (preset.concurrencyFromBudget ? Math.max(preset.concurrency, Math.ceil((budget / 60) * CALL_SECONDS)) : preset.concurrency),
+      rpm: budget,
       tpm: creds.tpm || tpm || preset.tpm,
       options: connectionOptions(creds.options),
     };

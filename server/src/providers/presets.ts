@@ -94,6 +94,12 @@ export interface Preset {
   /** Calls of one connection in flight at once, from the documented account limits (overridable per connection). */
   concurrency: number;
   /**
+   * The provider limits requests and tokens a minute, not calls at once: `concurrency` is then a
+   * floor, raised to what the rpm budget keeps in flight (factory.ts), so a fixed number of slots
+   * never holds a connection below the rate its account allows.
+   */
+  concurrencyFromBudget: boolean;
+  /**
    * Requests and tokens per minute a connection spends by default (overridable per connection and
    * by PROVIDER_<LABEL>_RPM / _TPM): the provider's documented limits for a new paying account,
    * or a conservative figure where it documents none (table and sources in docs/providers.md).
@@ -133,6 +139,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: { 'gpt-5-mini': '2026-12-11', 'gpt-5-mini-2025-08-07': '2026-12-11', 'gpt-5': '2026-12-11', 'gpt-5-nano': '2026-12-11' },
     modelList: true,
     concurrency: 8,
+    concurrencyFromBudget: true,
     rpm: 500,
     tpm: 500_000,
     image: {
@@ -165,6 +172,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     modelList: true,
     // No fixed concurrency limit is documented (the service throttles dynamically).
     concurrency: 16,
+    concurrencyFromBudget: true,
     rpm: 300,
     tpm: 1_000_000,
   },
@@ -184,6 +192,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: { 'qwen-vl-plus': '2026-10-10', 'qwen-vl-max': '2026-10-10' },
     modelList: true,
     concurrency: 8,
+    concurrencyFromBudget: true,
     rpm: 600,
     tpm: 1_000_000,
     image: {
@@ -217,6 +226,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: { 'doubao-seedream-4-5-251128': '2026-11-24' },
     modelList: false,
     concurrency: 10,
+    concurrencyFromBudget: true,
     rpm: 500,
     tpm: 1_000_000,
     image: {
@@ -247,6 +257,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: false,
     concurrency: 5,
+    concurrencyFromBudget: false,
     rpm: 300,
     tpm: 600_000,
     image: {
@@ -276,6 +287,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: true,
     concurrency: 8,
+    concurrencyFromBudget: false,
     rpm: 200,
     tpm: 2_000_000,
   },
@@ -295,6 +307,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: true,
     concurrency: 4,
+    concurrencyFromBudget: false,
     rpm: 1_000,
     tpm: 50_000,
     image: {
@@ -334,6 +347,7 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: true,
     concurrency: 4,
+    concurrencyFromBudget: false,
     rpm: 300,
     tpm: 500_000,
     image: {

@@ -361,4 +361,16 @@ describe('connection budgets (rpm / tpm)', () => {
     const refused = await server.request('POST', `${API}/api-keys`, { token, body: { provider: 'local', api_key: 'local-key', rpm: 60 } });
     expect(refused.status).toBe(400);
   });
+
+  it('sizes the slots of a provider that limits by the minute from its budget, and keeps a documented concurrency limit', async () => {
+    const { token } = await workspace(false);
+    // Qwen limits requests a minute: 600 a minute is 10 a second, 20 s each in flight → 200 slots.
+    expect(await connect(token, 'qwen', { rpm: 600 })).toMatchObject({ rpm: 600, concurrency: 200 });
+    // A budget smaller than the preset's slots keeps the preset's floor (8).
+    expect(await connect(token, 'qwen', { rpm: 6 })).toMatchObject({ concurrency: 8 });
+    // The connection's own figure wins.
+    expect(await connect(token, 'qwen', { rpm: 600, concurrency: 3 })).toMatchObject({ concurrency: 3 });
+    // Zhipu limits calls at once, not a minute: its slots stay what it documents (5).
+    expect(await connect(token, 'zhipu', { rpm: 600 })).toMatchObject({ rpm: 600, concurrency: 5 });
+  });
 });

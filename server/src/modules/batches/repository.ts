@@ -265,3 +265,17 @@ export async function approvedStrategy(db: DbOrTx, workspaceId: number, taskId: 
     .executeTakeFirst();
   return row?.strategy ?? null;
 }
+
+/** The text connection the batch's most recently started task used. */
+export async function textConnectionOf(db: DbOrTx, workspaceId: number, batchId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('tasks')
+    .select('api_key_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('batch_id', '=', batchId)
+    .where('api_key_id', 'is not', null)
+    .orderBy('updated_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.api_key_id ?? null;
+}

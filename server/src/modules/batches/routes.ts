@@ -74,7 +74,15 @@ const BatchItemView = Type.Object({
   failure: Nullable(Type.Object({ reason: FailureKey, params: FailureParams })),
   post_failure: Nullable(StoredReason),
 });
-const BatchDetail = Type.Object({ ...BatchSummary.properties, items: Type.Array(BatchItemView) });
+const Pace = Type.Union([
+  Type.Object({
+    rpm: Type.Integer({ description: 'the connection’s budget, requests a minute' }),
+    factor: Type.Number({ description: 'the share of the budget used now: below 1 after the provider answered 429, rising again with each success' }),
+    blocked_until: Nullable(DateTime),
+  }),
+  Type.Null(),
+], { description: 'the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise' });
+const BatchDetail = Type.Object({ ...BatchSummary.properties, pace: Pace, items: Type.Array(BatchItemView) });
 
 const PlanError = Type.Object({
   row: Type.Integer({ description: 'the row number as the spreadsheet shows it' }),

@@ -316,11 +316,22 @@ function itemView(item: ItemRow) {
   };
 }
 
+/**
+ * The pace of the connection the batch's tasks write with, as the pacer holds it now (its budget
+ * and how far a 429 turned it down); null where this process cannot see it (no Redis: the
+ * pacing lives in the worker's memory) or no task has started.
+ */
+async function paceOf(ctx: AppContext, workspaceId: number, batchId: number) {
+  const keyId = await repo.textConnectionOf(ctx.db, workspaceId, batchId);
+  const state = keyId === null ? null : await ctx.providers.pacer.state(keyId);
+  return state && { rpm: state.rpm, factor: state.factor, blocked_until: state.blocked_until };
+}
+
 export async function getBatch(ctx: AppContext, auth: AuthUser, id: number) {
   const batch = await repo.findBatch(ctx.db, auth.workspaceId, id);
   if (!batch) throw fail('batch.not_found');
   const items = await repo.itemsWithTasks(ctx.db, auth.workspaceId, [id]);
-  return { ...batchView(ctx, auth, batch, items), items: items.map(itemView) };
+  return { ...batchView(ctx, auth, batch, items), pace: await paceOf(ctx, auth.workspaceId, id), items: items.map(itemView) };
 }
 
 export async function listBatches(ctx: AppContext, auth: AuthUser, query: PageQuery) {
