@@ -132,4 +132,25 @@ describe('MCP server', () => {
     expect(overview.posts.scheduled).toBeGreaterThanOrEqual(1);
     await client.close();
   });
+
+  it('plans a batch, follows it and cancels it; a read-only token cannot create one', async () => {
+    const product = await ok(server, 'POST', '/products', ws.token, { name: '助手批量产品', category: '护肤', source: 'custom' });
+    const client = await connect(await token(ws.token, ['read', 'produce']));
+    const created = await client.callTool({ name: 'create_batch', arguments: { name: '助手的一周', matrix: { product_ids: [product.id], themes: ['周一', '周二'], text_count: 1, image_count: 0 } } });
+    expect(created.isError).toBeFalsy();
+    const batch = json(created);
+    expect(batch).toMatchObject({ name: '助手的一周', total: 2 });
+    expect(JSON.stringify(created.content)).toContain(`get_batch with id ${batch.id}`);
+    const read = json(await client.callTool({ name: 'get_batch', arguments: { id: batch.id } }));
+    expect(read.items.map((i: any) => i.theme)).toEqual(['周一', '周二']);
+    const cancelled = await client.callTool({ name: 'cancel_batch', arguments: { id: batch.id } });
+    // Cancelled, or already finished by the worker (409 in the envelope): either is the route's answer.
+    expect(cancelled.isError ? String(json(cancelled).code) : json(cancelled).status).toMatch(/^(cancelled|40900)$/);
+    await client.close();
+    const reader = await connect(await token(ws.token, ['read']));
+    const refused = await reader.callTool({ name: 'create_batch', arguments: { name: 'x', matrix: { product_ids: [product.id], themes: ['t'], text_count: 1, image_count: 0 } } });
+    expect(refused.isError).toBe(true);
+    expect(json(refused)).toMatchObject({ code: 40300 });
+    await reader.close();
+  });
 });

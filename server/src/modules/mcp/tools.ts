@@ -102,4 +102,15 @@ export const TOOLS: ToolDef[] = [
     url: '/api/v1/analytics/overview',
     description: 'What worked: posts scheduled, published and missed; median engagement by strategy, angle, product and account; approval rate and time; paid calls per approved note. Filter by from, to, product_id, account_id.',
   },
+  {
+    name: 'create_batch',
+    method: 'POST',
+    url: '/api/v1/batches',
+    description:
+      'Plan many tasks at once: `matrix` (products × themes × tasks_each, optionally spread over accounts and days with posting times, and a fission per task) or `items` (one task each). All items are checked first: one refused item refuses the batch and names it. Tasks run in the background at the provider\'s pace (follow with get_batch); a planned post goes on the calendar once its note is approved.',
+    followUp: (data) => `The batch runs in the background: call get_batch with id ${String(data?.id)} every minute or so; it answers counts, the measured rate and the predicted finish (eta).`,
+  },
+  { name: 'list_batches', method: 'GET', url: '/api/v1/batches', description: 'Batches of the workspace, newest first, with their counts by state and predicted finish.' },
+  { name: 'get_batch', method: 'GET', url: '/api/v1/batches/:id', description: 'A batch: counts (waiting, running, done, failed, cancelled), the measured rate, the predicted finish, and every item with its task, fission and post.' },
+  { name: 'cancel_batch', method: 'POST', url: '/api/v1/batches/:id/cancel', description: 'Cancel a running batch: tasks not started are cancelled; running ones finish. Only when the person asked for it.' },
 ];
