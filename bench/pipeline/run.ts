@@ -9,7 +9,7 @@
  * sets on this machine's cores; the CPU other processes took meanwhile (on a shared machine that,
  * not the pipeline, decides the ratio).
  *
- * It runs at the shipped defaults: the openai preset's per-connection concurrency and the default
+ * It runs at the shipped defaults: an openai connection's slots (sized from its rpm budget) and the default
  * GENERATION_IMAGE_CONCURRENCY (issue 19 item 1). Then two tasks of two workspaces (each its own
  * connection, so its own provider slots) at once, against each alone (target within 1.15×).
  *
@@ -22,7 +22,8 @@ import sharp from 'sharp';
 import { runTaskGeneration } from '../../server/src/modules/tasks/pipeline.js';
 import { normalizeImage } from '../../server/src/images/normalize.js';
 import { overlayText } from '../../server/src/images/overlay.js';
-import { DEFAULT_IMAGE_CONCURRENCY } from '../../server/src/config.js';
+import { DEFAULT_IMAGE_CONCURRENCY, providerSettingsFrom } from '../../server/src/config.js';
+import { createProviderFactory } from '../../server/src/providers/factory.js';
 import { PRESETS, requestSize } from '../../server/src/providers/presets.js';
 import { startTestServer } from '../../server/test/helpers/server.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../server/test/generation/fake-openai.js';
@@ -34,7 +35,8 @@ const SETS = 3;
 const TEXT_COUNT = 6;
 const IMAGE_COUNT = 6;
 // The shipped defaults: nothing in the environment changes them.
-const providerConcurrency = PRESETS.openai.concurrency;
+// The slots an openai connection gets at the shipped defaults (sized from its rpm budget: factory.ts).
+const providerConcurrency = createProviderFactory(providerSettingsFrom({})).effective({ provider: 'openai' }).concurrency;
 const imageConcurrency = DEFAULT_IMAGE_CONCURRENCY;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
