@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../generation/helpers.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { API, ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
+import { ok, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 
 /**
  * A batch run by the worker with the offline `local` provider: its tasks go through the `bulk`

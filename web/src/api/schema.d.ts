@@ -17346,6 +17346,14 @@ export interface operations {
                             created_by: number;
                             finished_at: string | null;
                             allowed_actions: "cancel"[];
+                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise */
+                            pace: {
+                                /** @description the connection’s budget, requests a minute */
+                                rpm: number;
+                                /** @description the share of the budget used now: below 1 after the provider answered 429, rising again with each success */
+                                factor: number;
+                                blocked_until: string | null;
+                            } | null;
                             items: {
                                 seq: number;
                                 task_id: number;
@@ -17519,6 +17527,14 @@ export interface operations {
                             created_by: number;
                             finished_at: string | null;
                             allowed_actions: "cancel"[];
+                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise */
+                            pace: {
+                                /** @description the connection’s budget, requests a minute */
+                                rpm: number;
+                                /** @description the share of the budget used now: below 1 after the provider answered 429, rising again with each success */
+                                factor: number;
+                                blocked_until: string | null;
+                            } | null;
                             items: {
                                 seq: number;
                                 task_id: number;
@@ -17665,6 +17681,14 @@ export interface operations {
                             created_by: number;
                             finished_at: string | null;
                             allowed_actions: "cancel"[];
+                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise */
+                            pace: {
+                                /** @description the connection’s budget, requests a minute */
+                                rpm: number;
+                                /** @description the share of the budget used now: below 1 after the provider answered 429, rising again with each success */
+                                factor: number;
+                                blocked_until: string | null;
+                            } | null;
                             items: {
                                 seq: number;
                                 task_id: number;
