@@ -229,20 +229,6 @@ export async function findStaleBatchTasks(db: DbOrTx, window: StaleWindow): Prom
   return rows.map((r) => r.id);
 }
 
-export async function findStaleBatchFissions(db: DbOrTx, window: StaleWindow): Promise<number[]> {
-  const rows = await db
-    .selectFrom('fission_tasks')
-    .select('id')
-    .where('batch_id', 'is not', null)
-    .where('updated_at', '<', window.staleBeforeIso)
-    .where('status', '=', 'generating')
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', window.nowIso)]))
-    .orderBy('id')
-    .limit(window.limit)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
 /** Lookups a plan file names products and accounts by. */
 export function planProducts(db: DbOrTx, workspaceId: number) {
   return db.selectFrom('products').select(['id', 'name']).where('workspace_id', '=', workspaceId).orderBy('id').execute();
