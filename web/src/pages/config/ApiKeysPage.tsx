@@ -26,12 +26,19 @@ interface Values {
   image_model?: string;
   image_size?: string;
   concurrency?: number | null;
+  rpm?: number | null;
+  tpm?: number | null;
   thinking?: Options['thinking'];
   token_param?: Options['token_param'];
   temperature?: Options['temperature'];
 }
 
 type Options = ApiKey['options'];
+/**
+ * A connection's request and token quotas per minute as the API gives them: the values in effect
+ * (its own, else the preset's). Optional until the connection routes carry them.
+ */
+type Paced = { rpm?: number | null; tpm?: number | null };
 const OPTION_VALUES = {
   thinking: ['off', 'on', 'provider_default'],
   token_param: ['auto', 'max_tokens', 'max_completion_tokens'],
@@ -255,6 +262,12 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
         ...(v.api_key?.trim() ? { api_key: v.api_key.trim() } : {}),
       };
       const local = v.provider === 'local';
+      // Sent only when changed: empty is the preset's default (null), and an untouched field keeps what the connection has.
+      const pace: Paced = {
+        ...(form.isFieldTouched('rpm') ? { rpm: v.rpm ?? null } : {}),
+        ...(form.isFieldTouched('tpm') ? { tpm: v.tpm ?? null } : {}),
+      };
+      Object.assign(body, pace);
       if (editing) return api.apiKeys.update(editing.id, local ? { name: body.name, ...(body.api_key ? { api_key: body.api_key } : {}) } : body);
       return api.apiKeys.create(local ? { provider: v.provider, api_key: body.api_key ?? '', name: body.name } : { provider: v.provider, api_key: body.api_key ?? '', ...body });
     },
@@ -355,6 +368,30 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
                   <InputNumber min={1} max={64} style={{ width: '100%' }} />
                 </Form.Item>
               </Col>
+            </Row>
+            <Row gutter={12}>
+              {(['rpm', 'tpm'] as const).map((field) => {
+                const effective = (editing as (ApiKey & Paced) | null)?.[field] ?? (preset as (Preset & Paced) | undefined)?.[field] ?? null;
+                return (
+                  <Col xs={24} md={12} key={field}>
+                    <Form.Item
+                      label={t(`batches.connectionPace.${field}`)}
+                      name={field}
+                      tooltip={t('batches.connectionPace.hint')}
+                      extra={effective === null ? t('batches.connectionPace.effectiveUnknown') : t('batches.connectionPace.effective', { value: effective.toLocaleString() })}
+                    >
+                      <InputNumber
+                        min={field === 'rpm' ? 1 : 1000}
+                        max={field === 'rpm' ? 100_000 : 100_000_000}
+                        precision={0}
+                        placeholder={effective === null ? t('batches.connectionPace.presetDefault') : String(effective)}
+                        style={{ width: '100%' }}
+                        data-testid={`connection-${field}`}
+                      />
+                    </Form.Item>
+                  </Col>
+                );
+              })}
             </Row>
             <Typography.Text strong>{t('connections.options')}</Typography.Text>
             <Row gutter={12} style={{ marginTop: 8 }}>
