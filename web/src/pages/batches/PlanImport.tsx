@@ -123,7 +123,7 @@ export function PlanImport({ onCreate, pending, exampleProduct }: { onCreate: (i
               </Typography.Title>
               <ResponsiveTable<PlanError>
                 size="small"
-                rowKey={(e, i) => `${e.row}-${e.field ?? ''}-${i ?? 0}`}
+                rowKey={(e) => `${e.row}-${e.field ?? ''}-${e.reason}`}
                 data-testid="plan-errors"
                 dataSource={errors}
                 pagination={errors.length > 10 ? { pageSize: 10, showSizeChanger: false } : false}
@@ -139,11 +139,10 @@ export function PlanImport({ onCreate, pending, exampleProduct }: { onCreate: (i
             <Typography.Title level={2} style={{ fontSize: 16 }}>
               {t('batches.plan.items', { count: items.length })}
             </Typography.Title>
-            <ResponsiveTable<PlanItem>
+            <ResponsiveTable<PlanItem & { key: number }>
               size="small"
-              rowKey={(item, i) => `${item.row ?? i}`}
               data-testid="plan-items"
-              dataSource={items}
+              dataSource={items.map((item, key) => ({ ...item, key }))}
               pagination={items.length > 20 ? { pageSize: 20, showSizeChanger: false } : false}
               columns={[
                 { key: 'theme', title: t('batches.plan.columns.theme'), dataIndex: 'theme' },
