@@ -62,6 +62,8 @@ export interface Config {
   webhooks: WebhookSettings;
   /** How often a worker moves posts whose time has come to `due`, and unpublished ones a day later to `missed` (POST_SWEEP_MS, 5 s; contract-decisions §11). */
   postSweepMs: number;
+  /** How often worker processes advance running batches and place their planned posts (BATCH_SWEEP_MS). */
+  batchSweepMs: number;
   /** Where the built web client lives; absent directory means the API runs without it. */
   webDistDir: string;
   /** TRUST_PROXY=1: behind a reverse proxy, the client address comes from X-Forwarded-For. */
@@ -96,6 +98,10 @@ export interface JobOptions {
   concurrency: number;
   /** Jobs of the `notify` lane (webhook deliveries) one worker process runs at the same time (JOB_NOTIFY_CONCURRENCY). */
   notifyConcurrency: number;
+  /** Jobs of the `bulk` lane (the tasks and fissions of batches) one worker process runs at the same time (JOB_BULK_CONCURRENCY). */
+  bulkConcurrency: number;
+  /** Tasks of one batch queued or generating at once (BATCH_PARALLEL_TASKS), so batches that share the lane take turns. */
+  batchParallelTasks: number;
   /** Attempts per job before it fails for good (JOB_MAX_ATTEMPTS). */
   maxAttempts: number;
   /** Delay before the first retry; doubles with each further attempt (JOB_BACKOFF_MS). */
@@ -223,6 +229,8 @@ export function jobOptionsFrom(env: NodeJS.ProcessEnv): JobOptions {
   return {
     concurrency: intFrom(env, 'JOB_CONCURRENCY', 2, 1),
     notifyConcurrency: intFrom(env, 'JOB_NOTIFY_CONCURRENCY', 8, 1),
+    bulkConcurrency: intFrom(env, 'JOB_BULK_CONCURRENCY', 6, 1),
+    batchParallelTasks: intFrom(env, 'BATCH_PARALLEL_TASKS', 6, 1),
     maxAttempts: intFrom(env, 'JOB_MAX_ATTEMPTS', 3, 1),
     backoffMs: intFrom(env, 'JOB_BACKOFF_MS', 2_000, 0),
     leaseMs: intFrom(env, 'JOB_LEASE_MS', 30_000, 200),
@@ -343,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providers: providerSettingsFrom(env),
     webhooks: webhookSettingsFrom(env),
     postSweepMs: intFrom(env, 'POST_SWEEP_MS', 5_000, 10),
+    batchSweepMs: intFrom(env, 'BATCH_SWEEP_MS', 5_000, 10),
     webDistDir: path.resolve(env.WEB_DIST_DIR || path.join(import.meta.dirname, '..', '..', 'web', 'dist')),
     trustProxy: env.TRUST_PROXY === '1',
     metricsToken: env.METRICS_TOKEN || undefined,

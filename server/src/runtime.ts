@@ -9,6 +9,7 @@ import { DbTaskEventBus } from './events/bus.js';
 import { UnusedFileSweeper } from './modules/files/sweeper.js';
 import { jobHandlers } from './modules/jobs.js';
 import { PostSweeper } from './modules/posts/sweeper.js';
+import { BatchSweeper } from './modules/batches/jobs.js';
 import { WebhookDispatcher, webhookDeliverJob } from './modules/webhooks/delivery.js';
 import { createJobBackend, startJobWorker } from './jobs/index.js';
 import { kindLanes, type JobHandlers } from './jobs/types.js';
@@ -101,6 +102,7 @@ export async function createRuntime(
     const worker = startJobWorker(ctx, jobs, handlers, [
       new UnusedFileSweeper(ctx, config.fileSweep),
       new PostSweeper(ctx),
+      new BatchSweeper(ctx),
       // The outbox relay only where deliveries can run (tests may bring their own handlers).
       ...(handlers[webhookDeliverJob.kind] ? [new WebhookDispatcher(ctx)] : []),
     ]);

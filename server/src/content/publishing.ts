@@ -67,6 +67,26 @@ export function localDay(at: Date, timeZone: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 }
 
+/** Minutes a time zone is ahead of UTC at an instant. */
+function zoneOffsetMinutes(at: Date, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' }).formatToParts(at);
+  const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'));
+  return Math.round((asUtc - Math.floor(at.getTime() / 60_000) * 60_000) / 60_000);
+}
+
+/**
+ * The instant a wall-clock time (YYYY-MM-DD, HH:MM) names in a time zone: the offset is read at
+ * the guess and read again at the answer, so a time on a day the clocks change lands right.
+ */
+export function zonedInstant(day: string, time: string, timeZone: string): Date {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const [hh, mm] = time.split(':').map(Number) as [number, number];
+  const wall = Date.UTC(y, m - 1, d, hh, mm);
+  const first = wall - zoneOffsetMinutes(new Date(wall), timeZone) * 60_000;
+  return new Date(wall - zoneOffsetMinutes(new Date(first), timeZone) * 60_000);
+}
+
 /** The Monday (YYYY-MM-DD, Beijing time) of the week an instant falls in. */
 export function weekOf(at: Date): string {
   const day = localDay(at, 'Asia/Shanghai');

@@ -225,6 +225,8 @@ export interface TasksTable {
   workspace_id: number;
   /** The account the notes are meant for (§11): its persona goes to generation; migration 20261128_1100. */
   account_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The batch that made the task (issue 32): its calls are paced as bulk work; migration 20261128_1400. */
+  batch_id: ColumnType<number | null, number | null | undefined, number | null>;
   product_id: number;
   operator_id: number;
   theme: string;
@@ -506,6 +508,8 @@ export interface FissionTasksTable {
   workspace_id: number;
   /** The account the notes are meant for (§11): its persona goes to generation; migration 20261128_1100. */
   account_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The batch that planned the fission (issue 32); migration 20261128_1400. */
+  batch_id: ColumnType<number | null, number | null | undefined, number | null>;
   source_task_id: number;
   operator_id: number;
   reference_level: 'low' | 'mid' | 'high';
@@ -804,6 +808,8 @@ export interface DB {
   access_tokens: AccessTokensTable;
   accounts: AccountsTable;
   posts: PostsTable;
+  batches: BatchesTable;
+  batch_items: BatchItemsTable;
   post_images: PostImagesTable;
   post_metrics: PostMetricsTable;
 }
@@ -860,6 +866,7 @@ export const COLUMN_CODECS: TableCodecs = {
   accounts: { active: 'bool' },
   posts: { tags: 'json', warnings: 'json' },
   post_images: { ai_generated: 'bool' },
+  batch_items: { post_failure: 'json' },
 };
 
 type FileKeysOf<T> = { [K in keyof T]: T[K] extends { readonly __file_key__: true } ? K : never }[keyof T];
@@ -882,3 +889,40 @@ export const FILE_KEY_COLUMNS: TableFileKeys = {
   delivery_packages: { file_key: 'until_expires_at' },
   post_images: { file_key: 'while_row_exists' },
 };
+
+export type BatchStatus = 'running' | 'finished' | 'cancelled';
+
+/** Many tasks from one request (issue 32; migration 20261128_1400). */
+export interface BatchesTable {
+  id: Id;
+  workspace_id: number;
+  name: string;
+  created_by: number;
+  status: BatchStatus;
+  idempotency_key: string | null;
+  /** sha256 of the canonical request the batch was created with under idempotency_key. */
+  idempotency_hash: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+/** One task of a batch, with what was planned for it. */
+export interface BatchItemsTable {
+  id: Id;
+  workspace_id: number;
+  batch_id: number;
+  /** 1-based, in the order of the request (or plan file). */
+  seq: number;
+  task_id: number;
+  /** Notes of a fission started from the task once its notes are written; 0: none. */
+  fission_count: number;
+  /** When its approved note is to be posted on the task's account; null: not planned. */
+  publish_at: Timestamp | null;
+  /** Handed to the queue (a batch keeps BATCH_PARALLEL_TASKS in flight). */
+  released_at: Timestamp | null;
+  fission_id: number | null;
+  post_id: number | null;
+  /** Why the planned post could not be scheduled: a reason key and its params. */
+  post_failure: NullableJson<{ reason: string; params: Record<string, unknown> }>;
+}

@@ -34,6 +34,7 @@ export const API_TAGS = [
   { name: 'accounts', description: 'The team\'s Xiaohongshu accounts: persona, daily cap, gap between posts, time zone' },
   { name: 'posts', description: 'The calendar: approved notes planned on accounts, due and missed, the phone kit, marking published' },
   { name: 'metrics', description: 'Results of published posts: snapshots by hand or imported from the creator centre, and the analytics overview' },
+  { name: 'batches', description: 'Many tasks from one request (a form\'s matrix or a plan file), paced to the provider\'s budget, with their fissions and posts planned' },
 ] as const;
 
 export type ApiTag = (typeof API_TAGS)[number]['name'];

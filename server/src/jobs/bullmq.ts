@@ -25,7 +25,7 @@ const dedupId = (kind: string, refId: number) => `${kind}:${refId}`;
  */
 export class BullJobBackend implements JobBackend {
   private readonly connection: Redis;
-  /** One queue per lane: `jobs` for `work`, `jobs-notify` for `notify`. */
+  /** One queue per lane: `jobs` for `work`, `jobs-notify` for `notify`, `jobs-bulk` for `bulk`. */
   private readonly queues: Record<JobLane, Queue<JobData>>;
   private readonly workers = new Set<BullWorker>();
 
@@ -36,7 +36,7 @@ export class BullJobBackend implements JobBackend {
   ) {
     this.connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
     const queue = (lane: JobLane) => new Queue<JobData>(queueName(lane), { connection: this.connection, prefix: options.prefix });
-    this.queues = { work: queue('work'), notify: queue('notify') };
+    this.queues = { work: queue('work'), notify: queue('notify'), bulk: queue('bulk') };
   }
 
   private queueOf(kind: JobKind): Queue<JobData> {

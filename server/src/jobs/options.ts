@@ -4,7 +4,7 @@ import type { JobLane } from './types.js';
 export type { JobOptions };
 
 export function laneConcurrency(options: JobOptions, lane: JobLane): number {
-  return lane === 'notify' ? options.notifyConcurrency : options.concurrency;
+  return lane === 'notify' ? options.notifyConcurrency : lane === 'bulk' ? options.bulkConcurrency : options.concurrency;
 }
 
 /** Exponential backoff: backoffMs, 2×, 4×, … after the 1st, 2nd, 3rd failed attempt. */

@@ -44,9 +44,11 @@ export interface JobHandler {
  * The worker pool that runs a kind. `work` (JOB_CONCURRENCY per worker): generation, fission,
  * packages. `notify` (JOB_NOTIFY_CONCURRENCY): short outbound calls such as webhook deliveries,
  * which wait on other people's servers, so a slow receiver never holds a generation's slot and
- * a long generation never delays a notification. Each lane is its own BullMQ queue.
+ * a long generation never delays a notification. `bulk` (JOB_BULK_CONCURRENCY): the tasks and
+ * fissions of batches, so a batch of two hundred never queues ahead of someone's single task.
+ * Each lane is its own BullMQ queue.
  */
-export type JobLane = 'work' | 'notify';
+export type JobLane = 'work' | 'notify' | 'bulk';
 
 /** Tables whose records a run leases (`lease_until`), so no two runs ever work on one record. */
 export type LeasedTable = 'tasks' | 'fission_tasks';

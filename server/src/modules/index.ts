@@ -5,6 +5,7 @@ import { apiKeyRoutes } from './api-keys/routes.js';
 import { auditRoutes } from './audit/routes.js';
 import { authRoutes } from './auth/routes.js';
 import { bannedWordRoutes } from './banned-words/routes.js';
+import { batchRoutes } from './batches/routes.js';
 import { commentRoutes } from './comments/routes.js';
 import { benchmarkRoutes } from './benchmarks/routes.js';
 import { deliveryRoutes } from './delivery/routes.js';
@@ -22,4 +23,4 @@ import { webhookRoutes } from './webhooks/routes.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 
 /** Every resource module's routes, registered under /api/v1 in this order. */
-export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, auditRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes, webhookRoutes, accessTokenRoutes, accountRoutes, postRoutes, metricsRoutes, commentRoutes];
+export const apiModules: ApiModule[] = [authRoutes, workspaceRoutes, invitationRoutes, userRoutes, apiKeyRoutes, fileRoutes, productRoutes, benchmarkRoutes, bannedWordRoutes, taskRoutes, reviewRoutes, auditRoutes, preferenceRoutes, deliveryRoutes, fissionRoutes, webhookRoutes, accessTokenRoutes, accountRoutes, postRoutes, metricsRoutes, commentRoutes, batchRoutes];

@@ -413,5 +413,8 @@ export const fissionGenerateJob: JobDefinition = {
   },
 };
 
+/** A batch's planned fission: the same work in the `bulk` lane, so a batch never holds the slots people's own fissions need. */
+export const fissionBulkJob: JobDefinition = { ...fissionGenerateJob, kind: 'fission.generate-bulk', lane: 'bulk', findStale: repo.findStaleBulkFissions };
+
 /** The `fission.retry-images` job (the note id): makes the note's images queued for a retry again. */
 export const fissionRetryImagesJob = queuedImagesJob({ kind: 'fission.retry-images', findStale: repo.findStaleRetries, queuedOf: retryingImagesOf });

@@ -171,10 +171,20 @@ export function sourceImages(db: DbOrTx, workspaceId: number, taskId: number, st
 }
 
 /** The stale-work sweeper's rule for fissions, across workspaces: generating under a lapsed lease, untouched since `staleBeforeIso`. */
-export async function findStaleFissions(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+export function findStaleFissions(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+  return staleFissions(db, window, false);
+}
+
+/** The same rule for the fissions batches planned (their own job kind, in the `bulk` lane). */
+export function findStaleBulkFissions(db: DbOrTx, window: StaleWindow): Promise<number[]> {
+  return staleFissions(db, window, true);
+}
+
+async function staleFissions(db: DbOrTx, window: StaleWindow, ofBatches: boolean): Promise<number[]> {
   const rows = await db
     .selectFrom('fission_tasks')
     .select('id')
+    .where('batch_id', ofBatches ? 'is not' : 'is', null)
     .where('updated_at', '<', window.staleBeforeIso)
     .where('status', '=', 'generating')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', window.nowIso)]))

@@ -13,13 +13,18 @@ import { workspaceHasApiKey } from '../api-keys/service.js';
 import { assertNoHardBlock } from '../banned-words/service.js';
 import { assertAccepts } from '../tasks/service.js';
 import { checklistMarkdown, type ChecklistSet } from './checklist.js';
-import { fissionGenerateJob, fissionRetryImagesJob, NOTE_DONE, NOTE_FAILED, syncFissionCovers, type SetImage } from './pipeline.js';
+import { fissionBulkJob, fissionGenerateJob, fissionRetryImagesJob, NOTE_DONE, NOTE_FAILED, syncFissionCovers, type SetImage } from './pipeline.js';
 import type { ReferenceLevel } from '../../content/fission.js';
 import * as repo from './repository.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
-export async function createFission(ctx: AppContext, auth: AuthUser, body: { source_task_id: number; reference_level: ReferenceLevel; fanout_count: number; account_id?: number | undefined }) {
+/** `batch_id`: planned by a batch (issue 32): its calls are paced as bulk work and its job runs in the `bulk` lane. */
+export async function createFission(
+  ctx: AppContext,
+  auth: AuthUser,
+  body: { source_task_id: number; reference_level: ReferenceLevel; fanout_count: number; account_id?: number | undefined; batch_id?: number | undefined },
+) {
   const ws = auth.workspaceId;
   const source = await repo.findSourceTask(ctx.db, ws, body.source_task_id);
   if (!source) throw fail('fission.source_not_found');
@@ -40,6 +45,7 @@ export async function createFission(ctx: AppContext, auth: AuthUser, body: { sou
     reference_level: body.reference_level,
     fanout_count: body.fanout_count,
     account_id: account?.id ?? source.account_id,
+    batch_id: body.batch_id ?? null,
     status: 'generating',
     api_key_id: null,
     provider: null,
@@ -49,7 +55,7 @@ export async function createFission(ctx: AppContext, auth: AuthUser, body: { sou
     updated_at: at,
   });
   try {
-    await ctx.queue.enqueue(fissionGenerateJob.kind, row.id);
+    await ctx.queue.enqueue(body.batch_id === undefined ? fissionGenerateJob.kind : fissionBulkJob.kind, row.id);
   } catch (err) {
     // The row is the record of the work: the stale-work sweeper enqueues a generating fission
     // that no job runs, so the caller gets its id either way.

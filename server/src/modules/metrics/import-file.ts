@@ -1,6 +1,5 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import ExcelJS from 'exceljs';
 import { fail } from '../../http/errors.js';
+import { cellText, normaliseHeader, readCells, type Cell } from '../../spreadsheets/cells.js';
 
 /**
  * Reading the creator centre's note-data export (创作中心 → 数据中心 → 笔记数据 → 导出), CSV or
@@ -30,7 +29,6 @@ const HEADERS: Record<Field, readonly string[]> = {
 };
 const METRIC_FIELDS: readonly MetricField[] = ['views', 'likes', 'collects', 'comments', 'shares', 'follows'];
 
-const normaliseHeader = (value: string) => value.normalize('NFKC').replace(/\s+/g, '').replace(/[（(].*?[)）]/g, '').toLowerCase();
 const HEADER_INDEX = new Map<string, Field>(Object.entries(HEADERS).flatMap(([field, names]) => names.map((n) => [normaliseHeader(n), field as Field])));
 
 export interface ImportRow {
@@ -46,14 +44,6 @@ export interface ImportRow {
   invalid: MetricField[];
 }
 
-type Cell = string | number | Date | boolean | null | undefined;
-
-function cellText(value: Cell): string {
-  if (value === null || value === undefined) return '';
-  if (value instanceof Date) return value.toISOString();
-  return String(value).trim();
-}
-
 /** "1.2万", "3,456", "12" → a whole number; "" → null (unknown); anything else → NaN. */
 function count(value: Cell): number | null {
   if (value === null || value === undefined || value === '') return null;
@@ -67,50 +57,8 @@ function count(value: Cell): number | null {
   return Number.isFinite(n) ? Math.round(n) : Number.NaN;
 }
 
-/** The file's rows as cells: XLSX by its zip signature, else text (UTF-8, or GB18030 as Excel in China saves CSV). */
-async function readCells(file: Buffer): Promise<Cell[][]> {
-  const isZip = file.length > 4 && file[0] === 0x50 && file[1] === 0x4b && file[2] === 0x03 && file[3] === 0x04;
-  if (isZip) {
-    const workbook = new ExcelJS.Workbook();
-    try {
-      await workbook.xlsx.load(file as unknown as ArrayBuffer);
-    } catch (err) {
-      throw fail('results.import_unreadable', { detail: (err as Error).message.slice(0, 200) });
-    }
-    const sheet = workbook.worksheets[0];
-    if (!sheet) throw fail('results.import_unreadable', { detail: 'the workbook has no sheet' });
-    const rows: Cell[][] = [];
-    sheet.eachRow({ includeEmpty: true }, (row, number) => {
-      const values = (row.values as Cell[]).slice(1).map((v) => (v && typeof v === 'object' && !(v instanceof Date) ? plainCell(v) : v));
-      rows[number - 1] = values;
-    });
-    return Array.from(rows, (r) => r ?? []);
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(file);
-  } catch {
-    text = new TextDecoder('gb18030').decode(file);
-  }
-  if (text.includes('\u0000')) throw fail('results.import_unreadable', { detail: 'not a text or XLSX file' });
-  try {
-    return parseCsv(text.replace(/^\uFEFF/, ''), { relax_column_count: true, skip_empty_lines: false, bom: true }) as Cell[][];
-  } catch (err) {
-    throw fail('results.import_unreadable', { detail: (err as Error).message.slice(0, 200) });
-  }
-}
-
-/** exceljs gives rich text, hyperlinks and formulas as objects: their shown value. */
-function plainCell(value: object): Cell {
-  const v = value as { text?: unknown; result?: unknown; richText?: Array<{ text: string }>; hyperlink?: string };
-  if (Array.isArray(v.richText)) return v.richText.map((r) => r.text).join('');
-  if (typeof v.text === 'string') return v.text;
-  if (v.result !== undefined) return v.result as Cell;
-  return null;
-}
-
 export async function readImportFile(file: Buffer): Promise<ImportRow[]> {
-  const cells = await readCells(file);
+  const cells = await readCells(file, 'results.import_unreadable');
   let headerAt = -1;
   let columns = new Map<Field, number>();
   for (let i = 0; i < Math.min(10, cells.length); i++) {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
-import type { WorkerChore } from '../../jobs/index.js';
+import { PeriodicChore } from '../../jobs/periodic.js';
 import { notifyPostEvent } from '../webhooks/service.js';
 import * as repo from './repository.js';
 import type { PostStatus } from './repository.js';
@@ -18,27 +18,13 @@ const BATCH = 200;
  * The same sweep serves both queues (in-process and BullMQ), so a post is due within
  * POST_SWEEP_MS of its time whatever the deployment.
  */
-export class PostSweeper implements WorkerChore {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-
-  constructor(private readonly ctx: AppContext) {}
-
-  start(): void {
-    const tick = () => {
-      this.running ??= this.sweep()
-        .then(() => undefined)
-        .catch((err: unknown) => this.ctx.log.error({ err }, 'post sweep failed'))
-        .finally(() => (this.running = undefined));
-    };
-    this.timer = setInterval(tick, this.ctx.config.postSweepMs);
-    this.timer.unref();
-    tick();
+export class PostSweeper extends PeriodicChore {
+  constructor(ctx: AppContext) {
+    super(ctx, 'post sweep', ctx.config.postSweepMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  protected pass() {
+    return this.sweep();
   }
 
   /** One pass; returns how many posts this process moved. */

@@ -609,12 +609,14 @@ export function insertImageCandidate(db: DbOrTx, row: NewRow<'image_candidates'>
 
 /**
  * The stale-work sweeper's rule for task generation, across workspaces: tasks still waiting for
- * their first run, or generating under a lapsed lease, untouched since `staleBeforeIso`.
+ * their first run, or generating under a lapsed lease, untouched since `staleBeforeIso`; not a batch's.
  */
 export async function findStaleGenerations(db: DbOrTx, window: StaleWindow): Promise<number[]> {
   const rows = await db
     .selectFrom('tasks')
     .select('id')
+    // A batch's tasks are its feeder's and its own job kind's (batches/repository.ts findStaleBatchTasks).
+    .where('batch_id', 'is', null)
     .where('updated_at', '<', window.staleBeforeIso)
     .where((eb) =>
       eb.or([

@@ -32,6 +32,8 @@ import { syncCovers } from './images.js';
 export { allowedActions, assertAccepts, runTaskAction, TASK_RULES, type TaskAction, type TaskRow } from './lifecycle.js';
 // Wherever another module shows or packs a task's images, their covers follow the chosen text.
 export { syncCovers } from './images.js';
+// A batch runs its tasks' generation in its own lane and fails the ones it cancels.
+export { failTaskGeneration, taskGenerateJob } from './pipeline.js';
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -80,36 +82,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
     if (earlier && fresh(earlier)) return getTaskListItem(ctx, auth, repeatOf(earlier));
   }
 
-  const product = await productForGeneration(ctx, auth.workspaceId, input.product_id);
-  if (!product) throw fail('product.id_not_found', { id: input.product_id });
-  const benchmarkIds = [...new Set(input.benchmark_ids ?? [])];
-  const benchmarks = await repo.findBenchmarks(ctx.db, auth.workspaceId, benchmarkIds);
-  for (const id of benchmarkIds) {
-    const benchmark = benchmarks.find((b) => b.id === id);
-    if (!benchmark) throw fail('benchmark.id_not_found', { id });
-    if (benchmark.product_id !== product.id) throw fail('task.benchmark_other_product', { id });
-  }
-  const theme = input.theme.trim();
-  if (!theme) throw fail('validation.blank', { field: 'body.theme' });
-  const account = input.account_id !== undefined ? await accountForNotes(ctx, auth.workspaceId, input.account_id) : null;
-  const capabilities = await workspaceCapabilities(ctx, auth.workspaceId);
-  if (input.track === 'ai' ? !capabilities.text : !(capabilities.text || capabilities.image)) {
-    throw fail('connection.none_for_text');
-  }
-  if (input.image_count > 0 && !capabilities.image) {
-    throw fail('connection.none_for_image');
-  }
-  await assertNoHardBlock(ctx, auth.workspaceId, product.id, [
-    theme,
-    product.name,
-    ...product.selling_points,
-    product.custom_prompt,
-    // It is sent to every image model of the task.
-    product.appearance,
-    ...benchmarks.map((b) => b.highlights),
-    // The account's persona is sent to the writer too.
-    account?.persona ?? null,
-  ]);
+  const prepared = await prepareTask(ctx, auth.workspaceId, input);
 
   const stamp = nowIso(now);
   let created: { id: number; isNew: boolean };
@@ -122,27 +95,7 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
         // Held by a task older than the window: that task lets go of it.
         if (holder) await repo.clearIdempotencyKey(trx, auth.workspaceId, holder.id);
       }
-      const id = await repo.insertTask(trx, {
-        workspace_id: auth.workspaceId,
-        product_id: product.id,
-        operator_id: auth.userId,
-        theme,
-        text_count: input.text_count,
-        image_count: input.image_count,
-        track: input.track,
-        status: 'pending',
-        // Set by the generation run: whether the product has an image to use as reference.
-        need_product_image: false,
-        overlay_text: input.overlay_text ?? true,
-        account_id: account?.id ?? null,
-        generation: 0,
-        progress: json(null),
-        idempotency_key: idempotencyKey ?? null,
-        idempotency_hash: bodyHash,
-        created_at: stamp,
-        updated_at: stamp,
-      });
-      await repo.insertTaskBenchmarks(trx, auth.workspaceId, id, benchmarkIds);
+      const id = await insertPreparedTask(trx, auth, prepared, stamp, { idempotency_key: idempotencyKey ?? null, idempotency_hash: bodyHash, batch_id: null });
       return { id, isNew: true };
     });
   } catch (err) {
@@ -158,6 +111,85 @@ export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateT
   const item = await getTaskListItem(ctx, auth, created.id);
   if (created.isNew) await enqueueGeneration(ctx, { id: created.id, workspace_id: auth.workspaceId, status: 'pending' });
   return item;
+}
+
+/** A create request checked against the workspace: what insertPreparedTask stores. */
+export interface PreparedTask {
+  input: CreateTaskInput;
+  productId: number;
+  theme: string;
+  benchmarkIds: number[];
+  accountId: number | null;
+}
+
+/**
+ * The checks of a new task (product, benchmarks, account, connections, hard-blocked words), shared
+ * by a single create and a batch's items; throws the first refusal.
+ */
+export async function prepareTask(ctx: AppContext, workspaceId: number, input: CreateTaskInput): Promise<PreparedTask> {
+  const product = await productForGeneration(ctx, workspaceId, input.product_id);
+  if (!product) throw fail('product.id_not_found', { id: input.product_id });
+  const benchmarkIds = [...new Set(input.benchmark_ids ?? [])];
+  const benchmarks = await repo.findBenchmarks(ctx.db, workspaceId, benchmarkIds);
+  for (const id of benchmarkIds) {
+    const benchmark = benchmarks.find((b) => b.id === id);
+    if (!benchmark) throw fail('benchmark.id_not_found', { id });
+    if (benchmark.product_id !== product.id) throw fail('task.benchmark_other_product', { id });
+  }
+  const theme = input.theme.trim();
+  if (!theme) throw fail('validation.blank', { field: 'body.theme' });
+  const account = input.account_id !== undefined ? await accountForNotes(ctx, workspaceId, input.account_id) : null;
+  const capabilities = await workspaceCapabilities(ctx, workspaceId);
+  if (input.track === 'ai' ? !capabilities.text : !(capabilities.text || capabilities.image)) {
+    throw fail('connection.none_for_text');
+  }
+  if (input.image_count > 0 && !capabilities.image) {
+    throw fail('connection.none_for_image');
+  }
+  await assertNoHardBlock(ctx, workspaceId, product.id, [
+    theme,
+    product.name,
+    ...product.selling_points,
+    product.custom_prompt,
+    // It is sent to every image model of the task.
+    product.appearance,
+    ...benchmarks.map((b) => b.highlights),
+    // The account's persona is sent to the writer too.
+    account?.persona ?? null,
+  ]);
+  return { input, productId: product.id, theme, benchmarkIds, accountId: account?.id ?? null };
+}
+
+/** Stores a prepared task, pending, inside the caller's transaction; the caller queues it after commit. */
+export async function insertPreparedTask(
+  trx: Transaction<DB>,
+  auth: Pick<AuthUser, 'workspaceId' | 'userId'>,
+  prepared: PreparedTask,
+  stamp: string,
+  extra: { idempotency_key: string | null; idempotency_hash: string | null; batch_id: number | null },
+): Promise<number> {
+  const { input } = prepared;
+  const id = await repo.insertTask(trx, {
+    workspace_id: auth.workspaceId,
+    product_id: prepared.productId,
+    operator_id: auth.userId,
+    theme: prepared.theme,
+    text_count: input.text_count,
+    image_count: input.image_count,
+    track: input.track,
+    status: 'pending',
+    // Set by the generation run: whether the product has an image to use as reference.
+    need_product_image: false,
+    overlay_text: input.overlay_text ?? true,
+    account_id: prepared.accountId,
+    generation: 0,
+    progress: json(null),
+    ...extra,
+    created_at: stamp,
+    updated_at: stamp,
+  });
+  await repo.insertTaskBenchmarks(trx, auth.workspaceId, id, prepared.benchmarkIds);
+  return id;
 }
 
 /**

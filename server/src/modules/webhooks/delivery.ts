@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { WebhookErrorKind } from '../../db/schema.js';
-import type { WorkerChore } from '../../jobs/index.js';
+import { PeriodicChore } from '../../jobs/periodic.js';
 import type { JobDefinition } from '../../jobs/types.js';
 import { webhookAttempts } from '../../ops/metrics.js';
 import { fetchFailureKind, postPublic } from '../../security/ssrf.js';
@@ -128,29 +128,16 @@ export const webhookDeliverJob: JobDefinition = {
  * not enqueued again for the same attempt until a claim would have lapsed, so a backlog waiting
  * for a free slot is not sent to the queue every second, while a retry goes as soon as it is due.
  */
-export class WebhookDispatcher implements WorkerChore {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+export class WebhookDispatcher extends PeriodicChore {
   /** Delivery id → the attempt count it had and when this process enqueued it. */
   private readonly recent = new Map<number, { attempts: number; at: number }>();
 
-  constructor(private readonly ctx: AppContext) {}
-
-  start(): void {
-    const tick = () => {
-      this.running ??= this.poll()
-        .then(() => undefined)
-        .catch((err: unknown) => this.ctx.log.error({ err }, 'webhook dispatch failed'))
-        .finally(() => (this.running = undefined));
-    };
-    this.timer = setInterval(tick, this.ctx.config.webhooks.pollMs);
-    this.timer.unref();
-    tick();
+  constructor(ctx: AppContext) {
+    super(ctx, 'webhook dispatch', ctx.config.webhooks.pollMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  protected pass() {
+    return this.poll();
   }
 
   /** One pass; returns how many deliveries it enqueued. */
