@@ -1078,6 +1078,108 @@ export const ERROR_REASONS = {
       "max"
     ]
   },
+  "batch.not_found": {
+    "code": 40400,
+    "params": []
+  },
+  "batch.items_or_matrix": {
+    "code": 40000,
+    "params": []
+  },
+  "batch.too_many_items": {
+    "code": 40000,
+    "params": [
+      "max"
+    ]
+  },
+  "batch.item_invalid": {
+    "code": 40000,
+    "params": [
+      "index",
+      "detail",
+      "reason"
+    ]
+  },
+  "batch.schedule_too_small": {
+    "code": 40000,
+    "params": [
+      "items",
+      "slots"
+    ]
+  },
+  "batch.idempotency_reused": {
+    "code": 40900,
+    "params": []
+  },
+  "batch.not_running": {
+    "code": 40900,
+    "params": [
+      "id",
+      "status"
+    ]
+  },
+  "batch.plan_unreadable": {
+    "code": 40000,
+    "params": [
+      "detail"
+    ]
+  },
+  "batch.plan_no_header": {
+    "code": 40000,
+    "params": []
+  },
+  "batch.plan_empty": {
+    "code": 40000,
+    "params": []
+  },
+  "plan.unknown_product": {
+    "code": 40000,
+    "params": [
+      "value"
+    ]
+  },
+  "plan.unknown_account": {
+    "code": 40000,
+    "params": [
+      "value"
+    ]
+  },
+  "plan.bad_number": {
+    "code": 40000,
+    "params": [
+      "field",
+      "min",
+      "max",
+      "value"
+    ]
+  },
+  "plan.bad_time": {
+    "code": 40000,
+    "params": [
+      "value"
+    ]
+  },
+  "plan.time_past": {
+    "code": 40000,
+    "params": [
+      "value"
+    ]
+  },
+  "plan.time_without_account": {
+    "code": 40000,
+    "params": []
+  },
+  "plan.blank_theme": {
+    "code": 40000,
+    "params": []
+  },
+  "batch.post_refused": {
+    "code": 40900,
+    "params": [
+      "detail",
+      "reason"
+    ]
+  },
   "package.not_found": {
     "code": 40400,
     "params": []
@@ -1264,6 +1366,9 @@ export const FAILURE_REASONS = {
     ]
   },
   "failure.no_image_connection": {
+    "params": []
+  },
+  "failure.batch_cancelled": {
     "params": []
   },
   "failure.queue_unavailable": {

@@ -1997,6 +1997,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Batches of the workspace, newest first
+         * @description Each with its counts by state, the measured rate and the predicted finish (items: GET /batches/{id}).
+         */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Create many tasks at once
+         * @description Either `items` (one task each) or `matrix` (products × themes × tasks_each, spread over accounts and days). Every item is checked as a task would be; one refused item refuses the request (400 `batch.item_invalid` naming it), so a batch is stored whole or not at all. Tasks run in the bulk lane, a few per batch at a time, paced to the connection’s budget; a task that fails does not stop the others. A planned fission starts once a task’s notes are written; a planned post is put on the calendar once its note is approved. A repeat with the same Idempotency-Key within 24 h answers the first batch.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A batch with its progress and items
+         * @description Counts by state, the measured rate and the finish it predicts, and every item with its task, fission and post.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a running batch
+         * @description Tasks not started yet fail as cancelled; tasks already generating finish (their calls are under way); no planned fission or post follows. 409 when the batch is not running.
+         */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/batches/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a batch plan file
+         * @description Reads the file into items for `POST /batches` without creating anything. Products and accounts are named or numbered; empty counts take their defaults (3 texts, 3 images, no fission); a publishing time (YYYY-MM-DD HH:MM) is in the account’s zone and needs an account. Every row that cannot be an item is listed with its reason, the others are answered as items.
+         */
+        post: operations["readBatchPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2010,7 +2094,7 @@ export interface components {
              * @description stable key of the reason catalogue: word the error from it, never from message
              * @enum {unknown}
              */
-            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.empty" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.not_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "comment.not_found" | "comment.anchor" | "comment.candidate_not_found" | "comment.not_author" | "account.not_found" | "account.profile_url" | "account.timezone" | "account.inactive" | "post.not_found" | "post.source" | "post.not_approved" | "post.no_text" | "post.fission_not_ready" | "post.hard_blocked" | "post.no_images" | "post.in_past" | "post.daily_cap" | "post.too_close" | "post.note_taken" | "post.near_duplicate" | "post.force_role" | "post.wrong_status" | "post.note_url" | "results.not_published" | "results.import_unreadable" | "results.import_no_header" | "results.import_too_many_rows" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
+            reason: "request.malformed" | "request.malformed_http" | "request.timeout" | "request.headers_too_large" | "request.too_large" | "request.media_type" | "request.closed" | "request.not_utf8" | "request.lone_surrogate" | "request.refused" | "route.not_found" | "server.internal" | "server.shutting_down" | "server.route_unguarded" | "rate.limited" | "validation.required" | "validation.blank" | "validation.one_of" | "validation.type" | "validation.format" | "validation.pattern" | "validation.minimum" | "validation.maximum" | "validation.min_length" | "validation.max_length" | "validation.min_items" | "validation.max_items" | "validation.unknown_property" | "validation.invalid" | "validation.too_long" | "validation.http_url" | "validation.date" | "validation.dates_reversed" | "upload.file_missing" | "upload.unexpected_file" | "upload.field_too_long" | "upload.field_nul" | "upload.malformed" | "upload.not_image" | "upload.unusable_image" | "upload.image_too_large" | "auth.credentials_missing" | "auth.download_credentials_missing" | "auth.token_invalid" | "auth.wrong_credentials" | "auth.login_busy" | "auth.login_locked" | "auth.no_workspace" | "auth.not_member" | "auth.wrong_current_password" | "auth.same_password" | "auth.password_change_required" | "auth.role_too_low" | "token.invalid" | "token.session_only" | "token.scope_missing" | "token.review_not_allowed" | "token.expiry_past" | "token.too_many" | "token.not_found" | "metrics.credentials_missing" | "metrics.token_invalid" | "stream.ticket_invalid" | "file.not_found" | "file.link_expired" | "file.link_invalid" | "user.not_found" | "user.named_not_found" | "user.username_unavailable" | "user.other_workspaces" | "workspace.not_found" | "workspace.slug_taken" | "workspace.admin_only" | "workspace.last_admin" | "member.who" | "member.user_not_found" | "member.not_found" | "invitation.who" | "invitation.not_found" | "invitation.too_many" | "invitation.not_revocable" | "invitation.not_pending" | "invitation.answered" | "connection.not_found" | "connection.none_for_text" | "connection.none_for_image" | "connection.url_credentials" | "connection.url_query" | "connection.host_unresolvable" | "connection.private_address" | "connection.local_fixed" | "connection.base_url_required" | "connection.no_image_endpoint" | "connection.no_model" | "connection.provider_unknown" | "connection.key_too_short" | "connection.not_own" | "connection.key_for_new_url" | "connection.key_does_not_open" | "connection.routed" | "connection.lacks_capability" | "product.not_found" | "product.id_not_found" | "product.in_use" | "product.unknown_banned_words" | "product.image_not_found" | "product.too_many_images" | "product.primary_race" | "banned_word.not_found" | "banned_word.exists" | "banned_word.locked" | "banned_word.preset_not_found" | "banned_word.hard_block" | "benchmark.empty" | "benchmark.not_found" | "benchmark.id_not_found" | "benchmark.url_credentials" | "benchmark.no_link" | "benchmark.busy" | "task.not_found" | "task.idempotency_reused" | "task.benchmark_other_product" | "task.not_queued" | "task.cursor_invalid" | "task.cursor_page" | "task.page_window" | "task.action_role" | "task.wrong_status" | "task.not_finished" | "task.changed_meanwhile" | "task.import_only" | "task.select_first" | "text.not_found" | "text.not_in_task" | "text.blocked_select" | "text.hard_blocked" | "note.too_long" | "note.too_many_tags" | "image.not_found" | "image.still_pending" | "image.queue_race" | "image.store_race" | "image.not_failed" | "image.not_queued" | "image.strategy" | "image.seq" | "image.slot_not_found" | "image.slot_role" | "image.caption_hard_blocked" | "image.caption_on_cover" | "image.caption_not_lettered" | "image.caption_not_done" | "image.caption_no_original" | "image.caption_race" | "comment.not_found" | "comment.anchor" | "comment.candidate_not_found" | "comment.not_author" | "account.not_found" | "account.profile_url" | "account.timezone" | "account.inactive" | "post.not_found" | "post.source" | "post.not_approved" | "post.no_text" | "post.fission_not_ready" | "post.hard_blocked" | "post.no_images" | "post.in_past" | "post.daily_cap" | "post.too_close" | "post.note_taken" | "post.near_duplicate" | "post.force_role" | "post.wrong_status" | "post.note_url" | "results.not_published" | "results.import_unreadable" | "results.import_no_header" | "results.import_too_many_rows" | "batch.not_found" | "batch.items_or_matrix" | "batch.too_many_items" | "batch.item_invalid" | "batch.schedule_too_small" | "batch.idempotency_reused" | "batch.not_running" | "batch.plan_unreadable" | "batch.plan_no_header" | "batch.plan_empty" | "plan.unknown_product" | "plan.unknown_account" | "plan.bad_number" | "plan.bad_time" | "plan.time_past" | "plan.time_without_account" | "plan.blank_theme" | "batch.post_refused" | "package.not_found" | "package.nothing" | "package.not_ready" | "package.expired" | "package.file_gone" | "download.range_not_satisfiable" | "download.token_invalid" | "fission.not_found" | "fission.note_not_found" | "fission.source_not_found" | "fission.source_has_no_text" | "fission.generating_retry" | "fission.generating_edit" | "fission.empty_generating" | "fission.empty" | "fission.export_rejected" | "fission.export_hard_blocked" | "webhook.not_found" | "webhook.private_url" | "webhook.no_events" | "webhook.wecom_secret";
             /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
             params: {
                 [key: string]: string | number | string[] | null;
@@ -2115,7 +2199,7 @@ export interface components {
             generation: number;
             failure_reason: string | null;
             /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-            failure_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+            failure_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
             failure_params: {
                 [key: string]: string | number | string[] | null;
             } | null;
@@ -2203,7 +2287,7 @@ export interface components {
                 status: "pending" | "done" | "failed";
                 error_kind: string | null;
                 /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                 error_params: {
                     [key: string]: string | number | string[] | null;
                 } | null;
@@ -2224,7 +2308,7 @@ export interface components {
             note_ids: number[];
             error: string | null;
             /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
             error_params: {
                 [key: string]: string | number | string[] | null;
             } | null;
@@ -9476,7 +9560,7 @@ export interface operations {
                             status: "pending" | "done" | "failed";
                             error_kind: string | null;
                             /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                             error_params: {
                                 [key: string]: string | number | string[] | null;
                             } | null;
@@ -10093,7 +10177,7 @@ export interface operations {
                             status: "pending" | "done" | "failed";
                             error_kind: string | null;
                             /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                             error_params: {
                                 [key: string]: string | number | string[] | null;
                             } | null;
@@ -10402,7 +10486,7 @@ export interface operations {
                             status: "pending" | "done" | "failed";
                             error_kind: string | null;
                             /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                             error_params: {
                                 [key: string]: string | number | string[] | null;
                             } | null;
@@ -10962,7 +11046,7 @@ export interface operations {
                                     status: "pending" | "done" | "failed";
                                     error_kind: string | null;
                                     /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                                    error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                    error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                                     error_params: {
                                         [key: string]: string | number | string[] | null;
                                     } | null;
@@ -11033,7 +11117,7 @@ export interface operations {
                                         status: "pending" | "done" | "failed";
                                         error_kind: string | null;
                                         /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                                        error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                        error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                                         error_params: {
                                             [key: string]: string | number | string[] | null;
                                         } | null;
@@ -12857,7 +12941,7 @@ export interface operations {
                             };
                             error: string | null;
                             /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                            error_key: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                             error_params: {
                                 [key: string]: string | number | string[] | null;
                             } | null;
@@ -12988,7 +13072,7 @@ export interface operations {
                                     error?: string;
                                     error_kind?: string | null;
                                     /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                                    error_key?: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                    error_key?: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                                     error_params?: {
                                         [key: string]: string | number | string[] | null;
                                     } | null;
@@ -13227,7 +13311,7 @@ export interface operations {
                                 error?: string;
                                 error_kind?: string | null;
                                 /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
-                                error_key?: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                error_key?: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
                                 error_params?: {
                                     [key: string]: string | number | string[] | null;
                                 } | null;
@@ -17008,6 +17092,778 @@ export interface operations {
             };
             /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                id: number;
+                                name: string;
+                                /** @enum {unknown} */
+                                status: "running" | "finished" | "cancelled";
+                                total: number;
+                                counts: {
+                                    waiting: number;
+                                    running: number;
+                                    done: number;
+                                    failed: number;
+                                    cancelled: number;
+                                };
+                                rate_per_minute: number | null;
+                                eta: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by: number;
+                                finished_at: string | null;
+                                allowed_actions: "cancel"[];
+                            }[];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description a repeat within 24 h returns the first batch */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    items?: {
+                        product_id: number;
+                        theme: string;
+                        /** @description texts per strategy set, as a task */
+                        text_count: number;
+                        /** @description images per strategy set, as a task */
+                        image_count: number;
+                        /** @description notes of a fission started from the task once its notes are written (0: none) */
+                        fission_count?: number;
+                        account_id?: number;
+                        /** Format: date-time */
+                        publish_at?: string;
+                    }[];
+                    matrix?: {
+                        product_ids: number[];
+                        themes: string[];
+                        /** @description tasks per product and theme (default 1) */
+                        tasks_each?: number;
+                        /** @description texts per strategy set */
+                        text_count: number;
+                        /** @description images per strategy set */
+                        image_count: number;
+                        /** @description fission notes per task (default 0) */
+                        fission_count?: number;
+                        /** @description accounts the notes are meant for, in turn */
+                        account_ids?: number[];
+                        /**
+                         * Format: date
+                         * @description first day of posting: with accounts, each task gets a posting slot (day × time × account, in the account’s zone)
+                         */
+                        start_date?: string;
+                        /** @description days of posting from start_date (default 7) */
+                        days?: number;
+                        /** @description HH:MM in the account’s zone (default 12:00) */
+                        post_times?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @enum {unknown} */
+                            status: "running" | "finished" | "cancelled";
+                            total: number;
+                            counts: {
+                                waiting: number;
+                                running: number;
+                                done: number;
+                                failed: number;
+                                cancelled: number;
+                            };
+                            rate_per_minute: number | null;
+                            eta: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number;
+                            finished_at: string | null;
+                            allowed_actions: "cancel"[];
+                            items: {
+                                seq: number;
+                                task_id: number;
+                                product_id: number;
+                                product_name: string;
+                                theme: string;
+                                text_count: number;
+                                image_count: number;
+                                account_id: number | null;
+                                account_name: string | null;
+                                publish_at: string | null;
+                                fission_count: number;
+                                fission_id: number | null;
+                                fission_status: string | null;
+                                post_id: number | null;
+                                /**
+                                 * @description waiting: queued behind the provider’s pace (or the batch’s turn); running: generating; done: its notes are written; failed; cancelled: the batch was cancelled before it started
+                                 * @enum {unknown}
+                                 */
+                                state: "waiting" | "running" | "done" | "failed" | "cancelled";
+                                task_status: string;
+                                failure: {
+                                    /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                                    reason: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                    params: {
+                                        [key: string]: string | number | string[] | null;
+                                    } | null;
+                                } | null;
+                                post_failure: {
+                                    /** @description a reason key (error or failure catalogue) */
+                                    reason: string;
+                                    /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
+                                    params: {
+                                        [key: string]: string | number | string[] | null;
+                                    };
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @enum {unknown} */
+                            status: "running" | "finished" | "cancelled";
+                            total: number;
+                            counts: {
+                                waiting: number;
+                                running: number;
+                                done: number;
+                                failed: number;
+                                cancelled: number;
+                            };
+                            rate_per_minute: number | null;
+                            eta: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number;
+                            finished_at: string | null;
+                            allowed_actions: "cancel"[];
+                            items: {
+                                seq: number;
+                                task_id: number;
+                                product_id: number;
+                                product_name: string;
+                                theme: string;
+                                text_count: number;
+                                image_count: number;
+                                account_id: number | null;
+                                account_name: string | null;
+                                publish_at: string | null;
+                                fission_count: number;
+                                fission_id: number | null;
+                                fission_status: string | null;
+                                post_id: number | null;
+                                /**
+                                 * @description waiting: queued behind the provider’s pace (or the batch’s turn); running: generating; done: its notes are written; failed; cancelled: the batch was cancelled before it started
+                                 * @enum {unknown}
+                                 */
+                                state: "waiting" | "running" | "done" | "failed" | "cancelled";
+                                task_status: string;
+                                failure: {
+                                    /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                                    reason: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                    params: {
+                                        [key: string]: string | number | string[] | null;
+                                    } | null;
+                                } | null;
+                                post_failure: {
+                                    /** @description a reason key (error or failure catalogue) */
+                                    reason: string;
+                                    /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
+                                    params: {
+                                        [key: string]: string | number | string[] | null;
+                                    };
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            id: number;
+                            name: string;
+                            /** @enum {unknown} */
+                            status: "running" | "finished" | "cancelled";
+                            total: number;
+                            counts: {
+                                waiting: number;
+                                running: number;
+                                done: number;
+                                failed: number;
+                                cancelled: number;
+                            };
+                            rate_per_minute: number | null;
+                            eta: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: number;
+                            finished_at: string | null;
+                            allowed_actions: "cancel"[];
+                            items: {
+                                seq: number;
+                                task_id: number;
+                                product_id: number;
+                                product_name: string;
+                                theme: string;
+                                text_count: number;
+                                image_count: number;
+                                account_id: number | null;
+                                account_name: string | null;
+                                publish_at: string | null;
+                                fission_count: number;
+                                fission_id: number | null;
+                                fission_status: string | null;
+                                post_id: number | null;
+                                /**
+                                 * @description waiting: queued behind the provider’s pace (or the batch’s turn); running: generating; done: its notes are written; failed; cancelled: the batch was cancelled before it started
+                                 * @enum {unknown}
+                                 */
+                                state: "waiting" | "running" | "done" | "failed" | "cancelled";
+                                task_status: string;
+                                failure: {
+                                    /** @description reason key of the failure beside it (reason catalogue, docs/api.md); the console words the failure from it */
+                                    reason: ("failure.text_set" | "failure.image" | "failure.note_image" | "failure.retry" | "failure.partly" | "failure.nothing" | "failure.fission_call" | "failure.task_no_text_connection" | "failure.fission_no_text_connection" | "failure.product_gone" | "failure.source_gone" | "failure.generation_stopped" | "failure.fission_stopped" | "failure.images_stopped" | "failure.no_image_connection" | "failure.batch_cancelled" | "failure.queue_unavailable" | "failure.images_queue_unavailable" | "failure.package_build" | "failure.package_rejected" | "failure.package_queue" | "failure.other") | null;
+                                    params: {
+                                        [key: string]: string | number | string[] | null;
+                                    } | null;
+                                } | null;
+                                post_failure: {
+                                    /** @description a reason key (error or failure catalogue) */
+                                    reason: string;
+                                    /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
+                                    params: {
+                                        [key: string]: string | number | string[] | null;
+                                    };
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The record is not in a state that allows this */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit exceeded: retry after Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Internal error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is shutting down or not ready: retry */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    readBatchPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description a plan, CSV (UTF-8 or GB18030) or XLSX, at most 10 MB: one task per row, columns 产品, 主题, 文案数, 图片数, 裂变数, 账号, 发布时间
+                     */
+                    file: Blob;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        data: {
+                            items: {
+                                product_id: number;
+                                theme: string;
+                                /** @description texts per strategy set, as a task */
+                                text_count: number;
+                                /** @description images per strategy set, as a task */
+                                image_count: number;
+                                /** @description notes of a fission started from the task once its notes are written (0: none) */
+                                fission_count?: number;
+                                account_id?: number;
+                                /** Format: date-time */
+                                publish_at?: string;
+                            }[];
+                            errors: {
+                                /** @description the row number as the spreadsheet shows it */
+                                row: number;
+                                field: string;
+                                /** @enum {unknown} */
+                                reason: "plan.unknown_product" | "plan.unknown_account" | "plan.bad_number" | "plan.bad_time" | "plan.time_past" | "plan.time_without_account" | "plan.blank_theme";
+                                /** @description the values the wording of the reason needs (field, words, minutes, status…), by name */
+                                params: {
+                                    [key: string]: string | number | string[] | null;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input: a parameter, the query or the body breaks the schema or a rule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Credentials missing, invalid or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not allowed: role too low, or the password must be changed first */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such record in the current workspace (a record of another workspace is a 404 as well) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body or upload is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,8 +14,10 @@ const PRODUCTS = [
   { id: 1, name: '保温杯' },
   { id: 2, name: '防晒霜' },
 ];
+const batches = vi.hoisted(() => ({ create: vi.fn(), plan: vi.fn() }));
 vi.mock('../../api/endpoints', () => ({
   api: {
+    batches,
     products: {
       list: async () => ({ items: PRODUCTS, total: 2, page: 1, page_size: 20 }),
       get: async (id: number) => PRODUCTS.find((p) => p.id === id),
@@ -25,8 +27,6 @@ vi.mock('../../api/endpoints', () => ({
     },
   },
 }));
-const batches = vi.hoisted(() => ({ create: vi.fn(), plan: vi.fn() }));
-vi.mock('../../api/batches', () => ({ batchesApi: batches }));
 const navigate = vi.hoisted(() => vi.fn());
 vi.mock('react-router-dom', async (original) => ({ ...(await original<typeof import('react-router-dom')>()), useNavigate: () => navigate }));
 
@@ -120,13 +120,13 @@ describe('importing a plan', () => {
   it('previews the parsed items and each row error in Chinese, and creates the batch from the good rows after confirming', async () => {
     batches.plan.mockResolvedValue({
       items: [
-        { product_id: 1, product_name: '保温杯', theme: '通勤', text_count: 3, image_count: 3, fission_count: 0, account_id: 3, account_name: '小美的日常', publish_at: '2026-06-01T12:00:00.000Z', row: 2 },
-        { product_id: 2, product_name: '防晒霜', theme: '露营', text_count: 2, image_count: 0, row: 3 },
+        { product_id: 1, theme: '通勤', text_count: 3, image_count: 3, fission_count: 0, account_id: 3, publish_at: '2026-06-01T12:00:00.000Z' },
+        { product_id: 2, theme: '露营', text_count: 2, image_count: 0 },
       ],
       errors: [
         { row: 4, field: 'product', reason: 'plan.unknown_product', params: { value: '不存在的杯子' } },
-        { row: 5, field: 'text_count', reason: 'plan.bad_number', params: { field: 'text_count', value: 'abc' } },
-        { row: 6, field: 'publish_at', reason: 'plan.time_past', params: {} },
+        { row: 5, field: 'text_count', reason: 'plan.bad_number', params: { field: 'text_count', min: 1, max: 30, value: 'abc' } },
+        { row: 6, field: 'publish_at', reason: 'plan.time_past', params: { value: '2020-01-01 12:00' } },
       ],
     });
     batches.create.mockResolvedValue({ id: 42 });
@@ -142,8 +142,8 @@ describe('importing a plan', () => {
     expect(screen.getByText('有问题的行（3）')).toBeTruthy();
     for (const [row, reason] of [
       ['第 4 行', '找不到产品“不存在的杯子”'],
-      ['第 5 行', '“文案数”的值“abc”不是有效的数字或超出范围'],
-      ['第 6 行', '发布时间已经过去'],
+      ['第 5 行', '“文案数”须为 1 到 30 的整数，不能是“abc”'],
+      ['第 6 行', '发布时间 2020-01-01 12:00 已经过去'],
     ] as const) {
       const card = within(errors).getByText(reason).closest('.ant-card')!;
       expect(card.textContent).toContain(row);

@@ -4,9 +4,9 @@ import dayjs from 'dayjs';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import { batchesApi, type BatchCreate, type BatchItemInput, type BatchMatrix } from '../../api/batches';
-import { errorMessage } from '../../api/client';
+import { type BatchCreate, type BatchItemInput, type BatchMatrix } from '../../api/types';
 import { api } from '../../api/endpoints';
+import { errorMessage } from '../../api/client';
 import { queryKeys, refresh } from '../../api/queryKeys';
 import { PageTitle } from '../../components/PageTitle';
 import { MatrixForm } from './MatrixForm';
@@ -40,7 +40,7 @@ export default function BatchCreatePage() {
   const firstProduct = useQuery({ queryKey: queryKeys.products.list({ page: 1, page_size: 1 }), queryFn: () => api.products.list({ page: 1, page_size: 1 }) });
   const create = useMutation({
     meta: { inlineError: true },
-    mutationFn: (body: BatchCreate) => batchesApi.create(body, keyFor(body)),
+    mutationFn: (body: BatchCreate) => api.batches.create(body, keyFor(body)),
     onSuccess: (batch) => {
       void refresh.batches(queryClient);
       navigate(`/batches/${batch.id}`);

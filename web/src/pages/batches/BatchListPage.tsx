@@ -3,7 +3,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Button, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
-import { batchesApi, type Batch } from '../../api/batches';
+import { type Batch } from '../../api/types';
+import { api } from '../../api/endpoints';
 import { queryKeys } from '../../api/queryKeys';
 import { formatTime } from '../../components/format';
 import { PageTitle } from '../../components/PageTitle';
@@ -22,7 +23,7 @@ export default function BatchListPage() {
   const paging = usePaging();
   const batches = useQuery({
     queryKey: queryKeys.batches.list(paging.query),
-    queryFn: () => batchesApi.list(paging.query),
+    queryFn: () => api.batches.list(paging.query),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (query.state.data?.items.some((b) => b.status === 'running') ? LIST_REFRESH_MS : false),
   });

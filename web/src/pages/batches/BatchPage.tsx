@@ -4,9 +4,10 @@ import { Alert, Button, Card, Col, Popconfirm, Row, Space, Statistic, Typography
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
-import { batchesApi, type BatchDetail, type BatchItemState, type BatchItemView, type ReasonRef } from '../../api/batches';
+import type { BatchDetail, BatchItemState, BatchItemView } from '../../api/types';
+import { api } from '../../api/endpoints';
 import { errorMessage } from '../../api/client';
-import { wordReason } from '../../api/errorText';
+import { wordFailure, wordReason } from '../../api/errorText';
 import { queryKeys, refresh } from '../../api/queryKeys';
 import { notifySuccess } from '../../app/notify';
 import { formatTime } from '../../components/format';
@@ -21,11 +22,15 @@ export const BATCH_POLL_MS = 3_000;
 
 const STATES: BatchItemState[] = ['waiting', 'running', 'done', 'failed', 'cancelled'];
 
-const worded = (t: TFunction, ref: ReasonRef | null) => (ref ? wordReason(t, ref.reason, ref.params) : null);
+/** A stored reason: a key of the error or failure catalogue and its params. */
+type ReasonRef = { reason: string | null; params?: Record<string, unknown> | null };
+/** The connection's pace, where the batch view gives it: requests per minute and the share rate limits left of it. */
+type Pace = { rpm: number; factor: number } | null | undefined;
+
+const worded = (t: TFunction, ref: ReasonRef | null) => (ref ? (ref.reason ? wordReason(t, ref.reason, ref.params) : wordFailure(t, { key: null })) : null);
 
 /** The connection's pace: requests per minute, and how far rate limits slowed it (factor < 1). */
-function paceText(t: TFunction, pace: BatchDetail['pace']): string {
-  if (!pace) return '—';
+function paceText(t: TFunction, pace: NonNullable<Pace>): string {
   const rpm = Math.round(pace.rpm);
   return pace.factor < 1 ? t('batches.detail.paceSlowed', { rpm, percent: Math.round(pace.factor * 100) }) : t('batches.detail.paceValue', { rpm });
 }
@@ -41,18 +46,19 @@ export default function BatchPage() {
   const queryClient = useQueryClient();
   const batch = useQuery({
     queryKey: queryKeys.batches.detail(id),
-    queryFn: () => batchesApi.get(id),
+    queryFn: () => api.batches.get(id),
     refetchInterval: (query) => (query.state.data?.status === 'running' ? BATCH_POLL_MS : false),
   });
   const cancel = useMutation({
     meta: { inlineError: true },
-    mutationFn: () => batchesApi.cancel(id),
+    mutationFn: () => api.batches.cancel(id),
     onSuccess: () => {
       notifySuccess(t('batches.detail.cancelled'));
       void refresh.batches(queryClient);
     },
   });
   const b = batch.data;
+  const pace = (b as (BatchDetail & { pace?: Pace }) | undefined)?.pace;
   return (
     <Space orientation="vertical" size="middle" style={{ width: '100%' }}>
       <Link to="/batches">
@@ -110,9 +116,11 @@ export default function BatchPage() {
                   data-testid="batch-eta"
                 />
               </Col>
-              <Col xs={24} sm={8}>
-                <Statistic title={t('batches.detail.pace')} value={paceText(t, b.pace)} data-testid="batch-pace" />
-              </Col>
+              {pace && (
+                <Col xs={24} sm={8}>
+                  <Statistic title={t('batches.detail.pace')} value={paceText(t, pace)} data-testid="batch-pace" />
+                </Col>
+              )}
             </Row>
           </Card>
           <Typography.Title level={2} style={{ fontSize: 18, margin: 0 }}>

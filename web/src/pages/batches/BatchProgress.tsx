@@ -1,6 +1,6 @@
 import { Progress, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { Batch } from '../../api/batches';
+import type { Batch } from '../../api/types';
 
 /** Done + failed over the total, as a bar: done green, failed red on top of it. */
 export function batchPercent(batch: Pick<Batch, 'total' | 'counts'>): { settled: number; done: number } {

@@ -1,7 +1,7 @@
 import { Alert, Button, Col, DatePicker, Divider, Form, InputNumber, Row, Select, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
-import type { BatchMatrix } from '../../api/batches';
+import type { BatchMatrix } from '../../api/types';
 import { AccountsSelect, ProductsSelect } from './pickers';
 import { matrixCounts, TIME } from './shared';
 

@@ -1,10 +1,12 @@
 import { DownloadOutlined, UploadOutlined } from '@ant-design/icons';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueries, useQuery } from '@tanstack/react-query';
 import { Alert, Button, Popconfirm, Space, Typography, Upload } from 'antd';
 import dayjs from 'dayjs';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { batchesApi, type BatchItemInput, type PlanError, type PlanItem } from '../../api/batches';
+import type { BatchItemInput, PlanError } from '../../api/types';
+import { api } from '../../api/endpoints';
+import { queryKeys } from '../../api/queryKeys';
 import { errorMessage } from '../../api/client';
 import { wordReason } from '../../api/errorText';
 import { formatTime } from '../../components/format';
@@ -36,7 +38,9 @@ function saveText(name: string, text: string, type: string) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** The item as POST /batches takes it (the names the preview shows left out). */
+type PlanItem = BatchItemInput;
+
+/** The item as POST /batches takes it. */
 function toInput(item: PlanItem): BatchItemInput {
   return {
     product_id: item.product_id,
@@ -57,10 +61,20 @@ function toInput(item: PlanItem): BatchItemInput {
 export function PlanImport({ onCreate, pending, exampleProduct }: { onCreate: (items: BatchItemInput[]) => void; pending: boolean; exampleProduct?: string }) {
   const { t } = useTranslation();
   const [problem, setProblem] = useState<string>();
-  const plan = useMutation({ meta: { inlineError: true }, mutationFn: (file: File) => batchesApi.plan(file) });
+  const plan = useMutation({ meta: { inlineError: true }, mutationFn: (file: File) => api.batches.plan(file) });
   const items = plan.data?.items ?? [];
   const errors = plan.data?.errors ?? [];
   const create = () => onCreate(items.map(toInput));
+  // The plan names products and accounts; the answer gives their ids: the preview shows the names again.
+  const productIds = useMemo(() => [...new Set(items.map((i) => i.product_id))], [items]);
+  const products = useQueries({ queries: productIds.map((id) => ({ queryKey: queryKeys.products.detail(id), queryFn: () => api.products.get(id) })) });
+  const productName = new Map(products.flatMap((p) => (p.data ? [[p.data.id, p.data.name] as const] : [])));
+  const accounts = useQuery({
+    queryKey: queryKeys.accounts.list({ active: true }),
+    queryFn: () => api.accounts.list({ active: true, page: 1, page_size: 100 }),
+    enabled: items.some((i) => i.account_id),
+  });
+  const accountName = new Map((accounts.data?.items ?? []).map((a) => [a.id, a.name] as const));
   const column = (field: string | null) => (field ? t(`batches.plan.columns.${field}`, { defaultValue: field }) : t('batches.plan.none'));
   const wordError = (e: PlanError) => {
     const params = { ...(e.params ?? {}) };
@@ -146,11 +160,11 @@ export function PlanImport({ onCreate, pending, exampleProduct }: { onCreate: (i
               pagination={items.length > 20 ? { pageSize: 20, showSizeChanger: false } : false}
               columns={[
                 { key: 'theme', title: t('batches.plan.columns.theme'), dataIndex: 'theme' },
-                { key: 'product', title: t('batches.plan.columns.product'), render: (_: unknown, item) => item.product_name ?? `#${item.product_id}` },
+                { key: 'product', title: t('batches.plan.columns.product'), render: (_: unknown, item) => productName.get(item.product_id) ?? `#${item.product_id}` },
                 { key: 'text_count', title: t('batches.plan.columns.text_count'), dataIndex: 'text_count', width: 80 },
                 { key: 'image_count', title: t('batches.plan.columns.image_count'), dataIndex: 'image_count', width: 80 },
                 { key: 'fission_count', title: t('batches.plan.columns.fission_count'), dataIndex: 'fission_count', width: 80, render: (v?: number) => v ?? 0 },
-                { key: 'account', title: t('batches.plan.columns.account'), render: (_: unknown, item) => item.account_name ?? (item.account_id ? `#${item.account_id}` : '—') },
+                { key: 'account', title: t('batches.plan.columns.account'), render: (_: unknown, item) => (item.account_id ? (accountName.get(item.account_id) ?? `#${item.account_id}`) : '—') },
                 { key: 'publish_at', title: t('batches.plan.columns.publish_at'), dataIndex: 'publish_at', render: (v?: string | null) => formatTime(v) },
               ]}
             />

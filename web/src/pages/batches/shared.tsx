@@ -1,6 +1,6 @@
 import { Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { BatchItemState, BatchStatus } from '../../api/batches';
+import type { BatchItemState, BatchStatus } from '../../api/types';
 import { tone } from '../../components/tags';
 
 const STATUS_COLOR: Record<BatchStatus, string> = { running: 'processing', finished: 'green', cancelled: 'default' };
