@@ -47,7 +47,7 @@ export default function BatchListPage() {
         loading={batches.isLoading}
         dataSource={batches.data?.items ?? []}
         pagination={paging.pagination(batches.data?.total)}
-        locale={{ emptyText: t('batches.empty') }}
+        locale={{ emptyText: <Typography.Text style={{ color: '#595959' }}>{t('batches.empty')}</Typography.Text> }}
         columns={[
           { key: 'name', title: t('batches.name'), dataIndex: 'name', render: (name: string, b) => <Link to={`/batches/${b.id}`}>{name}</Link> },
           { key: 'created', title: t('batches.created'), dataIndex: 'created_at', render: (v: string) => formatTime(v) },

@@ -70,7 +70,7 @@ export default function BatchPage() {
           <Space wrap style={{ width: '100%', justifyContent: 'space-between' }}>
             <Space wrap>
               <PageTitle tab={b.name}>{b.name}</PageTitle>
-              <BatchStatusTag status={b.status} />
+              <BatchStatusTag status={b.status} testId="batch-status" />
             </Space>
             {b.status === 'running' && b.allowed_actions.includes('cancel') && (
               <Popconfirm

@@ -6,9 +6,13 @@ import { tone } from '../../components/tags';
 const STATUS_COLOR: Record<BatchStatus, string> = { running: 'processing', finished: 'green', cancelled: 'default' };
 const STATE_COLOR: Record<BatchItemState, string> = { waiting: 'gold', running: 'processing', done: 'green', failed: 'error', cancelled: 'default' };
 
-export function BatchStatusTag({ status }: { status: BatchStatus }) {
+export function BatchStatusTag({ status, testId }: { status: BatchStatus; testId?: string }) {
   const { t } = useTranslation();
-  return <Tag color={tone(STATUS_COLOR[status])}>{t(`batches.statuses.${status}`)}</Tag>;
+  return (
+    <Tag color={tone(STATUS_COLOR[status])} data-testid={testId}>
+      {t(`batches.statuses.${status}`)}
+    </Tag>
+  );
 }
 
 export function ItemStateTag({ state }: { state: BatchItemState }) {
