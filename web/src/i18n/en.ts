@@ -1056,6 +1056,8 @@ export const en: Strings<typeof zhCN> = {
     states: { waiting: 'Waiting', running: 'Generating', done: 'Done', failed: 'Failed', cancelled: 'Cancelled' },
     waitingHint: 'Queued for the AI service\'s quota',
     progressLine: '{{done}} done · {{failed}} failed · {{waiting}} waiting · {{running}} generating',
+    progressCancelled: ' · {{cancelled}} cancelled',
+    endedAt: 'Ended {{time}}',
     tabs: { form: 'Form', plan: 'Import plan' },
     form: {
       products: 'Products',

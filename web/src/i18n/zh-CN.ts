@@ -1051,6 +1051,8 @@ export const zhCN = {
     states: { waiting: '等待中', running: '生成中', done: '已完成', failed: '失败', cancelled: '已取消' },
     waitingHint: '排队等 AI 服务的额度',
     progressLine: '完成 {{done}} · 失败 {{failed}} · 等待 {{waiting}} · 生成中 {{running}}',
+    progressCancelled: ' · 已取消 {{cancelled}}',
+    endedAt: '已于 {{time}} 结束',
     tabs: { form: '表单', plan: '导入计划' },
     form: {
       products: '产品',

@@ -57,7 +57,7 @@ export default function BatchListPage() {
           {
             key: 'eta',
             title: t('batches.eta'),
-            render: (_: unknown, b) => (b.status === 'running' ? formatTime(b.eta) : b.finished_at ? `${t('batches.finishedAt')} ${formatTime(b.finished_at)}` : '—'),
+            render: (_: unknown, b) => (b.status === 'running' ? formatTime(b.eta) : b.finished_at ? t('batches.endedAt', { time: formatTime(b.finished_at) }) : '—'),
           },
         ]}
       />

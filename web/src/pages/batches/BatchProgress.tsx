@@ -27,6 +27,7 @@ export function BatchProgress({ batch, size }: { batch: Batch; size?: 'small' | 
       />
       <Typography.Text type="secondary" style={{ fontSize: 12 }}>
         {t('batches.progressLine', { ...batch.counts })}
+        {batch.counts.cancelled > 0 ? t('batches.progressCancelled', { cancelled: batch.counts.cancelled }) : ''}
       </Typography.Text>
     </div>
   );
