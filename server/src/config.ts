@@ -87,6 +87,9 @@ export interface ProviderLabelSettings {
   limits: Omit<ReliabilityOptions, 'observe'>;
   /** Calls of one connection in flight per process; 0: the preset's (or the connection's) own. */
   concurrency: number;
+  /** Requests / tokens per minute of a connection that sets none (PROVIDER_<LABEL>_RPM / _TPM); 0: the preset's. */
+  rpm: number;
+  tpm: number;
   /** How often an asynchronous image task is polled (DashScope). */
   pollIntervalMs: number;
 }
@@ -270,6 +273,8 @@ export function providerSettingsFrom(env: NodeJS.ProcessEnv): ProviderSettings {
         rateLimitBaseMs: number('RATE_LIMIT_BASE_MS', 15_000),
       },
       concurrency: Math.floor(number('CONCURRENCY', 0)),
+      rpm: Math.floor(number('RPM', 0)),
+      tpm: Math.floor(number('TPM', 0)),
       pollIntervalMs,
     };
   }

@@ -57,7 +57,11 @@ export async function createRuntime(
   const processLog = createLogger(config.logLevel, opts.logDestination);
   const log = opts.thread ? processLog.child({ thread: opts.thread }) : processLog;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Every process spends a connection's rpm/tpm from one budget in Redis where there is one
+  // (its client loaded only then); else this process paces its own calls.
+  const pacer = config.redisUrl ? (await import('./providers/pacer-redis.js')).redisPacer(config.redisUrl, config.jobs.prefix, log) : undefined;
   const providers = createProviderFactory(config.providers, log, {
+    pacer,
     outbound: config.outbound,
     imageFailures: config.localImageFailures,
     observeAttempt: observeProviderAttempt,
@@ -120,6 +124,7 @@ export async function createRuntime(
           .catch((err: unknown) => log.error({ err }, 'error while shutting down'));
       }
       await events.close();
+      await providers.pacer.close();
       await database.close();
     },
   };

@@ -111,6 +111,9 @@ export interface ApiKeysTable {
   image_model: string | null;
   image_size: string | null;
   concurrency: number | null;
+  /** Requests / tokens per minute the connection is paced to; null = the preset's. */
+  rpm: number | null;
+  tpm: number | null;
   /** json_object or prompt after a provider refused the stronger response_format; null = the preset's. */
   structured_mode: string | null;
   last_test: OptionalJson<ConnectionTest>;

@@ -1,7 +1,7 @@
 import { downloadImage } from './download.js';
 import { readFailure } from './errors.js';
 import type { AdapterDeps } from './openai-compatible.js';
-import { HttpStatusError, reliably, sleep } from './reliability.js';
+import { HttpStatusError, reliably, sleep, type CallContext } from './reliability.js';
 import { ProviderError, type ImageInput } from './types.js';
 
 /**
@@ -70,7 +70,8 @@ export async function submitAndPollDashscopeImage(
 ): Promise<Buffer> {
   const native = dashscopeNativeBase(endpoint.baseUrl);
   const headers = { authorization: `Bearer ${deps.apiKey}`, 'content-type': 'application/json' };
-  const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal }, attempt);
+  // Image calls cost requests only; status polls and downloads from OSS links are not counted by the API's rate limit.
+  const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>, cost: CallContext['cost'] = { tokens: 0 }) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal, cost }, attempt);
 
   const submitted = await call('image generation', (signal) =>
     jsonCall(deps.fetch, `${native}/services/aigc/text2image/image-synthesis`, {
@@ -86,15 +87,17 @@ export async function submitAndPollDashscopeImage(
 
   const deadline = Date.now() + deps.options.timeoutMs;
   for (;;) {
-    const polled = await call('image task status', (signal) =>
-      jsonCall(deps.fetch, `${native}/tasks/${encodeURIComponent(taskId)}`, { method: 'GET', headers: { authorization: headers.authorization }, signal }),
+    const polled = await call(
+      'image task status',
+      (signal) => jsonCall(deps.fetch, `${native}/tasks/${encodeURIComponent(taskId)}`, { method: 'GET', headers: { authorization: headers.authorization }, signal }),
+      'unpaced',
     );
     const status = polled.output?.task_status;
     if (status === 'SUCCEEDED') {
       const result = polled.output?.results?.[0];
       const link = result?.url;
       if (!link) throw result?.code ? failedTask(endpoint, `image task ${taskId}`, result.code, result.message) : new ProviderError('bad_output', `${endpoint.label} image task ${taskId} succeeded without an image link`, endpoint.label);
-      return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, reach: deps.reach, signal, timeoutMs: deps.options.timeoutMs }));
+      return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, reach: deps.reach, signal, timeoutMs: deps.options.timeoutMs }), 'unpaced');
     }
     if (status === 'FAILED' || status === 'CANCELED' || status === 'UNKNOWN') {
       throw failedTask(endpoint, `image task ${taskId} (${status.toLowerCase()})`, polled.output?.code, polled.output?.message);
@@ -117,7 +120,8 @@ export async function dashscopeSyncImage(
   req: { model: string; prompt: string; negativePrompt?: string | undefined; references?: ImageInput[]; size?: string; signal?: AbortSignal },
 ): Promise<Buffer> {
   const native = dashscopeNativeBase(endpoint.baseUrl);
-  const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal }, attempt);
+  // Image calls cost requests only; status polls and downloads from OSS links are not counted by the API's rate limit.
+  const call = <T>(what: string, attempt: (signal: AbortSignal) => Promise<T>, cost: CallContext['cost'] = { tokens: 0 }) => reliably({ ...deps, provider: endpoint.label, what, signal: req.signal, cost }, attempt);
   const references = req.references ?? [];
   const what = references.length > 0 ? 'image editing' : 'image generation';
   const reply = await call('image generation', (signal) =>
@@ -145,5 +149,5 @@ export async function dashscopeSyncImage(
     if (reply.code) throw failedTask(endpoint, what, reply.code, reply.message);
     throw new ProviderError('bad_output', `${endpoint.label} ${what} answered without an image`, endpoint.label);
   }
-  return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, reach: deps.reach, signal, timeoutMs: deps.options.timeoutMs }));
+  return call('image download', (signal) => downloadImage(link, { provider: endpoint.label, providerBaseUrl: native, reach: deps.reach, signal, timeoutMs: deps.options.timeoutMs }), 'unpaced');
 }

@@ -5,16 +5,26 @@ import { LocalProvider } from './local/index.js';
 import { OpenAICompatibleProvider } from './openai-compatible.js';
 import { PRESET_PROVIDERS } from './labels.js';
 import { chatShape, resolvePreset, type ChatShape, type PresetLabel, type ResolvedPreset } from './presets.js';
+import { budgetOf, memoryPacer, type Pacer, type PacerCaller } from './pacer.js';
 import { Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
 import { connectionOptions, type ConnectionOptions, type Provider, type ProviderCredentials, type StructuredMode } from './types.js';
 
 /** ctx.providers: the one way code gets a Provider, from a connection's credentials. */
 export interface ProviderFactory {
-  /** `maxRetries` overrides the configured retries (a connection test answers at once). */
-  forCredentials(creds: ProviderCredentials, overrides?: { maxRetries?: number }): Provider;
+  /**
+   * `maxRetries` overrides the configured retries (a connection test answers at once); `caller`
+   * says who spends the connection's budget: absent, an interactive call of party `interactive`;
+   * batch tasks pass `{ party: 'batch:<id>', bulk: true }`, other work `{ party: 'ws:<id>', bulk: false }`.
+   */
+  forCredentials(creds: ProviderCredentials, overrides?: { maxRetries?: number; caller?: { party: string; bulk: boolean } }): Provider;
   /** The effective models and limits of a connection (its own values over the preset's). */
-  effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency' | 'options'>): EffectiveConnection;
+  effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency' | 'rpm' | 'tpm' | 'options'>): EffectiveConnection;
+  /** Paces every connection's calls to its rpm/tpm; `pacer.state(keyId)` is a connection's pacing now. */
+  readonly pacer: Pacer;
 }
+
+/** Who calls when forCredentials is told nobody. */
+export const INTERACTIVE_CALLER: PacerCaller = { party: 'interactive', bulk: false };
 
 export interface EffectiveConnection {
   baseUrl: string;
@@ -23,6 +33,9 @@ export interface EffectiveConnection {
   imageModel: string;
   imageSize: string | null;
   concurrency: number;
+  /** Requests / tokens per minute the connection is paced to; 0 = not paced (the offline provider). */
+  rpm: number;
+  tpm: number;
   options: ConnectionOptions;
 }
 
@@ -32,6 +45,9 @@ interface LabelSettings {
   pollIntervalMs: number;
   /** PROVIDER_<LABEL>_CONCURRENCY / PROVIDER_CONCURRENCY; 0: the preset's. */
   concurrency: number;
+  /** PROVIDER_<LABEL>_RPM / _TPM (or PROVIDER_RPM / _TPM); 0: the preset's. */
+  rpm: number;
+  tpm: number;
 }
 
 /**
@@ -49,14 +65,17 @@ export function createProviderFactory(
     imageFailures?: LocalImageFailures;
     observeAttempt?: AttemptObserver;
     rememberStructuredMode?: (keyId: number, mode: StructuredMode) => void;
+    /** Shared through Redis where the deployment has it (runtime.ts); else this process's own. */
+    pacer?: Pacer;
   } = {},
 ): ProviderFactory {
   const settings = new Map<PresetLabel, LabelSettings>(
     PRESET_PROVIDERS.map((label) => {
-      const { overrides, limits, pollIntervalMs, concurrency } = providerSettings[label];
-      return [label, { preset: resolvePreset(label, overrides), options: { ...limits, observe: opts.observeAttempt }, pollIntervalMs, concurrency }];
+      const { overrides, limits, pollIntervalMs, concurrency, rpm, tpm } = providerSettings[label];
+      return [label, { preset: resolvePreset(label, overrides), options: { ...limits, observe: opts.observeAttempt }, pollIntervalMs, concurrency, rpm, tpm }];
     }),
   );
+  const pacer = opts.pacer ?? memoryPacer(log);
   // The deployment's own endpoints (presets, PROVIDER_<LABEL>_BASE_URL) are trusted; a base URL a
   // user typed into a connection must lead to public addresses unless the deployment allows private ones.
   // Both go through security/ssrf.ts: connections checked where they connect, redirects refused.
@@ -76,9 +95,9 @@ export function createProviderFactory(
 
   const effective: ProviderFactory['effective'] = (creds) => {
     if (creds.provider === 'local') {
-      return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8, options: connectionOptions(creds.options) };
+      return { baseUrl: '', textModel: 'local-offline-1', visionModel: 'local-offline-1', imageModel: 'local-offline-1', imageSize: null, concurrency: 8, rpm: 0, tpm: 0, options: connectionOptions(creds.options) };
     }
-    const { preset, concurrency } = settings.get(creds.provider)!;
+    const { preset, concurrency, rpm, tpm } = settings.get(creds.provider)!;
     const pick = (own: string | null | undefined, fallback: string) => (own === null || own === undefined ? fallback : own.trim());
     return {
       baseUrl: (creds.baseUrl?.trim() || preset.baseUrl).replace(/\/+$/, ''),
@@ -87,12 +106,15 @@ export function createProviderFactory(
       imageModel: preset.image ? pick(creds.imageModel, preset.imageModel) : '',
       imageSize: creds.imageSize?.trim() || preset.imageSizeOverride || null,
       concurrency: creds.concurrency || concurrency || preset.concurrency,
+      rpm: creds.rpm || rpm || preset.rpm,
+      tpm: creds.tpm || tpm || preset.tpm,
       options: connectionOptions(creds.options),
     };
   };
 
   return {
     effective,
+    pacer,
     forCredentials(creds, overrides = {}) {
       if (creds.provider === 'local') return offline;
       const { preset, pollIntervalMs, options: configured } = settings.get(creds.provider)!;
@@ -113,6 +135,8 @@ export function createProviderFactory(
           apiKey: creds.apiKey,
           options,
           semaphore,
+          // The budget as the connection says now: a changed rpm/tpm applies from the next provider built.
+          pace: { pacer, keyId: creds.keyId, budget: budgetOf(conn.rpm, conn.tpm), caller: overrides.caller ?? INTERACTIVE_CALLER },
           fetch: trusted ? trustedFetch : userFetch,
           reach: { policy: trusted ? anyAddress : userPolicy, resolve },
           trustedEndpoint: trusted,

@@ -9,7 +9,7 @@ import { downloadImage } from './download.js';
 import { fetchImageReply } from './image-reply.js';
 import { withErrorEnvelope, type FetchLike } from './http.js';
 import { requestSize, type ChatShape, type ResolvedPreset } from './presets.js';
-import { reliably, type ReliabilityOptions, type Semaphore } from './reliability.js';
+import { reliably, type CallContext, type Pacing, type ReliabilityOptions, type Semaphore } from './reliability.js';
 import { readStructured, schemaInstruction, strictSchema } from './structured.js';
 import {
   ProviderError,
@@ -29,6 +29,8 @@ export interface AdapterDeps {
   options: ReliabilityOptions;
   /** The connection's own slots: its account's limits are not shared with other tenants' keys. */
   semaphore: Semaphore;
+  /** The connection's budget and who is calling (pacer.ts); absent: not paced. */
+  pace?: Pacing;
   fetch: FetchLike;
   /** Where the endpoint (and an image link on its origin) may connect, and the resolver: security/ssrf.ts. */
   reach: Reach;
@@ -54,6 +56,32 @@ export interface ConnectionModels {
 
 /** Output budget of a call that names none. */
 const DEFAULT_MAX_TOKENS = 2048;
+
+/** What an image in a chat call is counted as against the token budget (providers bill 256-1,500 tokens for a picture, by size and detail). */
+export const IMAGE_TOKENS = 1000;
+
+/**
+ * The tokens a chat call is counted as before it is sent, so the connection's TPM is never
+ * exceeded: its text input at one token per character plus ~1000 per image, plus the whole
+ * output budget sent. One token per character is an upper bound for the text we send: Chinese
+ * runs at ~0.6-0.7 tokens a character on the presets' tokenizers (Moonshot documents 1 token ≈
+ * 1.5-2 Chinese characters), English and JSON at ~0.25; over-counting costs some throughput
+ * when TPM is the binding limit, under-counting would cost 429s.
+ */
+export function estimateChatTokens(messages: ChatCompletionMessageParam[], outputBudget: number): number {
+  let tokens = outputBudget;
+  for (const message of messages) {
+    const content = (message as { content?: unknown }).content;
+    if (typeof content === 'string') tokens += content.length;
+    else if (Array.isArray(content)) {
+      for (const part of content as Array<{ type?: string; text?: string }>) {
+        if (part.type === 'text' && typeof part.text === 'string') tokens += part.text.length;
+        else if (part.type === 'image_url') tokens += IMAGE_TOKENS;
+      }
+    }
+  }
+  return tokens;
+}
 
 /**
  * Every remote provider: OpenAI-compatible chat and image endpoints through the official SDK,
@@ -200,8 +228,12 @@ export class OpenAICompatibleProvider implements Provider {
     if (first?.b64_json) return Buffer.from(first.b64_json, 'base64');
     if (first?.url) {
       const link = first.url;
-      return this.call('image download', signal, (s) =>
-        downloadImage(link, { provider: this.label, providerBaseUrl: this.connection.baseUrl, reach: this.deps.reach, signal: s, timeoutMs: this.deps.options.timeoutMs }),
+      // A download from the answer's storage link is not an API call: the budget does not count it.
+      return this.call(
+        'image download',
+        signal,
+        (s) => downloadImage(link, { provider: this.label, providerBaseUrl: this.connection.baseUrl, reach: this.deps.reach, signal: s, timeoutMs: this.deps.options.timeoutMs }),
+        'unpaced',
       );
     }
     throw new ProviderError('bad_output', `${this.label} image generation answered without an image (no b64_json or url)`, this.label);
@@ -307,6 +339,7 @@ export class OpenAICompatibleProvider implements Provider {
     // A stream cut off mid-way is retried from the start; listeners get only text beyond what
     // they already saw, so a retry never shows them the same words twice.
     let emitted = 0;
+    const cost = { tokens: estimateChatTokens(messages, budget) };
     if (onDelta) {
       const reply = await this.call(what, request.signal, async (signal) => {
         const stream = await this.client.chat.completions.create({ ...body, stream: true } as ChatCompletionCreateParamsStreaming, { signal });
@@ -324,10 +357,10 @@ export class OpenAICompatibleProvider implements Provider {
           }
         }
         return { text: streamed, finish: finishReason, reasoned };
-      });
+      }, cost);
       return this.settle(reply, request, budget, what);
     }
-    const completion = await this.call(what, request.signal, (signal) => this.client.chat.completions.create({ ...body, stream: false } as ChatCompletionCreateParamsNonStreaming, { signal }));
+    const completion = await this.call(what, request.signal, (signal) => this.client.chat.completions.create({ ...body, stream: false } as ChatCompletionCreateParamsNonStreaming, { signal }), cost);
     const choice = completion.choices?.[0];
     const message = choice?.message as { content?: string | null; reasoning_content?: string | null; refusal?: string | null } | undefined;
     // OpenAI's structured outputs answer a safety refusal in `refusal`, outside the schema.
@@ -351,8 +384,9 @@ export class OpenAICompatibleProvider implements Provider {
     throw new ProviderError('truncated', `${this.label} ${what}: ${why} at its output budget of ${budget} tokens`, this.label, undefined, false, undefined, thinking ? 'thinking' : undefined);
   }
 
-  private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    return reliably({ ...this.deps, provider: this.label, what, signal }, attempt);
+  /** One call with retries; `cost` defaults to requests only (image generation, model lists). */
+  private call<T>(what: string, signal: AbortSignal | undefined, attempt: (signal: AbortSignal) => Promise<T>, cost: CallContext['cost'] = { tokens: 0 }): Promise<T> {
+    return reliably({ ...this.deps, provider: this.label, what, signal, cost }, attempt);
   }
 }
 

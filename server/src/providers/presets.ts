@@ -93,6 +93,13 @@ export interface Preset {
   modelList: boolean;
   /** Calls of one connection in flight at once, from the documented account limits (overridable per connection). */
   concurrency: number;
+  /**
+   * Requests and tokens per minute a connection spends by default (overridable per connection and
+   * by PROVIDER_<LABEL>_RPM / _TPM): the provider's documented limits for a new paying account,
+   * or a conservative figure where it documents none (table and sources in docs/providers.md).
+   */
+  rpm: number;
+  tpm: number;
   /** Absent: no image endpoint. */
   image?: ImageFeatures;
 }
@@ -126,6 +133,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: { 'gpt-5-mini': '2026-12-11', 'gpt-5-mini-2025-08-07': '2026-12-11', 'gpt-5': '2026-12-11', 'gpt-5-nano': '2026-12-11' },
     modelList: true,
     concurrency: 8,
+    rpm: 500,
+    tpm: 500_000,
     image: {
       api: 'openai',
       // gpt-image-2 takes any size: edges multiples of 16 up to 3840, 655,360 to 8,294,400 pixels.
@@ -156,6 +165,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     modelList: true,
     // No fixed concurrency limit is documented (the service throttles dynamically).
     concurrency: 16,
+    rpm: 300,
+    tpm: 1_000_000,
   },
   qwen: {
     label: 'qwen',
@@ -173,6 +184,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: { 'qwen-vl-plus': '2026-10-10', 'qwen-vl-max': '2026-10-10' },
     modelList: true,
     concurrency: 8,
+    rpm: 600,
+    tpm: 1_000_000,
     image: {
       api: 'dashscope',
       size: { syntax: 'W*H', min: 512, max: 1440, multiple: 8 },
@@ -204,6 +217,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: { 'doubao-seedream-4-5-251128': '2026-11-24' },
     modelList: false,
     concurrency: 10,
+    rpm: 500,
+    tpm: 1_000_000,
     image: {
       api: 'openai',
       // Seedream 5.0 keeps 4.5's range: at least 2560×1440 pixels in total, at most 4096×4096.
@@ -232,6 +247,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: false,
     concurrency: 5,
+    rpm: 300,
+    tpm: 600_000,
     image: {
       api: 'openai',
       size: { syntax: 'WxH', min: 512, max: 2048, multiple: 16, maxPixels: 2 ** 21 },
@@ -259,6 +276,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: true,
     concurrency: 8,
+    rpm: 200,
+    tpm: 2_000_000,
   },
   siliconflow: {
     label: 'siliconflow',
@@ -276,6 +295,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: true,
     concurrency: 4,
+    rpm: 1_000,
+    tpm: 50_000,
     image: {
       api: 'openai',
       size: {
@@ -313,6 +334,8 @@ export const PRESETS: Record<PresetLabel, Preset> = {
     retirements: {},
     modelList: true,
     concurrency: 4,
+    rpm: 300,
+    tpm: 500_000,
     image: {
       api: 'openai',
       size: { syntax: 'WxH', allowed: openaiSizes },

@@ -2,6 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { SsrfRefused } from '../security/ssrf.js';
 import type { Logger } from 'pino';
 import { readFailure, type RefusedParam } from './errors.js';
+import type { ConnectionBudget, Pacer, PacerCaller } from './pacer.js';
 import { ProviderError, type ProviderErrorKind, type ProviderSituation } from './types.js';
 
 export interface ReliabilityOptions {
@@ -24,15 +25,19 @@ export interface ReliabilityOptions {
 
 export type AttemptObserver = (provider: string, operation: string, outcome: string, seconds: number) => void;
 
-/** A counting semaphore: at most `limit` calls of one provider in flight in this process. */
+/**
+ * A counting semaphore: at most `limit` calls of one provider in flight in this process. Waiters
+ * marked `bulk` (batch work) are let in only when no interactive one waits.
+ */
 export class Semaphore {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
+  private readonly waitingBulk: Array<() => void> = [];
 
   constructor(readonly limit: number) {}
 
-  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.acquire(signal);
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal, opts: { bulk?: boolean } = {}): Promise<T> {
+    await this.acquire(signal, opts.bulk === true);
     try {
       return await fn();
     } finally {
@@ -44,7 +49,8 @@ export class Semaphore {
     return this.active;
   }
 
-  private acquire(signal?: AbortSignal): Promise<void> {
+  private acquire(signal: AbortSignal | undefined, bulk: boolean): Promise<void> {
+    const line = bulk ? this.waitingBulk : this.waiting;
     if (this.active < this.limit) {
       this.active++;
       return Promise.resolve();
@@ -56,18 +62,18 @@ export class Semaphore {
         resolve();
       };
       const onAbort = () => {
-        const i = this.waiting.indexOf(grant);
-        if (i >= 0) this.waiting.splice(i, 1);
+        const i = line.indexOf(grant);
+        if (i >= 0) line.splice(i, 1);
         reject(signal!.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(grant);
+      line.push(grant);
     });
   }
 
   private release() {
     this.active--;
-    this.waiting.shift()?.();
+    (this.waiting.shift() ?? this.waitingBulk.shift())?.();
   }
 }
 
@@ -160,12 +166,28 @@ function redact(text: string, secret: string): string {
   return text.split(secret).join('[redacted]');
 }
 
+/** How a connection's calls are paced to its budget (pacer.ts); absent: not paced. */
+export interface Pacing {
+  pacer: Pacer;
+  keyId: number;
+  /** Null: the connection has no budget (not paced). */
+  budget: ConnectionBudget | null;
+  caller: PacerCaller;
+}
+
 export interface CallContext {
   provider: string;
   what: string;
   apiKey: string;
   options: ReliabilityOptions;
   semaphore: Semaphore;
+  pace?: Pacing;
+  /**
+   * What one attempt costs the connection's budget: its estimated tokens (0: requests only), or
+   * `unpaced` for calls the provider's API rate limit does not count (task-status polls, image
+   * downloads from storage links).
+   */
+  cost?: { tokens: number } | 'unpaced';
   signal?: AbortSignal;
   /** Retries are logged (never the key) so operators see a struggling provider before it fails. */
   log?: Logger;
@@ -212,7 +234,10 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
     // Measured from the moment the slot is held: waiting for a slot is our queue, not the provider.
     let started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
+    const pace = call.cost === 'unpaced' ? undefined : call.pace;
     try {
+      // The connection's budget first (the wait may be long), then a slot, held only while the attempt runs.
+      if (pace) await pace.pacer.acquire(pace.keyId, pace.budget, { ...pace.caller, tokens: call.cost === 'unpaced' ? 0 : (call.cost?.tokens ?? 0), signal: call.signal });
       const result = await call.semaphore.run(async () => {
         started = performance.now();
         const controller = new AbortController();
@@ -231,8 +256,9 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
           clearTimeout(timer);
           call.signal?.removeEventListener('abort', onCallerAbort);
         }
-      }, call.signal);
+      }, call.signal, { bulk: pace?.caller.bulk ?? call.pace?.caller.bulk });
       options.observe?.(call.provider, call.what, 'ok', seconds());
+      if (pace) void pace.pacer.succeeded(pace.keyId, pace.budget);
       return result;
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
@@ -242,6 +268,8 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
       }
       outcome = classify(error);
       options.observe?.(call.provider, call.what, outcome.kind, seconds());
+      // Every process slows down on this connection, and waits out the provider's Retry-After.
+      if (pace && outcome.kind === 'rate_limited') await pace.pacer.rateLimited(pace.keyId, pace.budget, outcome.retryAfterMs);
     }
     if (!outcome.retryable || n >= options.maxRetries) {
       const tries = n + 1;

@@ -165,6 +165,9 @@ export interface ProviderCredentials {
   imageModel?: string | null;
   imageSize?: string | null;
   concurrency?: number | null;
+  /** Requests and tokens per minute this connection may spend; null/absent = the preset's (or the deployment's PROVIDER_<LABEL>_RPM / _TPM). */
+  rpm?: number | null;
+  tpm?: number | null;
   /** The structured-output mode this connection was downgraded to after a refusal, if any. */
   structuredMode?: StructuredMode | null;
   /** Stored options; absent or unknown ones are DEFAULT_CONNECTION_OPTIONS'. */

@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobBackend } from '../../src/jobs/types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { API, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 
@@ -78,8 +79,9 @@ describe('creating a batch', () => {
     // Only BATCH_PARALLEL_TASKS (2) of them are handed to the queue; the rest wait their turn.
     const released = await server.ctx.db.selectFrom('batch_items').select(['seq', 'released_at']).where('batch_id', '=', batch.id).orderBy('seq').execute();
     expect(released.map((r) => r.released_at !== null)).toEqual([true, true, false, false]);
-    expect(await server.ctx.queue.hasLiveJob('batch.task', batch.items[0].task_id)).toBe(true);
-    expect(await server.ctx.queue.hasLiveJob('batch.task', batch.items[2].task_id)).toBe(false);
+    const queue = server.ctx.queue as JobBackend;
+    expect(await queue.hasLiveJob('batch.task', batch.items[0].task_id)).toBe(true);
+    expect(await queue.hasLiveJob('batch.task', batch.items[2].task_id)).toBe(false);
   });
 
   it('takes items as given, each checked as a task would be; one refused item refuses the whole request and stores nothing', async () => {
@@ -238,7 +240,7 @@ describe('isolation', () => {
     // A plan names only the workspace's own products and accounts.
     const form = new FormData();
     form.append('file', new Blob([`产品,主题,账号\n${ws.productId},别人的产品,\n别家产品,自己的,小美日常\n`]), 'p.csv');
-    const read = await (await fetch(`${server.url}${API}/batches/plan`, { method: 'POST', headers: { authorization: `Bearer ${other.token}` }, body: form })).json();
+    const read: any = await (await fetch(`${server.url}${API}/batches/plan`, { method: 'POST', headers: { authorization: `Bearer ${other.token}` }, body: form })).json();
     expect(read.data.errors.map((e: any) => e.reason)).toEqual(['plan.unknown_product', 'plan.unknown_account']);
     const listed = await ok(server, 'GET', '/batches?page_size=100', ws.token);
     expect(listed.items.map((b: any) => b.id)).toContain(mine.id);

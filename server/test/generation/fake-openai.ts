@@ -37,6 +37,12 @@ export interface FakeOpenAIOptions {
   unsupportedClaims?: (index: number, prompt: string) => string[];
   /** Metadata in every image, as a real model's file may carry: camera EXIF with GPS, its own XMP label. */
   imageMetadata?: { exif?: Record<string, Record<string, string>>; xmp?: string };
+  /**
+   * An account limit: a request is answered 429 once more than `perMinute` requests arrived in the
+   * last `windowMs` (default 60 000, sliding; refused requests count too, as OpenAI's do), with the
+   * body and headers OpenAI documents for a rate limit (`retry-after`, `x-ratelimit-*`).
+   */
+  rateLimit?: { perMinute: number; windowMs?: number };
 }
 
 export interface CallLog {
@@ -109,16 +115,56 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   };
 
   const api: { current?: FakeOpenAI } = {};
+  // Arrival times of the requests inside the rate-limit window.
+  const arrivals: number[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
       const options = api.current!.options;
       const startedAt = Date.now();
+      const limit = options.rateLimit;
+      let limited: { retryMs: number; limit: number; windowMs: number } | undefined;
+      if (limit) {
+        const windowMs = limit.windowMs ?? 60_000;
+        while (arrivals.length > 0 && arrivals[0]! <= startedAt - windowMs) arrivals.shift();
+        arrivals.push(startedAt);
+        if (arrivals.length > limit.perMinute) limited = { retryMs: Math.max(1, arrivals[arrivals.length - 1 - limit.perMinute]! + windowMs - startedAt), limit: limit.perMinute, windowMs };
+      }
       const body = await readJson(req);
       const send = (status: number, payload: unknown, kind: CallLog['kind'], prompt: string, stream = false) => {
         calls.push({ kind, prompt, stream, ...(typeof body.temperature === 'number' ? { temperature: body.temperature } : {}), startedAt, endedAt: Date.now(), status });
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(Buffer.isBuffer(payload) ? payload : JSON.stringify(payload));
       };
+
+      if (limited) {
+        const { retryMs, limit: perMinute } = limited;
+        const used = arrivals.length;
+        const seconds = retryMs / 1000;
+        calls.push({ kind: req.url?.endsWith('/images/generations') ? 'image' : 'other', prompt: '', stream: Boolean(body.stream), startedAt, endedAt: Date.now(), status: 429 });
+        // As OpenAI answers a rate limit (platform.openai.com/docs/guides/rate-limits, error-codes).
+        res.writeHead(429, {
+          'content-type': 'application/json',
+          'retry-after': String(Math.max(1, Math.ceil(seconds))),
+          'retry-after-ms': String(Math.ceil(retryMs)),
+          'x-ratelimit-limit-requests': String(perMinute),
+          'x-ratelimit-remaining-requests': '0',
+          'x-ratelimit-reset-requests': `${seconds.toFixed(3)}s`,
+          'x-ratelimit-limit-tokens': '200000',
+          'x-ratelimit-remaining-tokens': '200000',
+          'x-ratelimit-reset-tokens': '0s',
+        });
+        res.end(
+          JSON.stringify({
+            error: {
+              message: `Rate limit reached for ${String(body.model ?? 'the model')} in organization org-fake on requests per min (RPM): Limit ${perMinute}, Used ${used - 1}, Requested 1. Please try again in ${seconds.toFixed(3)}s. Visit https://platform.openai.com/account/rate-limits to learn more.`,
+              type: 'requests',
+              param: null,
+              code: 'rate_limit_exceeded',
+            },
+          }),
+        );
+        return;
+      }
 
       if (req.url?.endsWith('/images/generations')) {
         await sleep(options.imageLatencyMs ?? 0);

@@ -107,6 +107,10 @@ export async function startTestWorld(opts: TestWorldOptions = {}): Promise<TestW
     // Tests poll the API while jobs run (every 25 ms), which on a busy machine spends a minute's
     // budget; the limit itself is tested with its own figure (platform/rate-limit).
     RATE_LIMIT_PER_MINUTE: '100000',
+    // Fake providers answer at local speed: connections without their own rpm/tpm are not held
+    // to the presets' per-minute budgets; pacing is tested with its own figures (providers/pacer).
+    PROVIDER_RPM: '100000',
+    PROVIDER_TPM: '100000000',
     ...(pgDb ? { DATABASE_URL: pgDb.url } : {}),
     ...opts.env,
   });

@@ -366,6 +366,16 @@ describe('real responses match the OpenAPI document', () => {
     await data('GET', '/analytics/overview', { token: admin });
     const fissionPost = await data('POST', '/posts', { token: admin, json: { account_id: account.id, scheduled_at: inHours(30), fission_id: fissionId, seq: notes.notes[0].seq, force: true } });
     await data('DELETE', '/posts/{id}', { token: admin, params: { id: fissionPost.id } });
+    // A batch: its plan read, created from the plan's items, listed, read and cancelled.
+    const plan = new FormData();
+    plan.append('file', new Blob([`产品,主题,文案数,图片数\n${task.product_id},文档批次,1,0\n不存在,坏的一行,1,0\n`]), 'plan.csv');
+    const read = await data('POST', '/batches/plan', { token: admin, form: plan });
+    await data('POST', '/batches', { token: admin, json: { name: '文档批次', items: read.items } });
+    // Forty tasks with images, six released at once: the cancel comes while most are held back.
+    const batch = await data('POST', '/batches', { token: admin, json: { name: '要取消的批次', matrix: { product_ids: [task.product_id], themes: ['取消一', '取消二', '取消三', '取消四'], tasks_each: 10, text_count: 3, image_count: 3 } } });
+    await data('POST', '/batches/{id}/cancel', { token: admin, params: { id: batch.id } });
+    await data('GET', '/batches', { token: admin });
+    await data('GET', '/batches/{id}', { token: admin, params: { id: batch.id } });
     await data('DELETE', '/accounts/{id}', { token: admin, params: { id: account.id } });
     expect((await call('GET', '/fission/{id}/download', { token: admin, params: { id: fissionId } })).status).toBe(200);
     const seq = notes.notes[0].seq;

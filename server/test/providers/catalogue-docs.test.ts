@@ -30,6 +30,12 @@ describe('docs/providers.md agrees with the catalogue', () => {
       for (const model of [preset.textModel, preset.visionModel, preset.imageModel].filter(Boolean)) expect(models).toContain(`\`${model}\``);
     });
 
+    it(`${preset.label}: the rate-limit defaults are the table's`, () => {
+      const row = rows(`\`${preset.label}\``).find((cells) => /^[\d ]+$/.test(cells[1] ?? '') && /^[\d ]+$/.test(cells[2] ?? ''));
+      expect(row, `no rate-limit row for ${preset.label}`).toBeDefined();
+      expect([Number(row![1]!.replace(/ /g, '')), Number(row![2]!.replace(/ /g, ''))]).toEqual([preset.rpm, preset.tpm]);
+    });
+
     it(`${preset.label}: every known shutdown day is listed, and no other`, () => {
       const listed = rows(`\`${preset.label}\``)
         .filter((cells) => /^\d{4}-\d\d-\d\d$/.test(cells[2] ?? ''))

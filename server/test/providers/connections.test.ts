@@ -313,3 +313,52 @@ describe('connection settings', () => {
     expect(text).not.toMatch(/ciphertext|auth_tag/);
   });
 });
+
+describe('connection budgets (rpm / tpm)', () => {
+  it('a connection shows its preset’s budget until it sets its own; a change applies from the next call', async () => {
+    const { token } = await workspace(false);
+    const presets = (await ok(server, 'GET', '/api-keys/presets', token)) as Array<{ provider: string; rpm: number; tpm: number }>;
+    const qwenPreset = presets.find((p) => p.provider === 'qwen')!;
+    expect(qwenPreset.rpm).toBeGreaterThan(0);
+    expect(qwenPreset.tpm).toBeGreaterThan(0);
+
+    // The test server sets PROVIDER_RPM / _TPM (the deployment's override of every preset).
+    const plain = await connect(token, 'qwen');
+    expect(plain).toMatchObject({ rpm: 100_000, tpm: 100_000_000 });
+
+    const own = await connect(token, 'qwen', { rpm: 600, tpm: 200_000 });
+    expect(own).toMatchObject({ rpm: 600, tpm: 200_000 });
+    const tested = await ok(server, 'POST', `/api-keys/${own.id}/test`, token, {});
+    expect(tested.ok).toBe(true);
+    expect(await server.ctx.providers.pacer.state(own.id)).toMatchObject({ rpm: 600, tpm: 200_000, factor: 1 });
+
+    // Changed while the server runs: the next call is paced to the new figures; the last test stays.
+    const patched = await ok(server, 'PATCH', `/api-keys/${own.id}`, token, { rpm: 1200, tpm: 300_000 });
+    expect(patched).toMatchObject({ rpm: 1200, tpm: 300_000 });
+    expect(patched.last_test).not.toBeNull();
+    await ok(server, 'POST', `/api-keys/${own.id}/test`, token, {});
+    expect(await server.ctx.providers.pacer.state(own.id)).toMatchObject({ rpm: 1200, tpm: 300_000 });
+
+    // null: back to the preset's (here the deployment's).
+    const reset = await ok(server, 'PATCH', `/api-keys/${own.id}`, token, { rpm: null, tpm: null });
+    expect(reset).toMatchObject({ rpm: 100_000, tpm: 100_000_000 });
+    const listed = (await ok(server, 'GET', '/api-keys?page_size=100', token)).items as Array<{ id: number; rpm: number; tpm: number }>;
+    expect(listed.find((c) => c.id === own.id)).toMatchObject({ rpm: 100_000, tpm: 100_000_000 });
+  });
+
+  it('refuses budgets outside their range, and the offline provider is not paced', async () => {
+    const { token } = await workspace(false);
+    for (const extra of [{ rpm: 0 }, { rpm: 100_001 }, { rpm: 1.5 }, { tpm: 999 }, { tpm: 100_000_001 }, { rpm: '60' }]) {
+      const res = await server.request('POST', `${API}/api-keys`, { token, body: { provider: 'qwen', api_key: 'sk-live-0123456789', base_url: fake.baseUrl('qwen'), ...extra } });
+      expect([res.status, res.body.code], JSON.stringify(extra)).toEqual([400, 40000]);
+    }
+    const created = await connect(token, 'qwen', { rpm: 1, tpm: 1_000 });
+    const res = await server.request('PATCH', `${API}/api-keys/${created.id}`, { token, body: { tpm: 500 } });
+    expect([res.status, res.body.code]).toEqual([400, 40000]);
+
+    const local = await ok(server, 'POST', '/api-keys', token, { provider: 'local', api_key: 'local-key' });
+    expect(local).toMatchObject({ rpm: 0, tpm: 0 });
+    const refused = await server.request('POST', `${API}/api-keys`, { token, body: { provider: 'local', api_key: 'local-key', rpm: 60 } });
+    expect(refused.status).toBe(400);
+  });
+});

@@ -34,6 +34,9 @@ function provider(label: ProviderLabel, extra: Record<string, string> = {}): Pro
     PROVIDER_MAX_RETRIES: '2',
     PROVIDER_TIMEOUT_MS: '5000',
     PROVIDER_POLL_INTERVAL_MS: '20',
+    // The fake answers at local speed: these tests are not about the presets' per-minute budgets (pacer.test.ts is).
+    PROVIDER_RPM: '100000',
+    PROVIDER_TPM: '100000000',
     ...extra,
   }));
   return factory.forCredentials({ keyId: 1, provider: label, apiKey: KEY });

@@ -68,6 +68,7 @@ interface Fixtures {
   /** An approved task whose sets A and B each have a selected text: set B is posted and cancelled by the delete checks. */
   approvedTask: number;
   comment: number;
+  batch: number;
 }
 
 async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
@@ -136,6 +137,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
   await must(base, 'POST', `/review/${approved.id}/approve`, token);
   const comment = await must(base, 'POST', `/tasks/${task.id}/comments`, token, { body: '权限评论' });
   const post = await must(base, 'POST', '/posts', token, { account_id: account.id, scheduled_at: new Date(Date.now() + 3_600_000).toISOString(), task_id: approved.id, strategy: 'A', force: true });
+  const batch = await must(base, 'POST', '/batches', token, { name: '权限批次', items: [{ product_id: product.id, theme: '批次权限', text_count: 1, image_count: 0 }] });
   return {
     workspace: me.current_workspace_id,
     product: product.id,
@@ -156,6 +158,7 @@ async function fixtures(base: string, token: string): Promise<Fixtures> {
     post: post.id,
     approvedTask: approved.id,
     comment: comment.id,
+    batch: batch.id,
   };
 }
 
@@ -175,6 +178,7 @@ function fillPath(route: string, f: Fixtures): string {
     webhooks: f.webhook,
     accounts: f.account,
     posts: f.post,
+    batches: f.batch,
     // DELETE /auth/tokens/{id}: the caller's own token (personal access tokens, §13).
     auth: f.accessToken,
   };
@@ -213,6 +217,7 @@ function bodyFor(route: string, f: Fixtures): unknown {
     [/^PATCH \/posts\/\{id\}$/, { scheduled_at: new Date(Date.now() + 5_400_000).toISOString() }],
     [/^POST \/posts\/\{id\}\/published$/, { note_url: 'https://www.xiaohongshu.com/explore/6650a1b2c3d4e5f6a7b8c9d0' }],
     [/^POST \/posts\/\{id\}\/metrics$/, { views: 10, likes: 1 }],
+    [/^POST \/batches$/, { name: '权限批次', items: [{ product_id: f.product, theme: '新批次', text_count: 1, image_count: 0 }] }],
   ];
   return table.find(([re]) => re.test(route))?.[1] ?? {};
 }

@@ -4471,6 +4471,10 @@ export interface operations {
                                 image_size: string | null;
                                 /** @description calls of this connection in flight at once (per process) */
                                 concurrency: number;
+                                /** @description requests per minute the connection is paced to, shared by every process (the preset’s unless set); 0 = not paced (the offline provider) */
+                                rpm: number;
+                                /** @description tokens per minute (input + output budget) the connection is paced to (the preset’s unless set); 0 = not paced */
+                                tpm: number;
                                 capabilities: {
                                     text: boolean;
                                     vision: boolean;
@@ -4620,6 +4624,8 @@ export interface operations {
                     /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
                     image_size?: string;
                     concurrency?: number | null;
+                    rpm?: number | null;
+                    tpm?: number | null;
                     /** @description only the options named change; the others keep their values */
                     options?: {
                         /** @enum {unknown} */
@@ -4658,6 +4664,10 @@ export interface operations {
                             image_size: string | null;
                             /** @description calls of this connection in flight at once (per process) */
                             concurrency: number;
+                            /** @description requests per minute the connection is paced to, shared by every process (the preset’s unless set); 0 = not paced (the offline provider) */
+                            rpm: number;
+                            /** @description tokens per minute (input + output budget) the connection is paced to (the preset’s unless set); 0 = not paced */
+                            tpm: number;
                             capabilities: {
                                 text: boolean;
                                 vision: boolean;
@@ -4827,6 +4837,10 @@ export interface operations {
                             /** @description json_schema, json_object or prompt */
                             structured_output: string;
                             concurrency: number;
+                            /** @description default requests per minute (docs/providers.md “Rate limits”) */
+                            rpm: number;
+                            /** @description default tokens per minute */
+                            tpm: number;
                         }[];
                     };
                 };
@@ -5010,6 +5024,8 @@ export interface operations {
                     /** @description e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules */
                     image_size?: string;
                     concurrency?: number | null;
+                    rpm?: number | null;
+                    tpm?: number | null;
                     /** @description only the options named change; the others keep their values */
                     options?: {
                         /** @enum {unknown} */
@@ -5048,6 +5064,10 @@ export interface operations {
                             image_size: string | null;
                             /** @description calls of this connection in flight at once (per process) */
                             concurrency: number;
+                            /** @description requests per minute the connection is paced to, shared by every process (the preset’s unless set); 0 = not paced (the offline provider) */
+                            rpm: number;
+                            /** @description tokens per minute (input + output budget) the connection is paced to (the preset’s unless set); 0 = not paced */
+                            tpm: number;
                             capabilities: {
                                 text: boolean;
                                 vision: boolean;

@@ -30,6 +30,7 @@ import * as taskAudit from './20261128_0900_task_audit.js';
 import * as publishing from './20261128_1000_publishing.js';
 import * as accountOnTasks from './20261128_1100_account_on_tasks.js';
 import * as reviewContext from './20261128_1200_review_context.js';
+import * as connectionRates from './20261128_1300_connection_rates.js';
 import * as batches from './20261128_1400_batches.js';
 import * as connectionOptions from './20261128_0300_connection_options.js';
 import * as failureReasons from './20261128_0600_failure_reasons.js';
@@ -74,5 +75,6 @@ export const migrations: Record<string, Migration> = {
   '20261128_1000_publishing': publishing,
   '20261128_1100_account_on_tasks': accountOnTasks,
   '20261128_1200_review_context': reviewContext,
+  '20261128_1300_connection_rates': connectionRates,
   '20261128_1400_batches': batches,
 };

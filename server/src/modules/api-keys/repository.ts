@@ -15,6 +15,8 @@ const publicColumns = [
   'image_model',
   'image_size',
   'concurrency',
+  'rpm',
+  'tpm',
   'last_test',
   'options',
 ] as const;

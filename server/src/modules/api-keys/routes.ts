@@ -51,6 +51,8 @@ const ApiKeyView = Type.Object({
   image_model: Type.String({ description: 'effective model; "" = no image capability' }),
   image_size: Nullable(Type.String({ description: 'sent verbatim when set; null = sized per request by the preset’s rules' })),
   concurrency: Type.Integer({ description: 'calls of this connection in flight at once (per process)' }),
+  rpm: Type.Integer({ description: 'requests per minute the connection is paced to, shared by every process (the preset’s unless set); 0 = not paced (the offline provider)' }),
+  tpm: Type.Integer({ description: 'tokens per minute (input + output budget) the connection is paced to (the preset’s unless set); 0 = not paced' }),
   capabilities: Capabilities,
   options: ConnectionOptions,
   retiring: Type.Array(Retiring),
@@ -69,6 +71,8 @@ const ConnectionFields = {
   image_model: Type.Optional(model('image')),
   image_size: Type.Optional(Type.String({ maxLength: 32, pattern: '^[0-9A-Za-z*x]*$', description: 'e.g. 2K or 1536x2048, sent verbatim; "" = by the preset’s rules' })),
   concurrency: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 64, description: 'null = the preset’s' }))),
+  rpm: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000, description: 'requests per minute of the account behind the key; null = the preset’s. Applies from the next call' }))),
+  tpm: Type.Optional(Nullable(Type.Integer({ minimum: 1_000, maximum: 100_000_000, description: 'tokens per minute of the account behind the key; null = the preset’s. Applies from the next call' }))),
   options: Type.Optional(Type.Partial(ConnectionOptions, { description: 'only the options named change; the others keep their values' })),
 };
 
@@ -112,6 +116,8 @@ const Preset = Type.Object({
   reference_images: Type.Boolean({ description: 'the product photo is sent to the image model' }),
   structured_output: Type.String({ description: 'json_schema, json_object or prompt' }),
   concurrency: Type.Integer(),
+  rpm: Type.Integer({ description: 'default requests per minute (docs/providers.md “Rate limits”)' }),
+  tpm: Type.Integer({ description: 'default tokens per minute' }),
 });
 
 export const apiKeyRoutes: ApiModule = async (app, ctx) => {

@@ -26,10 +26,12 @@ export interface ConnectionInput {
   image_model?: string;
   image_size?: string;
   concurrency?: number | null;
+  rpm?: number | null;
+  tpm?: number | null;
   options?: Partial<ConnectionOptions>;
 }
 
-type ConnectionRow = Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency' | 'options'>;
+type ConnectionRow = Pick<Row<'api_keys'>, 'provider' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size' | 'concurrency' | 'rpm' | 'tpm' | 'options'>;
 
 function effectiveOf(ctx: AppContext, row: ConnectionRow): EffectiveConnection {
   return ctx.providers.effective({
@@ -40,6 +42,8 @@ function effectiveOf(ctx: AppContext, row: ConnectionRow): EffectiveConnection {
     imageModel: row.image_model,
     imageSize: row.image_size,
     concurrency: row.concurrency,
+    rpm: row.rpm,
+    tpm: row.tpm,
     options: row.options,
   });
 }
@@ -73,6 +77,8 @@ export function connectionView(ctx: AppContext, row: repo.PublicKeyRow, actor: A
     image_model: effective.imageModel,
     image_size: effective.imageSize,
     concurrency: effective.concurrency,
+    rpm: effective.rpm,
+    tpm: effective.tpm,
     capabilities: capabilitiesOf(effective),
     options: effective.options,
     retiring: retiringOf(ctx, row.provider, effective),
@@ -96,6 +102,8 @@ export function presetList() {
     reference_images: Boolean(p.image?.reference),
     structured_output: p.structured,
     concurrency: p.concurrency,
+    rpm: p.rpm,
+    tpm: p.tpm,
   }));
 }
 
@@ -139,7 +147,12 @@ const MODEL_FIELDS = ['text_model', 'vision_model', 'image_model'] as const;
 
 /** The columns a create or PATCH writes; `undefined` leaves a column as it is. */
 async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input: ConnectionInput, stored: Row<'api_keys'>['options'] = null) {
-  const columns: Partial<Record<'name' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size', string | null>> & { concurrency?: number | null; options?: string } = {};
+  const columns: Partial<Record<'name' | 'base_url' | 'text_model' | 'vision_model' | 'image_model' | 'image_size', string | null>> & {
+    concurrency?: number | null;
+    rpm?: number | null;
+    tpm?: number | null;
+    options?: string;
+  } = {};
   if (input.name !== undefined) columns.name = input.name.trim() || null;
   if (input.base_url !== undefined) columns.base_url = input.base_url.trim() === '' ? null : await checkBaseUrl(ctx, input.base_url);
   for (const field of MODEL_FIELDS) {
@@ -147,6 +160,9 @@ async function connectionColumns(ctx: AppContext, provider: ProviderLabel, input
   }
   if (input.image_size !== undefined) columns.image_size = input.image_size.trim() || null;
   if (input.concurrency !== undefined) columns.concurrency = input.concurrency;
+  // Read by the next call: a changed budget needs no restart (providers are built per use).
+  if (input.rpm !== undefined) columns.rpm = input.rpm;
+  if (input.tpm !== undefined) columns.tpm = input.tpm;
   // A PATCH names only the options it changes; the others keep their stored values.
   if (input.options !== undefined) columns.options = json({ ...(stored ?? {}), ...input.options });
   if (provider === 'local' && Object.keys(columns).some((c) => c !== 'name')) throw fail('connection.local_fixed');
@@ -167,7 +183,7 @@ export async function createApiKey(ctx: AppContext, auth: AuthUser, body: Connec
   const secret = body.api_key.trim();
   if (secret.length < 4) throw fail('connection.key_too_short');
   const columns = await connectionColumns(ctx, label, body);
-  checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, ...columns, options: body.options ?? null });
+  checkConnection(ctx, { provider: label, base_url: null, text_model: null, vision_model: null, image_model: null, image_size: null, concurrency: null, rpm: null, tpm: null, ...columns, options: body.options ?? null });
   const row = await repo.insertKey(ctx.db, {
     workspace_id: auth.workspaceId,
     provider: label,
@@ -222,7 +238,7 @@ export async function updateApiKey(ctx: AppContext, auth: AuthUser, id: number, 
     if (routing?.[`${capability}_key_id`] === id && !caps[capability]) throw fail('connection.routed', { capability });
   }
   // A new endpoint, model or key starts again from the preset's structured mode, and its last test no longer says anything.
-  const changed = Object.keys(columns).some((c) => c !== 'name' && c !== 'concurrency');
+  const changed = Object.keys(columns).some((c) => !['name', 'concurrency', 'rpm', 'tpm'].includes(c));
   if (changed) Object.assign(columns, { structured_mode: null, last_test: null });
   const row = Object.keys(columns).length ? await repo.updateKey(ctx.db, auth.workspaceId, id, columns) : await repo.findPublicKey(ctx.db, auth.workspaceId, id);
   if (!row) throw fail('connection.not_found');
@@ -253,6 +269,8 @@ function unseal(ctx: AppContext, key: Row<'api_keys'>): ProviderCredentials {
     imageModel: key.image_model,
     imageSize: key.image_size,
     concurrency: key.concurrency,
+    rpm: key.rpm,
+    tpm: key.tpm,
     options: key.options,
     structuredMode: (STRUCTURED_MODES as readonly string[]).includes(key.structured_mode ?? '') ? (key.structured_mode as StructuredMode) : null,
   };

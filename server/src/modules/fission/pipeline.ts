@@ -1,3 +1,4 @@
+import { callerOf } from '../../providers/caller.js';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
 import type { DbOrTx } from '../../db/database.js';
@@ -100,7 +101,7 @@ export async function runFission(ctx: AppContext, fissionId: number, signal?: Ab
       updated_at: nowIso(ctx.clock.now()),
     });
   }
-  const provider = ctx.providers.forCredentials(routes.text.creds);
+  const provider = ctx.providers.forCredentials(routes.text.creds, { caller: callerOf(fission) });
   if (routes.image) warmImageThreads();
 
   let notes = await repo.notesOf(ctx.db, ws, fissionId);
@@ -329,7 +330,7 @@ async function queuedImagesOf(ctx: AppContext, fission: FissionRow, note: repo.F
     workspaceId: ws,
     images: images.filter((image) => image.status === status),
     scene: source
-      ? { operatorId: source.operator_id, imageKeyId: fission.image_key_id ?? source.image_key_id, productId: source.product_id, theme: source.theme, overlay: source.overlay_text }
+      ? { operatorId: source.operator_id, imageKeyId: fission.image_key_id ?? source.image_key_id, productId: source.product_id, theme: source.theme, overlay: source.overlay_text, caller: callerOf(fission) }
       : failure('failure.source_gone'),
     slot: (image) => ({
       // The note as read now: the operator may have edited its cover title before a retry.

@@ -358,6 +358,8 @@ export interface ImageScene {
   productId: number;
   theme: string;
   overlay: boolean;
+  /** Who the calls are for (providers/caller.ts): a batch's images are bulk work. */
+  caller: { party: string; bulk: boolean };
 }
 
 /**
@@ -405,7 +407,7 @@ async function drawing(ctx: AppContext, workspaceId: number, scene: ImageScene) 
   ]);
   if (!routes.image) return failure('failure.no_image_connection');
   if (!product) return failure('failure.product_gone');
-  return { provider: ctx.providers.forCredentials(routes.image.creds), product, productImages: await productImagesForGeneration(ctx, workspaceId, product.id) };
+  return { provider: ctx.providers.forCredentials(routes.image.creds, { caller: scene.caller }), product, productImages: await productImagesForGeneration(ctx, workspaceId, product.id) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { callerOf } from '../../providers/caller.js';
 import type { AppContext } from '../../context.js';
 import type { Framing } from '../../images/normalize.js';
 import { taskCoverTemplate } from '../../content/cover.js';
@@ -297,7 +298,8 @@ async function queuedImagesOf(ctx: AppContext, taskId: number): Promise<QueuedIm
   return {
     workspaceId: task.workspace_id,
     images,
-    scene: { operatorId: task.operator_id, imageKeyId: task.image_key_id, productId: task.product_id, theme: task.theme, overlay: task.overlay_text },
+    // A person asked for these images (regenerate, retry), even on a batch's task: they go first.
+    scene: { operatorId: task.operator_id, imageKeyId: task.image_key_id, productId: task.product_id, theme: task.theme, overlay: task.overlay_text, caller: callerOf({ workspace_id: task.workspace_id, batch_id: null }) },
     slot: (image) => {
       const key = `task:${task.id}:image-row:${image.id}`;
       return { coverTitle: titles.get(image.strategy), callKey: key, seed: key, template: taskCoverTemplate(task.id, image.strategy) };

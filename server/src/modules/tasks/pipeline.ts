@@ -1,3 +1,4 @@
+import { callerOf } from '../../providers/caller.js';
 import type { Transaction } from 'kysely';
 import { taskCoverTemplate } from '../../content/cover.js';
 import { NotesDeltaExtractor } from '../../content/deltas.js';
@@ -129,8 +130,8 @@ export async function runTaskGeneration(ctx: AppContext, taskId: number, signal?
   if (imageRoute) warmImageThreads();
 
   const providers = {
-    text: routes.text ? ctx.providers.forCredentials(routes.text.creds) : null,
-    image: imageRoute ? ctx.providers.forCredentials(imageRoute.creds) : null,
+    text: routes.text ? ctx.providers.forCredentials(routes.text.creds, { caller: callerOf(task) }) : null,
+    image: imageRoute ? ctx.providers.forCredentials(imageRoute.creds, { caller: callerOf(task) }) : null,
   };
   const run = new GenerationRun(ctx, { ...task, generation, status: 'generating' }, providers, loaded, ctx.config.generation, signal);
   await run.execute();

@@ -21,6 +21,8 @@ function connection(over: Partial<ApiKey>): ApiKey {
     image_model: '',
     image_size: null,
     concurrency: 16,
+    rpm: 300,
+    tpm: 1_000_000,
     capabilities: { text: true, vision: false, image: false },
     options: { thinking: 'off', token_param: 'auto', temperature: 'auto' },
     retiring: [],
