@@ -1148,6 +1148,7 @@ export const en: Strings<typeof zhCN> = {
       rpm: 'Requests per minute',
       tpm: 'Tokens per minute',
       presetDefault: 'Preset default',
+      unpaced: 'Not paced',
       effective: 'Empty = preset default; in effect: {{value}}',
       effectiveUnknown: 'Empty = preset default',
       hint: 'Batches queue their calls within these quotas so the provider does not rate-limit them',

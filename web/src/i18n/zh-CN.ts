@@ -1143,6 +1143,7 @@ export const zhCN = {
       rpm: '每分钟请求数',
       tpm: '每分钟 Token 数',
       presetDefault: '预设默认',
+      unpaced: '不限速',
       effective: '留空 = 预设默认；当前生效：{{value}}',
       effectiveUnknown: '留空 = 预设默认',
       hint: '批量生产按这两个额度排队调用，避免被服务商限流',

@@ -34,11 +34,7 @@ interface Values {
 }
 
 type Options = ApiKey['options'];
-/**
- * A connection's request and token quotas per minute as the API gives them: the values in effect
- * (its own, else the preset's). Optional until the connection routes carry them.
- */
-type Paced = { rpm?: number | null; tpm?: number | null };
+
 const OPTION_VALUES = {
   thinking: ['off', 'on', 'provider_default'],
   token_param: ['auto', 'max_tokens', 'max_completion_tokens'],
@@ -250,6 +246,11 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
       // address is not looked up on save like a typed one.
       const defaultUrl = presets.find((p) => p.provider === v.provider)?.base_url ?? '';
       const baseUrl = v.base_url?.trim() ?? '';
+      // Sent only when changed: empty is the preset's default (null), and an untouched field keeps what the connection has.
+      const pace: { rpm?: number | null; tpm?: number | null } = {
+        ...(form.isFieldTouched('rpm') ? { rpm: v.rpm ?? null } : {}),
+        ...(form.isFieldTouched('tpm') ? { tpm: v.tpm ?? null } : {}),
+      };
       const body = {
         name: v.name?.trim() || undefined,
         base_url: baseUrl === defaultUrl ? '' : baseUrl,
@@ -258,16 +259,11 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
         image_model: v.image_model?.trim() ?? '',
         image_size: v.image_size?.trim() ?? '',
         concurrency: v.concurrency ?? null,
+        ...pace,
         options: { thinking: v.thinking ?? 'off', token_param: v.token_param ?? 'auto', temperature: v.temperature ?? 'auto' },
         ...(v.api_key?.trim() ? { api_key: v.api_key.trim() } : {}),
       };
       const local = v.provider === 'local';
-      // Sent only when changed: empty is the preset's default (null), and an untouched field keeps what the connection has.
-      const pace: Paced = {
-        ...(form.isFieldTouched('rpm') ? { rpm: v.rpm ?? null } : {}),
-        ...(form.isFieldTouched('tpm') ? { tpm: v.tpm ?? null } : {}),
-      };
-      Object.assign(body, pace);
       if (editing) return api.apiKeys.update(editing.id, local ? { name: body.name, ...(body.api_key ? { api_key: body.api_key } : {}) } : body);
       return api.apiKeys.create(local ? { provider: v.provider, api_key: body.api_key ?? '', name: body.name } : { provider: v.provider, api_key: body.api_key ?? '', ...body });
     },
@@ -371,20 +367,22 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
             </Row>
             <Row gutter={12}>
               {(['rpm', 'tpm'] as const).map((field) => {
-                const effective = (editing as (ApiKey & Paced) | null)?.[field] ?? (preset as (Preset & Paced) | undefined)?.[field] ?? null;
+                // What the connection is paced to now (its own, else the preset's; 0: not paced); a new connection, its preset's.
+                const effective = editing ? editing[field] : (preset?.[field] ?? null);
+                const shown = effective === null ? null : effective === 0 ? t('batches.connectionPace.unpaced') : effective.toLocaleString();
                 return (
                   <Col xs={24} md={12} key={field}>
                     <Form.Item
                       label={t(`batches.connectionPace.${field}`)}
                       name={field}
                       tooltip={t('batches.connectionPace.hint')}
-                      extra={effective === null ? t('batches.connectionPace.effectiveUnknown') : t('batches.connectionPace.effective', { value: effective.toLocaleString() })}
+                      extra={shown === null ? t('batches.connectionPace.effectiveUnknown') : t('batches.connectionPace.effective', { value: shown })}
                     >
                       <InputNumber
                         min={field === 'rpm' ? 1 : 1000}
                         max={field === 'rpm' ? 100_000 : 100_000_000}
                         precision={0}
-                        placeholder={effective === null ? t('batches.connectionPace.presetDefault') : String(effective)}
+                        placeholder={shown ?? t('batches.connectionPace.presetDefault')}
                         style={{ width: '100%' }}
                         data-testid={`connection-${field}`}
                       />
