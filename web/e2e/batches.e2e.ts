@@ -174,9 +174,10 @@ describe.skipIf(!available)('batches: from the form to done, cancelled, imported
 
   it('cancels a larger batch from its page, after confirming', async () => {
     const page = pages.desk;
+    // 100 tasks: the offline provider is fast, the batch still runs when its page opens.
     const big = await api<{ id: number }>(server, 'POST', '/batches', token, {
       name: '大批量（将取消）',
-      matrix: { product_ids: products.slice(0, 2).map((p) => p.id), themes: ['通勤', '露营', '开学', '约会', '旅行'], tasks_each: 6, text_count: 1, image_count: 1 },
+      matrix: { product_ids: products.slice(0, 2).map((p) => p.id), themes: ['通勤', '露营', '开学', '约会', '旅行'], tasks_each: 10, text_count: 1, image_count: 1 },
     });
     await page.goto(`${server.url}/batches/${big.id}`);
     await page.getByTestId('batch-cancel').click();
@@ -190,6 +191,8 @@ describe.skipIf(!available)('batches: from the form to done, cancelled, imported
     expect(view.status).toBe('cancelled');
     expect(view.counts.cancelled).toBeGreaterThan(0);
     await expect.poll(async () => Number((await page.getByTestId('count-cancelled').innerText()).replace(/\D/g, ''))).toBeGreaterThan(0);
+    // The cancelled tasks are the last ones: the last page of the items says why they were not made.
+    await page.locator('.ant-pagination .ant-pagination-item').last().click();
     await page.getByText('批次已取消，任务未生成').first().waitFor();
     await settle(page);
     await shot('desk', '06-cancelled');
