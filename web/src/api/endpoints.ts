@@ -229,6 +229,15 @@ export const api = {
     downloadSet: async (id: number, seq: number) =>
       (await http.GET('/api/v1/fission/{id}/notes/{seq}/download', { ...path({ id, seq }), parseAs: 'stream' })).response,
   },
+  batches: {
+    list: (query: Paging) => dataOf(http.GET('/api/v1/batches', { params: { query } })),
+    get: (id: number) => dataOf(http.GET('/api/v1/batches/{id}', path({ id }))),
+    /** `key`: the Idempotency-Key of this submission, so a retry or a double click makes one batch. */
+    create: (body: Body<'/api/v1/batches', 'post'>, key: string) => dataOf(http.POST('/api/v1/batches', { params: { header: { 'idempotency-key': key } }, body })),
+    cancel: (id: number) => dataOf(http.POST('/api/v1/batches/{id}/cancel', path({ id }))),
+    /** A CSV or XLSX plan read into items, and the rows that could not be, with why (nothing is created). */
+    plan: (file: Blob) => dataOf(http.POST('/api/v1/batches/plan', { body: { file }, ...multipart })),
+  },
   comments: {
     list: (taskId: number) => dataOf(http.GET('/api/v1/tasks/{id}/comments', path({ id: taskId }))),
     /** No anchor: a remark on the task as a whole. */

@@ -45,11 +45,24 @@ function wordedParams(t: TFunction, params: ReasonParams | null | undefined, kin
     out.field = t(`apiError.fields.${name}`, { defaultValue: name });
   }
   if (typeof out.status === 'string') out.status = statusWord(out.status);
+  // A reason that carries another's key (a batch item's, a refused post's): that one in words too.
+  if (typeof params?.reason === 'string' && /^[a-z_]+\.[a-z_.]+$/.test(params.reason)) out.reason = wordReason(t, params.reason, isRecord(params.params) ? params.params : {});
   const errorKind = typeof params?.error_kind === 'string' ? params.error_kind : kind;
   const situation = typeof params?.situation === 'string' ? params.situation : null;
   out.cause =
     typeof params?.because === 'string' && isFailureReason(params.because) ? t(`reason.${params.because}`, wordedParams(t, {})) : cause(t, errorKind, situation);
   return out;
+}
+
+const isRecord = (value: unknown): value is ReasonParams => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Any reason key the console has words for (an error body's, a stored failure's, a plan row's),
+ * with its params; a key it has no words for reads as the generic failure.
+ */
+export function wordReason(t: TFunction, key: string, params?: ReasonParams | null): string {
+  if (isFailureReason(key)) return wordFailure(t, { key, params });
+  return t(`reason.${key}`, { ...wordedParams(t, params, undefined, key), defaultValue: t('reason.failure.other', { cause: cause(t) }) });
 }
 
 /** An error answer in words: by its reason, else by its code, else by its HTTP status. */

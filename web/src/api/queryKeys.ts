@@ -82,6 +82,11 @@ export const queryKeys = {
     all: () => ['analytics'] as const,
     overview: (query: object) => ['analytics', 'overview', query] as const,
   },
+  batches: {
+    all: () => ['batches'] as const,
+    list: (query: object) => ['batches', 'list', query] as const,
+    detail: (id: number) => ['batches', 'detail', id] as const,
+  },
   accessTokens: () => ['access-tokens'] as const,
   webhooks: {
     all: () => ['webhooks'] as const,
@@ -124,5 +129,7 @@ export const refresh = {
   /** Results were recorded or imported: the posts that show them and the dashboard. */
   results: (queryClient: QueryClient) =>
     Promise.all([queryClient.invalidateQueries({ queryKey: queryKeys.posts.all() }), queryClient.invalidateQueries({ queryKey: queryKeys.analytics.all() })]),
+  /** A batch was created or cancelled: its list and page. */
+  batches: (queryClient: QueryClient) => queryClient.invalidateQueries({ queryKey: queryKeys.batches.all() }),
   fission: (queryClient: QueryClient, fissionId: number) => queryClient.invalidateQueries({ queryKey: queryKeys.fission.detail(fissionId) }),
 };

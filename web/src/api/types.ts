@@ -109,3 +109,15 @@ export type EngagementGroup = Item<AnalyticsOverview['engagement']['by_strategy'
 
 export const STRATEGIES: readonly Strategy[] = SERVER_STRATEGIES;
 export const TASK_STATUSES: readonly TaskStatus[] = SERVER_TASK_STATUSES;
+
+export type BatchCreate = Body<'/api/v1/batches', 'post'>;
+export type BatchMatrix = NonNullable<BatchCreate['matrix']>;
+export type BatchItemInput = Item<NonNullable<BatchCreate['items']>>;
+export type Batch = ItemOf<'/api/v1/batches', 'get'>;
+export type BatchStatus = Batch['status'];
+export type BatchCounts = Batch['counts'];
+export type BatchDetail = Data<'/api/v1/batches/{id}', 'get'>;
+export type BatchItemView = Item<BatchDetail['items']>;
+export type BatchItemState = BatchItemView['state'];
+export type PlanResult = Data<'/api/v1/batches/plan', 'post'>;
+export type PlanError = Item<PlanResult['errors']>;

@@ -1,4 +1,4 @@
-import { ApartmentOutlined, BarChartOutlined, CalendarOutlined, IdcardOutlined, ApiOutlined, AuditOutlined, KeyOutlined, LogoutOutlined, MenuOutlined, NotificationOutlined, PlusCircleOutlined, ShoppingOutlined, StopOutlined, TeamOutlined, UnorderedListOutlined } from '@ant-design/icons';
+import { ApartmentOutlined, AppstoreAddOutlined, BarChartOutlined, CalendarOutlined, IdcardOutlined, ApiOutlined, AuditOutlined, KeyOutlined, LogoutOutlined, MenuOutlined, NotificationOutlined, PlusCircleOutlined, ShoppingOutlined, StopOutlined, TeamOutlined, UnorderedListOutlined } from '@ant-design/icons';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { Badge, Button, Drawer, Grid, Layout, Menu, Select, Space, Tag, Typography } from 'antd';
 import type { MenuProps } from 'antd';
@@ -74,6 +74,7 @@ export default function AppLayout() {
       items: [
         { path: '/tasks', label: t('nav.tasks'), icon: <UnorderedListOutlined aria-hidden /> },
         { path: '/tasks/new', label: t('nav.newTask'), icon: <PlusCircleOutlined aria-hidden /> },
+        { path: '/batches', label: t('batches.nav'), icon: <AppstoreAddOutlined aria-hidden /> },
         { path: '/review', label: t('nav.review'), icon: <AuditOutlined aria-hidden />, needs: 'review.decide', badge: reviewCount },
       ],
     },

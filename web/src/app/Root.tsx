@@ -31,6 +31,9 @@ const AccountsPage = lazy(() => import('../pages/publishing/AccountsPage'));
 const CalendarPage = lazy(() => import('../pages/publishing/CalendarPage'));
 const KitPage = lazy(() => import('../pages/publishing/KitPage'));
 const AnalyticsPage = lazy(() => import('../pages/publishing/AnalyticsPage'));
+const BatchListPage = lazy(() => import('../pages/batches/BatchListPage'));
+const BatchCreatePage = lazy(() => import('../pages/batches/BatchCreatePage'));
+const BatchPage = lazy(() => import('../pages/batches/BatchPage'));
 
 /** Toasts only: antd's <App> would also pull modal and notification into the first download. */
 function useMessageBridge() {
@@ -71,6 +74,9 @@ export function Root() {
                   <Route path="tasks/new" element={<TaskCreatePage />} />
                   <Route path="tasks/:id" element={<TaskPage />} />
                   <Route path="fission/:id" element={<FissionPage />} />
+                  <Route path="batches" element={<BatchListPage />} />
+                  <Route path="batches/new" element={<BatchCreatePage />} />
+                  <Route path="batches/:id" element={<BatchPage />} />
                   <Route path="calendar" element={<CalendarPage />} />
                   <Route path="accounts" element={<AccountsPage />} />
                   <Route path="posts/:id/kit" element={<KitPage />} />

@@ -10,6 +10,23 @@ import { zhCN } from './zh-CN';
 export type Lang = 'zh-CN' | 'en';
 const LANG_KEY = 'cps.lang';
 
+type Tree = { [key: string]: string | string[] | Tree };
+
+/** `from` copied into `into`, subtrees merged (a string already there is kept). */
+function mergeInto(into: Tree, from: Tree) {
+  for (const [key, value] of Object.entries(from)) {
+    const there = into[key];
+    if (typeof value === 'object' && !Array.isArray(value) && there && typeof there === 'object' && !Array.isArray(there)) mergeInto(there, value);
+    else if (there === undefined) into[key] = value;
+  }
+}
+
+/**
+ * Blocks that keep the words of their reason keys beside their pages (batches: `batches.reasons`)
+ * are joined into the `reason` tree, where the error wording looks every key up (errorText.ts).
+ */
+for (const tree of [zhCN, en]) mergeInto(tree.reason as unknown as Tree, tree.batches.reasons as unknown as Tree);
+
 function initialLang(): Lang {
   const stored = typeof localStorage === 'undefined' ? null : localStorage.getItem(LANG_KEY);
   return stored === 'en' ? 'en' : 'zh-CN';

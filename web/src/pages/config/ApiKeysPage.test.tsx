@@ -118,4 +118,23 @@ describe('AI connections page', () => {
     await waitFor(() => expect(state.updated).toHaveLength(1));
     expect(state.updated[0]).toMatchObject({ text_model: 'deepseek-v4-pro', options: { thinking: 'off', token_param: 'auto', temperature: 'auto' } });
   });
+
+  it('takes a connection’s requests and tokens per minute, showing those in effect, and sends only what was changed', async () => {
+    state.updated.length = 0;
+    show();
+    const card = (await screen.findAllByTestId('connection'))[0]!;
+    fireEvent.click(within(card).getByText('编辑'));
+    const dialog = await screen.findByRole('dialog');
+    const rpm = within(dialog).getByLabelText('每分钟请求数') as HTMLInputElement;
+    const tpm = within(dialog).getByLabelText('每分钟 Token 数') as HTMLInputElement;
+    expect(rpm.value).toBe('');
+    expect(rpm.placeholder).toBe('300');
+    expect(tpm.placeholder).toBe((1_000_000).toLocaleString());
+    expect(dialog.textContent).toContain('留空 = 预设默认；当前生效：300');
+    fireEvent.change(rpm, { target: { value: '120' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: /保\s*存/ }));
+    await waitFor(() => expect(state.updated).toHaveLength(1));
+    expect(state.updated[0]).toMatchObject({ rpm: 120 });
+    expect(state.updated[0]).not.toHaveProperty('tpm');
+  });
 });

@@ -26,12 +26,15 @@ interface Values {
   image_model?: string;
   image_size?: string;
   concurrency?: number | null;
+  rpm?: number | null;
+  tpm?: number | null;
   thinking?: Options['thinking'];
   token_param?: Options['token_param'];
   temperature?: Options['temperature'];
 }
 
 type Options = ApiKey['options'];
+
 const OPTION_VALUES = {
   thinking: ['off', 'on', 'provider_default'],
   token_param: ['auto', 'max_tokens', 'max_completion_tokens'],
@@ -243,6 +246,11 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
       // address is not looked up on save like a typed one.
       const defaultUrl = presets.find((p) => p.provider === v.provider)?.base_url ?? '';
       const baseUrl = v.base_url?.trim() ?? '';
+      // Sent only when changed: empty is the preset's default (null), and an untouched field keeps what the connection has.
+      const pace: { rpm?: number | null; tpm?: number | null } = {
+        ...(form.isFieldTouched('rpm') ? { rpm: v.rpm ?? null } : {}),
+        ...(form.isFieldTouched('tpm') ? { tpm: v.tpm ?? null } : {}),
+      };
       const body = {
         name: v.name?.trim() || undefined,
         base_url: baseUrl === defaultUrl ? '' : baseUrl,
@@ -251,6 +259,7 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
         image_model: v.image_model?.trim() ?? '',
         image_size: v.image_size?.trim() ?? '',
         concurrency: v.concurrency ?? null,
+        ...pace,
         options: { thinking: v.thinking ?? 'off', token_param: v.token_param ?? 'auto', temperature: v.temperature ?? 'auto' },
         ...(v.api_key?.trim() ? { api_key: v.api_key.trim() } : {}),
       };
@@ -355,6 +364,32 @@ function ConnectionForm(props: { editing: ApiKey | null; presets: Preset[]; onCl
                   <InputNumber min={1} max={64} style={{ width: '100%' }} />
                 </Form.Item>
               </Col>
+            </Row>
+            <Row gutter={12}>
+              {(['rpm', 'tpm'] as const).map((field) => {
+                // What the connection is paced to now (its own, else the preset's; 0: not paced); a new connection, its preset's.
+                const effective = editing ? editing[field] : (preset?.[field] ?? null);
+                const shown = effective === null ? null : effective === 0 ? t('batches.connectionPace.unpaced') : effective.toLocaleString();
+                return (
+                  <Col xs={24} md={12} key={field}>
+                    <Form.Item
+                      label={t(`batches.connectionPace.${field}`)}
+                      name={field}
+                      tooltip={t('batches.connectionPace.hint')}
+                      extra={shown === null ? t('batches.connectionPace.effectiveUnknown') : t('batches.connectionPace.effective', { value: shown })}
+                    >
+                      <InputNumber
+                        min={field === 'rpm' ? 1 : 1000}
+                        max={field === 'rpm' ? 100_000 : 100_000_000}
+                        precision={0}
+                        placeholder={shown ?? t('batches.connectionPace.presetDefault')}
+                        style={{ width: '100%' }}
+                        data-testid={`connection-${field}`}
+                      />
+                    </Form.Item>
+                  </Col>
+                );
+              })}
             </Row>
             <Typography.Text strong>{t('connections.options')}</Typography.Text>
             <Row gutter={12} style={{ marginTop: 8 }}>
