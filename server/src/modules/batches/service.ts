@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { createOnce } from '../../db/idempotency.js';
 import type { AuthUser } from '../../http/auth.js';
 import { AppError, fail } from '../../http/errors.js';
 import { failure, type FailureReason, type StoredParams } from '../../http/reasons.js';
@@ -19,7 +19,6 @@ export { MAX_BATCH_ITEMS, type BatchItemInput, type BatchMatrix } from './plan.j
 
 /** The job that generates a batch's task in the `bulk` lane (jobs.ts). */
 export const BATCH_TASK_KIND = 'batch.task';
-const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A planned fission copies the task's notes at this distance (the fission form's default). */
 const BATCH_FISSION_LEVEL = 'mid';
 
@@ -78,27 +77,16 @@ export async function createBatch(ctx: AppContext, auth: AuthUser, input: Create
   if (items.length === 0) throw fail('batch.plan_empty');
 
   const now = ctx.clock.now();
-  const fresh = (batch: { created_at: string }) => Date.parse(batch.created_at) > now.getTime() - IDEMPOTENCY_WINDOW_MS;
-  const hash = idempotencyKey ? requestHash(name, items) : null;
-  const repeatOf = (earlier: repo.BatchRow) => {
-    if (earlier.idempotency_hash !== hash) throw fail('batch.idempotency_reused');
-    return earlier.id;
-  };
-  if (idempotencyKey) {
-    const earlier = await repo.findByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
-    if (earlier && fresh(earlier)) return getBatch(ctx, auth, repeatOf(earlier));
-  }
-  const prepared = await prepareItems(ctx, auth.workspaceId, items);
-
   const stamp = nowIso(now);
-  let created: { id: number; isNew: boolean };
-  try {
-    created = await ctx.db.transaction().execute(async (trx) => {
-      if (idempotencyKey) {
-        const holder = await repo.findByIdempotencyKey(trx, auth.workspaceId, auth.userId, idempotencyKey);
-        if (holder && fresh(holder)) return { id: repeatOf(holder), isNew: false };
-        if (holder) await repo.clearIdempotencyKey(trx, auth.workspaceId, holder.id);
-      }
+  const hash = idempotencyKey ? requestHash(name, items) : null;
+  const created = await createOnce(ctx.db, now, {
+    key: idempotencyKey,
+    hash,
+    reused: () => fail('batch.idempotency_reused'),
+    find: (db) => repo.findByIdempotencyKey(db, auth.workspaceId, auth.userId, idempotencyKey!),
+    release: (db, id) => repo.clearIdempotencyKey(db, auth.workspaceId, id),
+    prepare: () => prepareItems(ctx, auth.workspaceId, items),
+    insert: async (trx, prepared) => {
       const batch = await repo.insertBatch(trx, {
         workspace_id: auth.workspaceId,
         name,
@@ -128,15 +116,9 @@ export async function createBatch(ctx: AppContext, auth: AuthUser, input: Create
       }
       // SQLite takes at most 32,766 bound values per statement: 10 columns × 500 rows is well inside.
       await repo.insertItems(trx, rows);
-      return { id: batch.id, isNew: true };
-    });
-  } catch (err) {
-    if (idempotencyKey && isUniqueViolation(err)) {
-      const winner = await repo.findByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
-      if (winner) return getBatch(ctx, auth, repeatOf(winner));
-    }
-    throw err;
-  }
+      return batch.id;
+    },
+  });
   if (created.isNew) await feedBatch(ctx, created.id);
   return getBatch(ctx, auth, created.id);
 }

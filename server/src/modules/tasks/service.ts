@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { json, nowIso } from '../../db/codec.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { createOnce } from '../../db/idempotency.js';
 import type { DB, Row, TaskStatus } from '../../db/schema.js';
 import type { StrategyCode } from '../../content/schemas.js';
 import { imageStrategies } from '../../content/strategies.js';
@@ -35,7 +35,6 @@ export { syncCovers } from './images.js';
 // A batch runs its tasks' generation in its own lane and fails the ones it cancels.
 export { failTaskGeneration, taskGenerateJob } from './pipeline.js';
 
-const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface CreateTaskInput {
   product_id: number;
@@ -68,44 +67,16 @@ function canonicalTaskRequest(input: CreateTaskInput) {
 
 export async function createTask(ctx: AppContext, auth: AuthUser, input: CreateTaskInput, idempotencyKey: string | undefined) {
   const now = ctx.clock.now();
-  const fresh = (task: { created_at: string }) => Date.parse(task.created_at) > now.getTime() - IDEMPOTENCY_WINDOW_MS;
   const bodyHash = idempotencyKey ? createHash('sha256').update(JSON.stringify(canonicalTaskRequest(input))).digest('hex') : null;
-  /** A repeat answers with the first task; the key reused for another body is a 409 (as Stripe does). */
-  const repeatOf = (earlier: { id: number; idempotency_hash: string | null }) => {
-    if (earlier.idempotency_hash !== null && earlier.idempotency_hash !== bodyHash) {
-      throw fail('task.idempotency_reused');
-    }
-    return earlier.id;
-  };
-  if (idempotencyKey) {
-    const earlier = await repo.findTaskByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
-    if (earlier && fresh(earlier)) return getTaskListItem(ctx, auth, repeatOf(earlier));
-  }
-
-  const prepared = await prepareTask(ctx, auth.workspaceId, input);
-
-  const stamp = nowIso(now);
-  let created: { id: number; isNew: boolean };
-  try {
-    created = await ctx.db.transaction().execute(async (trx) => {
-      if (idempotencyKey) {
-        const holder = await repo.findTaskByIdempotencyKey(trx, auth.workspaceId, auth.userId, idempotencyKey);
-        // A concurrent submit committed first: its task is the answer.
-        if (holder && fresh(holder)) return { id: repeatOf(holder), isNew: false };
-        // Held by a task older than the window: that task lets go of it.
-        if (holder) await repo.clearIdempotencyKey(trx, auth.workspaceId, holder.id);
-      }
-      const id = await insertPreparedTask(trx, auth, prepared, stamp, { idempotency_key: idempotencyKey ?? null, idempotency_hash: bodyHash, batch_id: null });
-      return { id, isNew: true };
-    });
-  } catch (err) {
-    // A concurrent submit with the same key won the insert: answer with its task.
-    if (idempotencyKey && isUniqueViolation(err)) {
-      const winner = await repo.findTaskByIdempotencyKey(ctx.db, auth.workspaceId, auth.userId, idempotencyKey);
-      if (winner) return getTaskListItem(ctx, auth, repeatOf(winner));
-    }
-    throw err;
-  }
+  const created = await createOnce(ctx.db, now, {
+    key: idempotencyKey,
+    hash: bodyHash,
+    reused: () => fail('task.idempotency_reused'),
+    find: (db) => repo.findTaskByIdempotencyKey(db, auth.workspaceId, auth.userId, idempotencyKey!),
+    release: (db, id) => repo.clearIdempotencyKey(db, auth.workspaceId, id),
+    prepare: () => prepareTask(ctx, auth.workspaceId, input),
+    insert: (trx, prepared) => insertPreparedTask(trx, auth, prepared, nowIso(now), { idempotency_key: idempotencyKey ?? null, idempotency_hash: bodyHash, batch_id: null }),
+  });
   // Read before it is queued: the answer is the task as created, whatever a fast worker (another
   // process, on Redis) makes of it in the next milliseconds; its stream tells the rest.
   const item = await getTaskListItem(ctx, auth, created.id);
