@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import type { JobOptions } from './options.js';
 import { countResume } from './repository.js';
 import { errorMessage } from './runner.js';
+import { PeriodicChore } from './periodic.js';
 import type { JobBackend, JobDefinition, JobHandlers, JobKind } from './types.js';
 
 const BATCH = 100;
@@ -17,32 +18,18 @@ const RESUME_WINDOW_MS = 24 * 3600 * 1000;
  * in flight forever. Runs in every worker process; a claim in job_resumes keeps several
  * sweepers from acting on the same record at once.
  */
-export class StaleWorkSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-
+export class StaleWorkSweeper extends PeriodicChore {
   constructor(
-    private readonly ctx: AppContext,
+    ctx: AppContext,
     private readonly backend: JobBackend,
     private readonly handlers: JobHandlers,
     private readonly options: JobOptions,
-  ) {}
-
-  start(): void {
-    const tick = () => {
-      this.running ??= this.sweep()
-        .then(() => undefined)
-        .catch((err: unknown) => this.ctx.log.error({ err: errorMessage(err) }, 'stale-work sweep failed'))
-        .finally(() => (this.running = undefined));
-    };
-    this.timer = setInterval(tick, this.options.sweepMs);
-    this.timer.unref();
-    tick();
+  ) {
+    super(ctx, 'stale-work sweep', options.sweepMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  protected pass() {
+    return this.sweep();
   }
 
   /** One pass over every kind this process has a handler for. Returns what it did, for tests and logs. */
