@@ -6,19 +6,17 @@
  * page is checked for horizontal scrolling on the phone, English sentences or raw values in the
  * Chinese interface, and axe-core violations. Screenshots go to e2e/screenshots/batches/.
  */
-import axe from 'axe-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, available, launchChromium, until, type Viewport, VIEWPORTS } from './browser';
+import { api, available, launchChromium, pageProblems, settle, signedInPages, until, type Viewport } from './browser';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'batches');
 const PASSWORD = 'e2e-batches-admin-1';
 const ACCOUNT = '小林的周末厨房';
 
-const ENGLISH_SENTENCE = /[A-Za-z][A-Za-z'’]*(?:[ ,:;()-]+[A-Za-z][A-Za-z'’]*){3,}/;
 const RAW_VALUE = /(?<![A-Za-z_.-])(waiting|running|done|failed|cancelled|finished|plan\.[a-z_]+|batch\.[a-z_]+|null|undefined|NaN)(?![A-Za-z_.-])/;
 
 type BatchView = { id: number; status: string; total: number; counts: Record<string, number>; items: { state: string; task_id: number; account_name: string | null; publish_at: string | null }[] };
@@ -26,7 +24,7 @@ type BatchView = { id: number; status: string; total: number; counts: Record<str
 describe.skipIf(!available)('batches: from the form to done, cancelled, imported from a plan, on a phone', () => {
   let server: RunningServer;
   let browser: Browser;
-  const pages = {} as Record<Viewport, Page>;
+  let pages = {} as Record<Viewport, Page>;
   const pageErrors: string[] = [];
   let token = '';
   let products: { id: number; name: string }[] = [];
@@ -46,19 +44,7 @@ describe.skipIf(!available)('batches: from the form to done, cancelled, imported
     await api(server, 'POST', '/accounts', token, { name: ACCOUNT, daily_cap: 3, min_gap_minutes: 60 });
 
     browser = await launchChromium();
-    for (const viewport of ['desk', 'phone'] as const) {
-      const phone = viewport === 'phone';
-      const context = await browser.newContext({ viewport: VIEWPORTS[viewport], locale: 'zh-CN', isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      page.on('pageerror', (e) => pageErrors.push(`${viewport}: ${e.message}`));
-      await page.goto(`${server.url}/login`);
-      await page.evaluate((v) => {
-        localStorage.setItem('cps.token', v);
-        localStorage.setItem('cps.lang', 'zh-CN');
-      }, token);
-      pages[viewport] = page;
-    }
+    pages = await signedInPages(browser, server, token, pageErrors);
   });
 
   afterAll(async () => {
@@ -66,36 +52,11 @@ describe.skipIf(!available)('batches: from the form to done, cancelled, imported
     await server?.stop();
   });
 
-  async function settle(page: Page) {
-    await page.waitForLoadState('networkidle');
-    await page.evaluate(() => document.fonts.ready);
-    await page.waitForTimeout(400);
-  }
-
   async function shot(viewport: Viewport, name: string) {
     await pages[viewport].screenshot({ path: path.join(SHOTS, `${name}-${viewport}.png`), fullPage: true });
   }
 
-  /** No sideways scroll on a phone, no English or raw values, axe clean. */
-  async function problems(viewport: Viewport): Promise<string[]> {
-    const page = pages[viewport];
-    const found: string[] = [];
-    const layout = await page.evaluate(() => ({
-      width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-      innerWidth: window.innerWidth,
-      text: document.body.innerText,
-    }));
-    if (viewport === 'phone' && layout.width > layout.innerWidth) found.push(`document ${layout.width} px wide in a ${layout.innerWidth} px screen`);
-    for (const line of layout.text.split('\n')) {
-      if (ENGLISH_SENTENCE.test(line) || RAW_VALUE.test(line)) found.push(`not Chinese: "${line.trim().slice(0, 120)}"`);
-    }
-    await page.evaluate(axe.source);
-    const violations = await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => `axe ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-    });
-    return [...found, ...violations];
-  }
+  const problems = (viewport: Viewport) => pageProblems(pages[viewport], viewport, RAW_VALUE);
 
   const batch = (id: number) => api<BatchView>(server, 'GET', `/batches/${id}`, token);
 

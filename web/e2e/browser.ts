@@ -4,7 +4,8 @@
  * up content.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import axe from 'axe-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import type { RunningServer } from './server';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -46,4 +47,56 @@ export async function until<T>(probe: () => Promise<T | undefined>, what: string
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Words of an English sentence in the Chinese interface. */
+export const ENGLISH_SENTENCE = /[A-Za-z][A-Za-z'’]*(?:[ ,:;()-]+[A-Za-z][A-Za-z'’]*){3,}/;
+
+/** A page per viewport (desk, phone), signed in with `token` in zh-CN; uncaught page errors go to `pageErrors`. */
+export async function signedInPages(browser: Browser, server: RunningServer, token: string, pageErrors: string[]): Promise<Record<Viewport, Page>> {
+  const pages = {} as Record<Viewport, Page>;
+  for (const viewport of ['desk', 'phone'] as const) {
+    const phone = viewport === 'phone';
+    const context = await browser.newContext({ viewport: VIEWPORTS[viewport], locale: 'zh-CN', isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
+    context.setDefaultTimeout(15_000);
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(`${viewport}: ${e.message}`));
+    await page.goto(`${server.url}/login`);
+    await page.evaluate((v) => {
+      localStorage.setItem('cps.token', v);
+      localStorage.setItem('cps.lang', 'zh-CN');
+    }, token);
+    pages[viewport] = page;
+  }
+  return pages;
+}
+
+/** Fonts, images and animations settled: what a person would see. */
+export async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => document.fonts.ready);
+  await page.waitForTimeout(400);
+}
+
+/**
+ * Layout and words of the page as it stands: no sideways scroll on a phone, no English sentence
+ * or raw value (`rawValue`: the page's enum values and reason keys) in the text, axe clean.
+ */
+export async function pageProblems(page: Page, viewport: Viewport, rawValue: RegExp): Promise<string[]> {
+  const found: string[] = [];
+  const layout = await page.evaluate(() => ({
+    width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+    innerWidth: window.innerWidth,
+    text: document.body.innerText,
+  }));
+  if (viewport === 'phone' && layout.width > layout.innerWidth) found.push(`document ${layout.width} px wide in a ${layout.innerWidth} px screen`);
+  for (const line of layout.text.split('\n')) {
+    if (ENGLISH_SENTENCE.test(line) || rawValue.test(line)) found.push(`not Chinese: "${line.trim().slice(0, 120)}"`);
+  }
+  await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const r = await (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => `axe ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  });
+  return [...found, ...violations];
 }

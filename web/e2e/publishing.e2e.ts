@@ -7,12 +7,11 @@
  * for horizontal scrolling on the phone, English sentences or raw values in the Chinese interface,
  * and axe-core violations. Screenshots go to e2e/screenshots/publishing/.
  */
-import axe from 'axe-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, available, launchChromium, until, type Viewport, VIEWPORTS } from './browser';
+import { api, available, launchChromium, pageProblems, settle, signedInPages, until, type Viewport } from './browser';
 import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'publishing');
@@ -20,13 +19,12 @@ const PASSWORD = 'e2e-publishing-admin-1';
 const ACCOUNT = '小美的通勤日常';
 const NOTE_URL = 'https://www.xiaohongshu.com/explore/6650a1b2000000001e03c9d1';
 
-const ENGLISH_SENTENCE = /[A-Za-z][A-Za-z'’]*(?:[ ,:;()-]+[A-Za-z][A-Za-z'’]*){3,}/;
 const RAW_VALUE = /(?<![A-Za-z_.-])(scheduled|due|published|missed|cancelled|approved|not_found|ambiguous|no_note|invalid_number|no_counts|null|undefined|NaN)(?![A-Za-z_.-])/;
 
 describe.skipIf(!available)('publishing: account, schedule, kit on a phone, results, dashboard', () => {
   let server: RunningServer;
   let browser: Browser;
-  const pages = {} as Record<Viewport, Page>;
+  let pages = {} as Record<Viewport, Page>;
   const pageErrors: string[] = [];
   let token = '';
   let taskId = 0;
@@ -59,19 +57,7 @@ describe.skipIf(!available)('publishing: account, schedule, kit on a phone, resu
     await api(server, 'POST', `/review/${taskId}/approve`, token);
 
     browser = await launchChromium();
-    for (const viewport of ['desk', 'phone'] as const) {
-      const phone = viewport === 'phone';
-      const context = await browser.newContext({ viewport: VIEWPORTS[viewport], locale: 'zh-CN', isMobile: phone, hasTouch: phone, deviceScaleFactor: phone ? 2 : 1 });
-      context.setDefaultTimeout(15_000);
-      const page = await context.newPage();
-      page.on('pageerror', (e) => pageErrors.push(`${viewport}: ${e.message}`));
-      await page.goto(`${server.url}/login`);
-      await page.evaluate((v) => {
-        localStorage.setItem('cps.token', v);
-        localStorage.setItem('cps.lang', 'zh-CN');
-      }, token);
-      pages[viewport] = page;
-    }
+    pages = await signedInPages(browser, server, token, pageErrors);
   });
 
   afterAll(async () => {
@@ -79,37 +65,11 @@ describe.skipIf(!available)('publishing: account, schedule, kit on a phone, resu
     await server?.stop();
   });
 
-  /** Fonts, images and animations settled: what a person would see. */
-  async function settle(page: Page) {
-    await page.waitForLoadState('networkidle');
-    await page.evaluate(() => document.fonts.ready);
-    await page.waitForTimeout(400);
-  }
-
   async function shot(viewport: Viewport, name: string) {
     await pages[viewport].screenshot({ path: path.join(SHOTS, `${name}-${viewport}.png`), fullPage: true });
   }
 
-  /** Layout and words of the page as it stands: no sideways scroll on a phone, no English or raw values, axe clean. */
-  async function problems(viewport: Viewport): Promise<string[]> {
-    const page = pages[viewport];
-    const found: string[] = [];
-    const layout = await page.evaluate(() => ({
-      width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
-      innerWidth: window.innerWidth,
-      text: document.body.innerText,
-    }));
-    if (viewport === 'phone' && layout.width > layout.innerWidth) found.push(`document ${layout.width} px wide in a ${layout.innerWidth} px screen`);
-    for (const line of layout.text.split('\n')) {
-      if (ENGLISH_SENTENCE.test(line) || RAW_VALUE.test(line)) found.push(`not Chinese: "${line.trim().slice(0, 120)}"`);
-    }
-    await page.evaluate(axe.source);
-    const violations = await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => `axe ${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
-    });
-    return [...found, ...violations];
-  }
+  const problems = (viewport: Viewport) => pageProblems(pages[viewport], viewport, RAW_VALUE);
 
   it('an admin adds an account on the accounts page', async () => {
     const page = pages.desk;

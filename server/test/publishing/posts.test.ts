@@ -249,6 +249,13 @@ describe('results', () => {
     expect(overview.engagement.by_account).toEqual([expect.objectContaining({ label: '结果号', posts: 3, views: 3000 })]);
     // Over time: the three went out in one week, strategy A all of them.
     expect(overview.engagement.by_week).toEqual([{ week: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), posts: 3, median_engagement: expect.closeTo(0.04, 6), by_strategy: { A: expect.closeTo(0.04, 6) } }]);
+    // A window counts a published post when it went out (here: now, ahead of its slot a month
+    // away), as its engagement is counted; the planned one, 40 days away, is not in it.
+    const now = server.clock.now().getTime();
+    const window = `from=${encodeURIComponent(new Date(now - HOUR).toISOString())}&to=${encodeURIComponent(new Date(now + HOUR).toISOString())}`;
+    const thisHour = await ok(server, 'GET', `/analytics/overview?product_id=${productId}&${window}`, admin);
+    expect(thisHour.posts).toEqual({ published: 3, scheduled: 0, missed: 0 });
+    expect(thisHour.engagement.by_account).toEqual([expect.objectContaining({ posts: 3 })]);
   });
 
   it('imports the creator centre\'s export (CSV and XLSX): matched by link, id or title and day, unmatched rows reported, a second import changes nothing', async () => {

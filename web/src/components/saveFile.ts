@@ -5,7 +5,12 @@
 export async function saveFile(res: Response, fallbackName: string) {
   const disposition = res.headers.get('content-disposition') ?? '';
   const name = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? fallbackName;
-  const url = URL.createObjectURL(await res.blob());
+  saveBlob(await res.blob(), name);
+}
+
+/** Saves what the page made itself (a template, an export built in the browser) under `name`. */
+export function saveBlob(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
   link.download = name;

@@ -71,12 +71,17 @@ export async function setNoteId(db: DbOrTx, workspaceId: number, postId: number,
   await db.updateTable('posts').set({ xhs_note_id: noteId }).where('workspace_id', '=', workspaceId).where('id', '=', postId).where('xhs_note_id', 'is', null).execute();
 }
 
+/**
+ * Posts by status in a window: a published post counts when it went out (as its engagement does),
+ * one not published when it is planned for, so a note posted ahead of its slot is in the window it
+ * was posted in.
+ */
 export function postCounts(db: DbOrTx, workspaceId: number, filter: { accountId?: number | undefined; productId?: number | undefined; from?: string | undefined; to?: string | undefined }) {
   let q = db.selectFrom('posts').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).where('workspace_id', '=', workspaceId);
   if (filter.accountId) q = q.where('account_id', '=', filter.accountId);
   if (filter.productId) q = q.where('product_id', '=', filter.productId);
-  if (filter.from) q = q.where('scheduled_at', '>=', filter.from);
-  if (filter.to) q = q.where('scheduled_at', '<', filter.to);
+  if (filter.from) q = q.where((eb) => eb(eb.fn.coalesce('published_at', 'scheduled_at'), '>=', filter.from!));
+  if (filter.to) q = q.where((eb) => eb(eb.fn.coalesce('published_at', 'scheduled_at'), '<', filter.to!));
   return q.groupBy('status').execute();
 }
 

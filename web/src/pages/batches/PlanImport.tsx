@@ -11,6 +11,7 @@ import { errorMessage } from '../../api/client';
 import { wordReason } from '../../api/errorText';
 import { formatTime } from '../../components/format';
 import { ResponsiveTable } from '../../components/ResponsiveTable';
+import { saveBlob } from '../../components/saveFile';
 import { planTemplate } from './shared';
 
 /** The server reads at most 10 MB; a larger file is refused before it is sent. */
@@ -25,17 +26,6 @@ export function planFileProblem(file: { name: string; size: number }): 'batches.
   if (!/\.(csv|xlsx)$/i.test(file.name)) return 'batches.plan.badType';
   if (file.size > MAX_PLAN_BYTES) return 'batches.plan.tooLarge';
   return null;
-}
-
-function saveText(name: string, text: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 type PlanItem = BatchItemInput;
@@ -96,7 +86,7 @@ export function PlanImport({ onCreate, pending, exampleProduct }: { onCreate: (i
                 ? dayjs().add(1, 'day').format('YYYY-MM-DD 20:00')
                 : (example.account ?? ''),
     );
-    saveText(t('batches.plan.templateName'), planTemplate([...PLAN_HEADERS], row), 'text/csv;charset=utf-8');
+    saveBlob(new Blob([planTemplate([...PLAN_HEADERS], row)], { type: 'text/csv;charset=utf-8' }), t('batches.plan.templateName'));
   };
   return (
     <Space orientation="vertical" size="middle" style={{ width: '100%' }} data-testid="plan-import">

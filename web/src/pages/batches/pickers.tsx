@@ -3,7 +3,8 @@ import { Select } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../api/endpoints';
 import { queryKeys } from '../../api/queryKeys';
-import { PICKER_PAGE, RemoteSelect, type RemoteSelectProps } from '../../components/RemoteSelect';
+import { RemoteSelect, type RemoteSelectProps } from '../../components/RemoteSelect';
+import { productOptions, searchProducts } from '../config/pickers';
 
 type PickerProps = Omit<RemoteSelectProps, 'searchKey' | 'search' | 'chosen' | 'mode' | 'value'>;
 
@@ -16,15 +17,8 @@ export function ProductsSelect({ value, ...props }: PickerProps & { value?: numb
       mode="multiple"
       value={value}
       searchKey={queryKeys.products.search}
-      search={async (q) => {
-        const page = await api.products.list({ page: 1, page_size: PICKER_PAGE, q: q || undefined });
-        return { items: page.items.map((p) => ({ value: p.id, label: p.name })), total: page.total };
-      }}
-      chosen={
-        ids.length === 0
-          ? undefined
-          : { key: ['products', 'detail', 'many', ids], load: async () => (await Promise.all(ids.map((id) => api.products.get(id)))).map((p) => ({ value: p.id, label: p.name })) }
-      }
+      search={searchProducts}
+      chosen={ids.length === 0 ? undefined : { key: ['products', 'detail', 'many', ids], load: () => productOptions(ids) }}
     />
   );
 }

@@ -5,6 +5,19 @@ import { PICKER_PAGE, RemoteSelect, type RemoteSelectProps } from '../../compone
 
 type PickerProps = Omit<RemoteSelectProps, 'searchKey' | 'search' | 'chosen'>;
 
+const productOption = (p: { id: number; name: string }) => ({ value: p.id, label: p.name });
+
+/** Products of the workspace whose name holds `q`, a picker's page of them. */
+export async function searchProducts(q: string) {
+  const page = await api.products.list({ page: 1, page_size: PICKER_PAGE, q: q || undefined });
+  return { items: page.items.map(productOption), total: page.total };
+}
+
+/** The labels of chosen products, read one by one (they may lie beyond the picker's page). */
+export async function productOptions(ids: number[]) {
+  return (await Promise.all(ids.map((id) => api.products.get(id)))).map(productOption);
+}
+
 /** One product of the workspace, searched by name on the server however many there are. */
 export function ProductSelect({ value, ...props }: PickerProps & { value?: number }) {
   return (
@@ -12,11 +25,8 @@ export function ProductSelect({ value, ...props }: PickerProps & { value?: numbe
       {...props}
       value={value}
       searchKey={queryKeys.products.search}
-      search={async (q) => {
-        const page = await api.products.list({ page: 1, page_size: PICKER_PAGE, q: q || undefined });
-        return { items: page.items.map((p) => ({ value: p.id, label: p.name })), total: page.total };
-      }}
-      chosen={value === undefined ? undefined : { key: queryKeys.products.detail(value), load: async () => [await api.products.get(value)].map((p) => ({ value: p.id, label: p.name })) }}
+      search={searchProducts}
+      chosen={value === undefined ? undefined : { key: queryKeys.products.detail(value), load: () => productOptions([value]) }}
     />
   );
 }
