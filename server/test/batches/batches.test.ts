@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobBackend } from '../../src/jobs/types.js';
+import { BatchSweeper } from '../../src/modules/batches/jobs.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { API, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 
@@ -132,6 +133,31 @@ describe('creating a batch', () => {
     const other = await call('POST', '/batches', { ...body, name: '另一个批次' }, key);
     expect(other.status).toBe(409);
     expect(other.body.reason).toBe('batch.idempotency_reused');
+  });
+});
+
+describe('feeding a batch', () => {
+  it('releases the next task when one fails, and finishes the batch once every task has settled', async () => {
+    const created = (await call('POST', '/batches', { name: '有一个失败', matrix: { product_ids: [ws.productId], themes: ['甲', '乙', '丙'], text_count: 1, image_count: 0 } })).body.data;
+    const released = async () =>
+      (await server.ctx.db.selectFrom('batch_items').select(['seq', 'released_at']).where('batch_id', '=', created.id).orderBy('seq').execute()).map((r) => r.released_at !== null);
+    expect(await released()).toEqual([true, true, false]);
+    const sweeper = new BatchSweeper(server.ctx);
+    const settle = async (seq: number, status: 'failed' | 'pending_selection') =>
+      server.ctx.db.updateTable('tasks').set({ status, ...(status === 'failed' ? { failure_key: 'failure.generation_stopped', failure_params: JSON.stringify({ detail: 'x' }) } : {}) }).where('id', '=', created.items[seq - 1].task_id).execute();
+    // The first task fails: its place goes to the third; the others are not held up.
+    await settle(1, 'failed');
+    await sweeper.sweep();
+    expect(await released()).toEqual([true, true, true]);
+    let batch = await ok(server, 'GET', `/batches/${created.id}`, ws.token);
+    expect(batch).toMatchObject({ status: 'running', counts: { failed: 1, waiting: 2 } });
+    await settle(2, 'pending_selection');
+    await settle(3, 'pending_selection');
+    await sweeper.sweep();
+    batch = await ok(server, 'GET', `/batches/${created.id}`, ws.token);
+    expect(batch).toMatchObject({ status: 'finished', eta: null, counts: { done: 2, failed: 1, waiting: 0, running: 0 } });
+    expect(batch.finished_at).not.toBeNull();
+    expect(batch.items[0]).toMatchObject({ state: 'failed', failure: { reason: 'failure.generation_stopped' } });
   });
 });
 
