@@ -50,8 +50,9 @@ describe('task audit trail', () => {
     expect(res.status).toBe(200);
     const { task_id, items } = res.body.data;
     expect(task_id).toBe(task.id);
-    expect(items.map((i: any) => i.id)).toEqual([...items.map((i: any) => i.id)].sort((a: number, b: number) => a - b));
-    expect(items.map((i: any) => i.created_at)).toEqual([...items.map((i: any) => i.created_at)].sort());
+    // Oldest first; steps of the same moment in the order they were written.
+    const order = (a: any, b: any) => (a.created_at === b.created_at ? a.id - b.id : a.created_at < b.created_at ? -1 : 1);
+    expect(items.map((i: any) => i.id)).toEqual([...items].sort(order).map((i: any) => i.id));
 
     const generation = items.filter((i: any) => i.kind === 'generation');
     expect(generation[0]).toMatchObject({ action: 'start_generation', user_id: null, username: null, detail: { generation: 1, text: { provider: 'local' }, image: { provider: 'local' } } });

@@ -9,7 +9,11 @@ export function taskExists(db: DbOrTx, workspaceId: number, taskId: number) {
   return db.selectFrom('tasks').select('id').where('workspace_id', '=', workspaceId).where('id', '=', taskId).executeTakeFirst();
 }
 
-/** The task's trail in the order it was written (ids grow with commits of one task: its row lock orders them). */
+/**
+ * The task's trail, oldest first: by when each step happened, then in the order it was written.
+ * Steps of one task that run at once (a set's images) stamp their time before they commit, so
+ * the order of ids alone can put a step a millisecond older after a newer one.
+ */
 export function auditRows(db: DbOrTx, workspaceId: number, taskId: number) {
   return db
     .selectFrom('task_audit')
@@ -17,6 +21,7 @@ export function auditRows(db: DbOrTx, workspaceId: number, taskId: number) {
     .select(['task_audit.id', 'task_audit.created_at', 'task_audit.kind', 'task_audit.action', 'task_audit.user_id', 'users.username', 'task_audit.detail'])
     .where('task_audit.workspace_id', '=', workspaceId)
     .where('task_audit.task_id', '=', taskId)
+    .orderBy('task_audit.created_at')
     .orderBy('task_audit.id')
     .execute();
 }
