@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { anyAddress, outboundFetch, outboundOf, type Outbound } from '../security/ssrf.js';
 import type { LocalImageFailures, ProviderSettings } from '../config.js';
@@ -8,6 +9,20 @@ import { chatShape, resolvePreset, type ChatShape, type PresetLabel, type Resolv
 import { budgetOf, memoryPacer, type Pacer, type PacerCaller } from './pacer.js';
 import { Semaphore, type AttemptObserver, type ReliabilityOptions } from './reliability.js';
 import { connectionOptions, type ConnectionOptions, type Provider, type ProviderCredentials, type StructuredMode } from './types.js';
+
+/**
+ * Whose budget a call spends: the provider's limits are per account, and two connections (two
+ * workspaces, say) holding the same key at the same endpoint are one account, paced as one. A
+ * digest, so the key itself is never a Redis key or a log field.
+ */
+export function paceAccount(baseUrl: string, apiKey: string): string {
+  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 32);
+}
+
+/** The pacing of a connection's account now (pacer.ts PacerState), for a progress view. */
+export function paceOf(factory: ProviderFactory, creds: ProviderCredentials) {
+  return creds.provider === 'local' ? Promise.resolve(null) : factory.pacer.state(paceAccount(factory.effective(creds).baseUrl, creds.apiKey));
+}
 
 /**
  * How long a call is taken to last when a connection's slots are sized from its rpm budget
@@ -25,7 +40,7 @@ export interface ProviderFactory {
   forCredentials(creds: ProviderCredentials, overrides?: { maxRetries?: number; caller?: { party: string; bulk: boolean } }): Provider;
   /** The effective models and limits of a connection (its own values over the preset's). */
   effective(creds: Pick<ProviderCredentials, 'provider' | 'baseUrl' | 'textModel' | 'visionModel' | 'imageModel' | 'imageSize' | 'concurrency' | 'rpm' | 'tpm' | 'options'>): EffectiveConnection;
-  /** Paces every connection's calls to its rpm/tpm; `pacer.state(keyId)` is a connection's pacing now. */
+  /** Paces every connection's calls to its rpm/tpm, per provider account (paceAccount). */
   readonly pacer: Pacer;
 }
 
@@ -143,7 +158,7 @@ export function createProviderFactory(
           options,
           semaphore,
           // The budget as the connection says now: a changed rpm/tpm applies from the next provider built.
-          pace: { pacer, keyId: creds.keyId, budget: budgetOf(conn.rpm, conn.tpm), caller: overrides.caller ?? INTERACTIVE_CALLER },
+          pace: { pacer, account: paceAccount(conn.baseUrl, creds.apiKey), budget: budgetOf(conn.rpm, conn.tpm), caller: overrides.caller ?? INTERACTIVE_CALLER },
           fetch: trusted ? trustedFetch : userFetch,
           reach: { policy: trusted ? anyAddress : userPolicy, resolve },
           trustedEndpoint: trusted,

@@ -4,7 +4,7 @@ import { PACING, RatePacer, type ConnectionBudget, type RateStore, type TakeAnsw
 
 /**
  * The limiter state shared by every process of the deployment: one hash per connection
- * (`<prefix>:pace:<keyId>`: the meters' theoretical arrival times `tr`/`tt`, the rate factor `f`,
+ * (`<prefix>:pace:<account>`, the account a digest of endpoint and key: the meters' theoretical arrival times `tr`/`tt`, the rate factor `f`,
  * the block `b`, the budget last used `rpm`/`tpm`), read and written by one Lua script per
  * decision on Redis's own clock (TIME), so processes on different machines agree on "now" and two
  * processes can never both take the last share. The hash expires after PACING.idleMs idle.

@@ -56,13 +56,13 @@ export interface RateStore {
 
 export interface Pacer {
   /** Resolves when the call may go to the provider; rejects with the signal's reason when aborted while waiting. */
-  acquire(keyId: number, budget: ConnectionBudget | null, request: PaceRequest): Promise<void>;
+  acquire(account: string, budget: ConnectionBudget | null, request: PaceRequest): Promise<void>;
   /** The provider answered 429 (`rate_limited`), with its Retry-After in ms when it named one. */
-  rateLimited(keyId: number, budget: ConnectionBudget | null, retryAfterMs?: number): Promise<void>;
+  rateLimited(account: string, budget: ConnectionBudget | null, retryAfterMs?: number): Promise<void>;
   /** The provider answered. */
-  succeeded(keyId: number, budget: ConnectionBudget | null): Promise<void>;
-  /** The connection's pacing now; null when it has none (never paced, or idle long enough to be forgotten). */
-  state(keyId: number): Promise<PacerState | null>;
+  succeeded(account: string, budget: ConnectionBudget | null): Promise<void>;
+  /** The account's pacing now; null when it has none (never paced, or idle long enough to be forgotten). */
+  state(account: string): Promise<PacerState | null>;
   close(): Promise<void>;
 }
 
@@ -308,31 +308,26 @@ export class RatePacer implements Pacer {
     private readonly log?: Logger,
   ) {}
 
-  private key(keyId: number) {
-    return String(keyId);
-  }
-
-  acquire(keyId: number, budget: ConnectionBudget | null, request: PaceRequest): Promise<void> {
+  acquire(key: string, budget: ConnectionBudget | null, request: PaceRequest): Promise<void> {
     if (!budget) return Promise.resolve();
-    const key = this.key(keyId);
     let queue = this.queues.get(key);
     if (!queue) this.queues.set(key, (queue = new ConnectionQueue(key, this.store, this.log)));
     // One queue per connection for the life of the process (a deployment has a handful of connections).
     return new Promise<void>((resolve, reject) => queue.enqueue({ request, budget, resolve, reject }));
   }
 
-  async rateLimited(keyId: number, budget: ConnectionBudget | null, retryAfterMs?: number): Promise<void> {
+  async rateLimited(account: string, budget: ConnectionBudget | null, retryAfterMs?: number): Promise<void> {
     if (!budget) return;
-    await this.store.penalize(this.key(keyId), budget, retryAfterMs).catch((err: unknown) => this.log?.warn({ err, keyId }, 'rate limiter unavailable: 429 not recorded'));
+    await this.store.penalize(account, budget, retryAfterMs).catch((err: unknown) => this.log?.warn({ err, account }, 'rate limiter unavailable: 429 not recorded'));
   }
 
-  async succeeded(keyId: number, budget: ConnectionBudget | null): Promise<void> {
+  async succeeded(account: string, budget: ConnectionBudget | null): Promise<void> {
     if (!budget) return;
-    await this.store.reward(this.key(keyId)).catch((err: unknown) => this.log?.warn({ err, keyId }, 'rate limiter unavailable: success not recorded'));
+    await this.store.reward(account).catch((err: unknown) => this.log?.warn({ err, account }, 'rate limiter unavailable: success not recorded'));
   }
 
-  async state(keyId: number): Promise<PacerState | null> {
-    const state = await this.store.read(this.key(keyId));
+  async state(account: string): Promise<PacerState | null> {
+    const state = await this.store.read(account);
     if (!state) return null;
     return {
       rpm: state.rpm,

@@ -169,7 +169,8 @@ function redact(text: string, secret: string): string {
 /** How a connection's calls are paced to its budget (pacer.ts); absent: not paced. */
 export interface Pacing {
   pacer: Pacer;
-  keyId: number;
+  /** The provider account the budget belongs to (factory.ts paceAccount): connections holding one key share it. */
+  account: string;
   /** Null: the connection has no budget (not paced). */
   budget: ConnectionBudget | null;
   caller: PacerCaller;
@@ -237,7 +238,7 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
     const pace = call.cost === 'unpaced' ? undefined : call.pace;
     try {
       // The connection's budget first (the wait may be long), then a slot, held only while the attempt runs.
-      if (pace) await pace.pacer.acquire(pace.keyId, pace.budget, { ...pace.caller, tokens: call.cost === 'unpaced' ? 0 : (call.cost?.tokens ?? 0), signal: call.signal });
+      if (pace) await pace.pacer.acquire(pace.account, pace.budget, { ...pace.caller, tokens: call.cost === 'unpaced' ? 0 : (call.cost?.tokens ?? 0), signal: call.signal });
       const result = await call.semaphore.run(async () => {
         started = performance.now();
         const controller = new AbortController();
@@ -258,7 +259,7 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
         }
       }, call.signal, { bulk: pace?.caller.bulk ?? call.pace?.caller.bulk });
       options.observe?.(call.provider, call.what, 'ok', seconds());
-      if (pace) void pace.pacer.succeeded(pace.keyId, pace.budget);
+      if (pace) void pace.pacer.succeeded(pace.account, pace.budget);
       return result;
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
@@ -269,7 +270,7 @@ export async function reliably<T>(call: CallContext, attempt: (signal: AbortSign
       outcome = classify(error);
       options.observe?.(call.provider, call.what, outcome.kind, seconds());
       // Every process slows down on this connection, and waits out the provider's Retry-After.
-      if (pace && outcome.kind === 'rate_limited') await pace.pacer.rateLimited(pace.keyId, pace.budget, outcome.retryAfterMs);
+      if (pace && outcome.kind === 'rate_limited') await pace.pacer.rateLimited(pace.account, pace.budget, outcome.retryAfterMs);
     }
     if (!outcome.retryable || n >= options.maxRetries) {
       const tries = n + 1;

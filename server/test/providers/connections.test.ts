@@ -5,6 +5,7 @@ import { runFission } from '../../src/modules/fission/pipeline.js';
 import { runTaskGeneration } from '../../src/modules/tasks/pipeline.js';
 import { form } from '../config/setup.js';
 import { eventsOf, named, taskDetail } from '../generation/helpers.js';
+import { paceOf } from '../../src/providers/factory.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { API, ok } from '../tasks/fixtures.js';
 import { startPresetsWorld, type FakePresets, type PresetName } from './fake-presets.js';
@@ -330,14 +331,16 @@ describe('connection budgets (rpm / tpm)', () => {
     expect(own).toMatchObject({ rpm: 600, tpm: 200_000 });
     const tested = await ok(server, 'POST', `/api-keys/${own.id}/test`, token, {});
     expect(tested.ok).toBe(true);
-    expect(await server.ctx.providers.pacer.state(own.id)).toMatchObject({ rpm: 600, tpm: 200_000, factor: 1 });
+    // Paced per provider account: this connection's key at its endpoint.
+    const pace = () => paceOf(server.ctx.providers, { keyId: own.id, provider: 'qwen', apiKey: 'sk-live-0123456789', baseUrl: fake.baseUrl('qwen') });
+    expect(await pace()).toMatchObject({ rpm: 600, tpm: 200_000, factor: 1 });
 
     // Changed while the server runs: the next call is paced to the new figures; the last test stays.
     const patched = await ok(server, 'PATCH', `/api-keys/${own.id}`, token, { rpm: 1200, tpm: 300_000 });
     expect(patched).toMatchObject({ rpm: 1200, tpm: 300_000 });
     expect(patched.last_test).not.toBeNull();
     await ok(server, 'POST', `/api-keys/${own.id}/test`, token, {});
-    expect(await server.ctx.providers.pacer.state(own.id)).toMatchObject({ rpm: 1200, tpm: 300_000 });
+    expect(await pace()).toMatchObject({ rpm: 1200, tpm: 300_000 });
 
     // null: back to the preset's (here the deployment's).
     const reset = await ok(server, 'PATCH', `/api-keys/${own.id}`, token, { rpm: null, tpm: null });

@@ -50,7 +50,7 @@ describe('pacer shared through Redis', () => {
     const grants: number[] = [];
     const run = async (pacer: RatePacer, party: string, bulk: boolean) => {
       while (Date.now() - started < 1_500) {
-        await pacer.acquire(1, budget, { party, bulk, tokens: 0 });
+        await pacer.acquire('1', budget, { party, bulk, tokens: 0 });
         grants.push(Date.now());
       }
     };
@@ -61,7 +61,7 @@ describe('pacer shared through Redis', () => {
     expect(inWindow.length).toBeGreaterThanOrEqual(24);
     // Any one second of it holds at most a second's worth (20) plus the burst.
     for (const g of inWindow) expect(inWindow.filter((x) => x >= g && x < g + 1_000).length).toBeLessThanOrEqual(20 + 3);
-    const state = await b.state(1);
+    const state = await b.state('1');
     expect(state).toMatchObject({ rpm: 1200, tpm: 100_000_000, factor: 1, blocked_until: null });
   });
 
@@ -69,37 +69,37 @@ describe('pacer shared through Redis', () => {
     if (!available) t.skip();
     const [a, b] = twoProcesses();
     const budget: ConnectionBudget = { rpm: 6000, tpm: 100_000_000 };
-    await b.acquire(2, budget, { party: 'ws:1', bulk: false, tokens: 0 });
-    await a.rateLimited(2, budget, 400);
-    const seen = await b.state(2);
+    await b.acquire('2', budget, { party: 'ws:1', bulk: false, tokens: 0 });
+    await a.rateLimited('2', budget, 400);
+    const seen = await b.state('2');
     expect(seen).toMatchObject({ factor: 0.5 });
     expect(seen!.blocked_until).not.toBeNull();
     const started = performance.now();
-    await b.acquire(2, budget, { party: 'ws:1', bulk: false, tokens: 0 });
+    await b.acquire('2', budget, { party: 'ws:1', bulk: false, tokens: 0 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(350);
     // At half the rate (3000 rpm: 20 ms apart) b's bulk calls now come slower than before.
     const t0 = performance.now();
-    for (let i = 0; i < 6; i++) await b.acquire(2, budget, { party: 'batch:1', bulk: true, tokens: 0 });
+    for (let i = 0; i < 6; i++) await b.acquire('2', budget, { party: 'batch:1', bulk: true, tokens: 0 });
     expect(performance.now() - t0).toBeGreaterThanOrEqual(90);
     // Successes in either process raise the shared factor.
-    for (let i = 0; i < 10; i++) await a.succeeded(2, budget);
-    expect((await b.state(2))!.factor).toBe(1);
+    for (let i = 0; i < 10; i++) await a.succeeded('2', budget);
+    expect((await b.state('2'))!.factor).toBe(1);
   });
 
   it('the token meter is shared too', async (t) => {
     if (!available) t.skip();
     const [a, b] = twoProcesses();
     const budget: ConnectionBudget = { rpm: 6000, tpm: 60_000 };
-    await a.acquire(3, budget, { party: 'batch:1', bulk: true, tokens: 400 });
+    await a.acquire('3', budget, { party: 'batch:1', bulk: true, tokens: 400 });
     const started = performance.now();
-    await b.acquire(3, budget, { party: 'batch:2', bulk: true, tokens: 1 });
+    await b.acquire('3', budget, { party: 'batch:2', bulk: true, tokens: 1 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(350);
   });
 
   it('keys expire when the connection is idle', async (t) => {
     if (!available) t.skip();
     const [a] = twoProcesses();
-    await a.acquire(4, { rpm: 60, tpm: 100_000 }, { party: 'x', bulk: false, tokens: 10 });
+    await a.acquire('4', { rpm: 60, tpm: 100_000 }, { party: 'x', bulk: false, tokens: 10 });
     const admin = new Redis(url);
     const ttl = await admin.pttl(`${prefix}:pace:4`);
     await admin.quit();

@@ -125,6 +125,10 @@ export class Deployment {
       JWT_SECRET: this.jwtSecret,
       SECRET_KEY: randomBytes(32).toString('base64url'),
       JOB_QUEUE_PREFIX: this.prefix,
+      // The fake providers enforce no per-minute limit and answer at local speed: the scenarios
+      // measure the service, not the presets' budgets (pacing has its own tests and bench/batch).
+      PROVIDER_RPM: '100000',
+      PROVIDER_TPM: '100000000',
       ...env,
     };
   }

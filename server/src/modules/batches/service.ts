@@ -8,6 +8,8 @@ import { failure, type FailureReason, type StoredParams } from '../../http/reaso
 import { pageOf, pageWindow, type PageQuery } from '../../http/schemas.js';
 import { can } from '../../policy/policy.js';
 import { requireAccount } from '../accounts/service.js';
+import { resolveConnections } from '../api-keys/service.js';
+import { paceOf } from '../../providers/factory.js';
 import { createFission } from '../fission/service.js';
 import { findMembership } from '../memberships/service.js';
 import { createPost } from '../posts/service.js';
@@ -303,9 +305,11 @@ function itemView(item: ItemRow) {
  * and how far a 429 turned it down); null where this process cannot see it (no Redis: the
  * pacing lives in the worker's memory) or no task has started.
  */
-async function paceOf(ctx: AppContext, workspaceId: number, batchId: number) {
-  const keyId = await repo.textConnectionOf(ctx.db, workspaceId, batchId);
-  const state = keyId === null ? null : await ctx.providers.pacer.state(keyId);
+async function paceOfBatch(ctx: AppContext, batch: repo.BatchRow) {
+  const keyId = await repo.textConnectionOf(ctx.db, batch.workspace_id, batch.id);
+  if (keyId === null) return null;
+  const routes = await resolveConnections(ctx, { workspaceId: batch.workspace_id, operatorId: batch.created_by, recorded: { text: keyId } });
+  const state = routes.text ? await paceOf(ctx.providers, routes.text.creds) : null;
   return state && { rpm: state.rpm, factor: state.factor, blocked_until: state.blocked_until };
 }
 
@@ -313,7 +317,7 @@ export async function getBatch(ctx: AppContext, auth: AuthUser, id: number) {
   const batch = await repo.findBatch(ctx.db, auth.workspaceId, id);
   if (!batch) throw fail('batch.not_found');
   const items = await repo.itemsWithTasks(ctx.db, auth.workspaceId, [id]);
-  return { ...batchView(ctx, auth, batch, items), pace: await paceOf(ctx, auth.workspaceId, id), items: items.map(itemView) };
+  return { ...batchView(ctx, auth, batch, items), pace: await paceOfBatch(ctx, batch), items: items.map(itemView) };
 }
 
 export async function listBatches(ctx: AppContext, auth: AuthUser, query: PageQuery) {
