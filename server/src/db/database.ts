@@ -3,6 +3,7 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  sql,
   type Compilable,
   type CompiledQuery,
   type PostgresPool,
@@ -222,6 +223,27 @@ function sqliteAdapter(sqlite: SqliteDatabase.Database): SqliteDialectDatabase {
  */
 export function forUpdate<QB extends { forUpdate(): QB }>(qb: QB, dialect: Dialect): QB {
   return dialect === 'postgres' ? qb.forUpdate() : qb;
+}
+
+/**
+ * Several reads that see the database as it was at one moment: a reply built from two tables
+ * (a note and its images) never pairs a row with another row's later state. PostgreSQL reads
+ * in one repeatable-read snapshot; SQLite in one deferred read transaction (WAL gives it a
+ * snapshot without taking the write lock, which `begin immediate` would).
+ */
+export function readTogether<T>(db: Db, dialect: Dialect, read: (snapshot: Db) => Promise<T>): Promise<T> {
+  const begin = dialect === 'postgres' ? 'start transaction isolation level repeatable read, read only' : 'begin deferred';
+  return db.connection().execute(async (connection) => {
+    await sql.raw(begin).execute(connection);
+    try {
+      const result = await read(connection);
+      await sql.raw('commit').execute(connection);
+      return result;
+    } catch (err) {
+      await sql.raw('rollback').execute(connection);
+      throw err;
+    }
+  });
 }
 
 const PARAMETER = '\u0000prepared-parameter:';

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/codec.js';
+import { readTogether } from '../../db/database.js';
 import { PASS_LINE } from '../../content/scoring.js';
 import { assertPostable, coverFirst, editedNote, imageEntryName, noteEvaluator, notesZip, shippedImages, wordsBlockingShipment, type NoteEdit, type NoteFolder, type NoteRow, type PostableNote } from '../notes/service.js';
 import type { AuthUser } from '../../http/auth.js';
@@ -73,12 +74,13 @@ async function ownFission(ctx: AppContext, auth: AuthUser, id: number) {
 /**
  * Contract rule 3: done = image_done notes, failed = failed notes, total = stored notes; plus
  * `running`, the images not settled yet. Each image settles with its note and fission in one
- * transaction; the images are read first, so a reply can only show notes newer than its images
- * (and `running` then says to poll again), never a finished count beside a stale note.
+ * transaction, and both counts are read from one snapshot, so a finished count never stands
+ * beside an image still running.
  */
 async function progressOf(ctx: AppContext, workspaceId: number, id: number) {
-  const images = await repo.imageStatusCounts(ctx.db, workspaceId, id);
-  const counts = await repo.noteStatusCounts(ctx.db, workspaceId, id);
+  const [images, counts] = await readTogether(ctx.db, ctx.dialect, (db) =>
+    Promise.all([repo.imageStatusCounts(db, workspaceId, id), repo.noteStatusCounts(db, workspaceId, id)]),
+  );
   return {
     done: counts.get(NOTE_DONE) ?? 0,
     failed: counts.get(NOTE_FAILED) ?? 0,
@@ -148,14 +150,16 @@ function imageView(ctx: AppContext, image: SetImage) {
 }
 
 /**
- * A fission's images and notes (images first, as in progressOf), each cover lettered with its
- * note's cover title as it is now: read again when a cover had to be lettered anew.
+ * A fission's images and notes from one snapshot (a note that reads image_done shows every
+ * image it was settled with), each cover lettered with its note's cover title as it is now: read
+ * again when a cover had to be lettered anew.
  */
 async function setsOf(ctx: AppContext, fission: repo.FissionRow) {
-  const read = async () => {
-    const images = await repo.imagesOf(ctx.db, fission.workspace_id, fission.id);
-    return { images, notes: await repo.notesOf(ctx.db, fission.workspace_id, fission.id) };
-  };
+  const read = () =>
+    readTogether(ctx.db, ctx.dialect, async (db) => {
+      const [images, notes] = await Promise.all([repo.imagesOf(db, fission.workspace_id, fission.id), repo.notesOf(db, fission.workspace_id, fission.id)]);
+      return { images, notes };
+    });
   const sets = await read();
   return (await syncFissionCovers(ctx, fission, sets.images, sets.notes)) ? read() : sets;
 }
