@@ -32,7 +32,7 @@ describe.skipIf(redisMissing !== undefined)('a batch in two worker processes kee
       worker: false,
       env: { PROVIDER_OPENAI_BASE_URL: fake.url, REDIS_URL: redisUrl, JOB_QUEUE_PREFIX: `cps-t-pace-${process.pid}-${Date.now()}` },
     });
-    for (let i = 0; i < 2; i++) {
+    const start = async () => {
       const env = sharedEnv(server, { LOG_LEVEL: 'info', PROVIDER_OPENAI_BASE_URL: fake.url, JOB_BULK_CONCURRENCY: '6', BATCH_PARALLEL_TASKS: '12', BATCH_SWEEP_MS: '200' });
       const child = spawn(process.execPath, [...serviceEntry(), '--role', 'worker'], { cwd: serverDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       workers.push(child);
@@ -43,7 +43,8 @@ describe.skipIf(redisMissing !== undefined)('a batch in two worker processes kee
         if (child.exitCode !== null) throw new Error(`worker exited: ${output}`);
         return output.includes('job worker started');
       }, 30_000);
-    }
+    };
+    await Promise.all([start(), start()]);
   }, 90_000);
 
   afterAll(async () => {
@@ -60,10 +61,12 @@ describe.skipIf(redisMissing !== undefined)('a batch in two worker processes kee
 
   it('runs every task with no 429 and never more than the budget in any second', async () => {
     const ws = await workspaceWithProduct(server, { apiKey: false });
-    await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-paced-0000', rpm: RPM, concurrency: 32 });
+    // Tokens unbounded, so the request budget is the one that binds: with OpenAI's preset 500 000
+    // a minute, each notes call's output budget spaced the calls to two a second on their own.
+    await ok(server, 'POST', '/api-keys', ws.token, { provider: 'openai', api_key: 'sk-paced-0000', rpm: RPM, tpm: 100_000_000, concurrency: 32 });
     const batch = await ok(server, 'POST', '/batches', ws.token, {
       name: '两个进程',
-      matrix: { product_ids: [ws.productId], themes: ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二'], text_count: 3, image_count: 1 },
+      matrix: { product_ids: [ws.productId], themes: ['一', '二', '三', '四', '五', '六', '七', '八', '九', '十', '十一', '十二'], text_count: 3, image_count: 0 },
     });
     let final: any;
     await waitFor('the batch to finish', async () => {
@@ -74,8 +77,8 @@ describe.skipIf(redisMissing !== undefined)('a batch in two worker processes kee
 
     const calls = fake.calls.map((c) => c.startedAt).sort((a, b) => a - b);
     expect(fake.calls.filter((c) => c.status === 429)).toEqual([]);
-    // 12 tasks × (3 notes + 3 judge + 3 images) and then some: demand far above ten a second.
-    expect(calls.length).toBeGreaterThanOrEqual(100);
+    // 12 tasks × (3 notes + 3 judge): demand far above ten a second.
+    expect(calls.length).toBeGreaterThanOrEqual(72);
     let busiest = 0;
     for (let i = 0, j = 0; i < calls.length; i++) {
       while (calls[i]! - calls[j]! >= 1000) j++;
@@ -86,5 +89,7 @@ describe.skipIf(redisMissing !== undefined)('a batch in two worker processes kee
     expect(busiest).toBeLessThanOrEqual(14);
     const seconds = (calls.at(-1)! - calls[0]!) / 1000;
     expect(calls.length / seconds).toBeLessThanOrEqual(RPM / 60 + 0.5);
+    // The budget set the pace, not the demand: a run the workers could not feed would prove nothing.
+    expect(calls.length / seconds).toBeGreaterThan((RPM / 60) * 0.7);
   }, 120_000);
 });
