@@ -10,8 +10,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, available, launchChromium, pageProblems, settle, signedInPages, until, type Viewport } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { api, available, demoAdmin, launchChromium, pageProblems, settle, signedInPages, until, type Viewport } from './browser';
+import { ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'batches');
 const PASSWORD = 'e2e-batches-admin-1';
@@ -32,13 +32,8 @@ describe.skipIf(!available)('batches: from the form to done, cancelled, imported
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    ensureWebBuild();
     server = await startServer();
-    const first = await api<{ token: string }>(server, 'POST', '/auth/login', undefined, { username: 'admin', password: ADMIN_PASSWORD });
-    token = (await api<{ token: string }>(server, 'POST', '/auth/change-password', first.token, { current_password: ADMIN_PASSWORD, new_password: PASSWORD })).token;
-    const workspaces = await api<{ items: { id: number; name: string }[] }>(server, 'GET', '/workspaces', token);
-    const demo = workspaces.items.find((w) => w.name === 'Demo')!;
-    token = (await api<{ token: string }>(server, 'POST', '/workspaces/switch', token, { workspace_id: demo.id })).token;
+    token = await demoAdmin(server, PASSWORD);
     products = (await api<{ items: { id: number; name: string }[] }>(server, 'GET', '/products', token)).items;
     expect(products.length).toBeGreaterThanOrEqual(2);
     await api(server, 'POST', '/accounts', token, { name: ACCOUNT, daily_cap: 3, min_gap_minutes: 60 });
@@ -122,7 +117,7 @@ describe.skipIf(!available)('batches: from the form to done, cancelled, imported
     const page = pages.desk;
     await until(async () => ((await batch(formBatchId)).status === 'finished' ? true : undefined), 'the form’s batch to finish', 110_000);
     // The page polls while the batch runs: it shows the end by itself.
-    await expect.poll(() => page.getByTestId('batch-status').innerText(), { timeout: 15_000 }).toContain('已结束');
+    await expect.poll(() => page.getByTestId('batch-status').innerText()).toContain('已结束');
     await expect.poll(() => page.getByTestId('count-done').innerText()).toContain('4');
     const view = await batch(formBatchId);
     expect(view.counts.done).toBe(4);

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { RunningServer } from './server';
+import { ADMIN_PASSWORD, type RunningServer } from './server';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const available = existsSync(CHROMIUM);
@@ -36,6 +36,15 @@ export async function api<T>(server: RunningServer, method: string, route: strin
   const envelope = (await res.json()) as { code: number; data: T };
   if (envelope.code !== 0) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(envelope)}`);
   return envelope.data;
+}
+
+/** The bootstrapped admin with the first password changed to `password`, switched to the Demo workspace: its token. */
+export async function demoAdmin(server: RunningServer, password: string): Promise<string> {
+  const first = await api<{ token: string }>(server, 'POST', '/auth/login', undefined, { username: 'admin', password: ADMIN_PASSWORD });
+  const token = (await api<{ token: string }>(server, 'POST', '/auth/change-password', first.token, { current_password: ADMIN_PASSWORD, new_password: password })).token;
+  const workspaces = await api<{ items: { id: number; name: string }[] }>(server, 'GET', '/workspaces', token);
+  const demo = workspaces.items.find((w) => w.name === 'Demo')!;
+  return (await api<{ token: string }>(server, 'POST', '/workspaces/switch', token, { workspace_id: demo.id })).token;
 }
 
 /** Polls `probe` until it answers something, for server-side work the test waits on. */

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakePresets, type FakePresets } from '../../server/test/providers/fake-presets';
 import { inspectPage } from './inspect';
 import { available, launchChromium } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots');
 
@@ -26,7 +26,6 @@ describe.skipIf(!available)('AI 服务连接 page', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     fake = await startFakePresets();
-    ensureWebBuild();
     server = await startServer({ ALLOW_PRIVATE_PROVIDER_URLS: '1', PROVIDER_MAX_RETRIES: '0', PROVIDER_POLL_INTERVAL_MS: '20' });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' });

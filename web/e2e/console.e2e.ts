@@ -11,7 +11,7 @@ import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { available, launchChromium } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
 import { zipEntries } from './zip';
 
 const HERE = path.join(ROOT, 'web', 'e2e');
@@ -93,7 +93,6 @@ describe.skipIf(!available)('web console in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    ensureWebBuild();
     state.imageFile = path.join(SHOTS, 'upload-product.png');
     await sharp({ create: { width: 600, height: 800, channels: 3, background: { r: 230, g: 120, b: 90 } } })
       .png()

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, available, launchChromium, until, VIEWPORTS } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { api, available, demoAdmin, launchChromium, until, VIEWPORTS } from './browser';
+import { ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'desk');
 const PASSWORD = 'e2e-desk-admin-pass-1';
@@ -68,14 +68,9 @@ describe.skipIf(!available)('the task desk in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    ensureWebBuild();
     // The first task image fails, so the desk shows a problem to retry.
     server = await startServer({ LOCAL_PROVIDER_IMAGE_FAILURES: 'task:1' });
-    const first = await api<{ token: string }>(server, 'POST', '/auth/login', undefined, { username: 'admin', password: ADMIN_PASSWORD });
-    token = (await api<{ token: string }>(server, 'POST', '/auth/change-password', first.token, { current_password: ADMIN_PASSWORD, new_password: PASSWORD })).token;
-    const workspaces = await api<{ items: { id: number; name: string }[] }>(server, 'GET', '/workspaces', token);
-    const demo = workspaces.items.find((w) => w.name === 'Demo')!;
-    token = (await api<{ token: string }>(server, 'POST', '/workspaces/switch', token, { workspace_id: demo.id })).token;
+    token = await demoAdmin(server, PASSWORD);
     const productId = (await api<{ items: { id: number }[] }>(server, 'GET', '/products', token)).items[0]!.id;
     taskId = (await api<{ id: number }>(server, 'POST', '/tasks', token, { product_id: productId, theme: '秋冬通勤的保温杯', text_count: 6, image_count: 3, track: 'ai' })).id;
     await until(async () => ((await detail()).status === 'pending_selection' ? true : undefined), 'the task to finish generating');

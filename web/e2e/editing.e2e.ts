@@ -9,14 +9,13 @@
  * 390×844; screenshots go to e2e/screenshots/editing/.
  */
 import axe from 'axe-core';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, available, launchChromium, until, VIEWPORTS } from './browser';
-import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
+import { api, available, demoAdmin, launchChromium, until, VIEWPORTS } from './browser';
+import { ROOT, startServer, type RunningServer } from './server';
 import { zipEntries } from './zip';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'editing');
@@ -82,14 +81,9 @@ describe.skipIf(!available)('the editing loop in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    execFileSync('npx', ['vite', 'build', '--logLevel', 'error'], { cwd: path.join(ROOT, 'web'), stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
     // The first task image fails, so the page shows a failed image to retry.
     server = await startServer({ LOCAL_PROVIDER_IMAGE_FAILURES: 'task:1' });
-    const first = await api<{ token: string }>(server, 'POST', '/auth/login', undefined, { username: 'admin', password: ADMIN_PASSWORD });
-    token = (await api<{ token: string }>(server, 'POST', '/auth/change-password', first.token, { current_password: ADMIN_PASSWORD, new_password: PASSWORD })).token;
-    const workspaces = await api<{ items: { id: number; name: string }[] }>(server, 'GET', '/workspaces', token);
-    const demo = workspaces.items.find((w) => w.name === 'Demo')!;
-    token = (await api<{ token: string }>(server, 'POST', '/workspaces/switch', token, { workspace_id: demo.id })).token;
+    token = await demoAdmin(server, PASSWORD);
     productId = (await api<{ items: { id: number }[] }>(server, 'GET', '/products', token)).items[0]!.id;
     await api(server, 'POST', '/users', token, { username: 'edit-op', email: 'edit-op@example.com', password: OPERATOR_PASSWORD, role: 'operator' });
     const operatorLogin = (await api<{ token: string }>(server, 'POST', '/auth/login', undefined, { username: 'edit-op', password: OPERATOR_PASSWORD })).token;

@@ -13,7 +13,7 @@ import { type Browser, type Download, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, available, launchChromium, type Viewport, VIEWPORTS } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'pages-item7');
 
@@ -48,7 +48,6 @@ describe.skipIf(!available)('item 7 pages in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    ensureWebBuild();
     server = await startServer();
     browser = await launchChromium();
     for (const viewport of ['desk', 'phone'] as const) {

@@ -14,8 +14,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, available, launchChromium, until, type Viewport, VIEWPORTS } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { api, available, demoAdmin, launchChromium, until, type Viewport, VIEWPORTS } from './browser';
+import { ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'pages');
 
@@ -58,15 +58,10 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    ensureWebBuild();
     server = await startServer();
 
     // Content through the API, so every page has something to show (and to get wrong).
-    const first = await api<{ token: string }>(server, 'POST', '/auth/login', undefined, { username: 'admin', password: ADMIN_PASSWORD });
-    token = (await api<{ token: string }>(server, 'POST', '/auth/change-password', first.token, { current_password: ADMIN_PASSWORD, new_password: PASSWORD })).token;
-    const workspaces = await api<{ items: { id: number; name: string }[] }>(server, 'GET', '/workspaces', token);
-    const demo = workspaces.items.find((w) => w.name === 'Demo')!;
-    token = (await api<{ token: string }>(server, 'POST', '/workspaces/switch', token, { workspace_id: demo.id })).token;
+    token = await demoAdmin(server, PASSWORD);
     ids.product = (await api<{ items: { id: number }[] }>(server, 'GET', '/products', token)).items[0]!.id;
     await api(server, 'POST', '/banned-words/presets/ad-law/import', token);
     await api(server, 'POST', '/users', token, { username: 'phone-op', email: 'phone-op@example.com', password: OPERATOR_PASSWORD, role: 'operator' });
@@ -204,31 +199,36 @@ describe.skipIf(!available)('every page on a desk and a phone', () => {
     expect(found.filter((f) => f.problems.length > 0)).toEqual([]);
   });
 
-  it('every page of the console at both sizes', async () => {
+  /** Each route at each size, with the problems found on it; named after the route in the screenshots. */
+  async function walk(routes: string[], viewports: readonly Viewport[]): Promise<Found[]> {
+    const found: Found[] = [];
+    for (const route of routes) {
+      const name = route.slice(1).replaceAll('/', '-') || 'home';
+      for (const viewport of viewports) found.push(await visit(route, viewport, name));
+    }
+    return found;
+  }
+
+  // Every page the menu offers (pages added later are walked too), read from the desk's menu.
+  let menu: string[] = [];
+
+  it('every page of the menu on a desk', async () => {
     await useToken(token);
     use('desk');
     await page.goto(`${server.url}/tasks`);
     await settle();
-    // Every page the menu offers (pages added later are walked too), and the detail pages.
-    const menu = await page.getByRole('navigation', { name: '主导航' }).locator('a[href]').evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+    menu = [...new Set(await page.getByRole('navigation', { name: '主导航' }).locator('a[href]').evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).pathname)))];
     expect(menu.length).toBeGreaterThanOrEqual(8);
-    const routes = [
-      ...new Set([
-        ...menu,
-        `/tasks/${ids.task}`,
-        `/tasks/${ids.reviewTask}`,
-        `/fission/${ids.fission}`,
-        `/products/${ids.product}`,
-        '/products/new',
-        '/no-such-page',
-      ]),
-    ];
-    const found: Found[] = [];
-    for (const route of routes) {
-      const name = route.slice(1).replaceAll('/', '-') || 'home';
-      for (const viewport of ['desk', 'phone'] as const) found.push(await visit(route, viewport, name));
-    }
-    expect(found.filter((f) => f.problems.length > 0)).toEqual([]);
+    expect((await walk(menu, ['desk'])).filter((f) => f.problems.length > 0)).toEqual([]);
+  });
+
+  it('every page of the menu on a phone', async () => {
+    expect((await walk(menu, ['phone'])).filter((f) => f.problems.length > 0)).toEqual([]);
+  });
+
+  it('the detail pages and an unknown address at both sizes', async () => {
+    const details = [`/tasks/${ids.task}`, `/tasks/${ids.reviewTask}`, `/fission/${ids.fission}`, `/products/${ids.product}`, '/products/new', '/no-such-page'];
+    expect((await walk(details, ['desk', 'phone'])).filter((f) => f.problems.length > 0)).toEqual([]);
   });
 
   it('on a phone the header is one row, and the menu opens in a drawer with the review count', async () => {

@@ -10,8 +10,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, available, launchChromium, until, VIEWPORTS } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { api, available, demoAdmin, launchChromium, until, VIEWPORTS } from './browser';
+import { ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots', 'review-desk');
 const PASSWORD = 'e2e-desk-admin-pass-2';
@@ -63,13 +63,8 @@ describe.skipIf(!available)('the review desk in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    ensureWebBuild();
     server = await startServer();
-    const first = await api<{ token: string }>(server, 'POST', '/auth/login', undefined, { username: 'admin', password: ADMIN_PASSWORD });
-    adminToken = (await api<{ token: string }>(server, 'POST', '/auth/change-password', first.token, { current_password: ADMIN_PASSWORD, new_password: PASSWORD })).token;
-    const workspaces = await api<{ items: { id: number; name: string }[] }>(server, 'GET', '/workspaces', adminToken);
-    const demo = workspaces.items.find((w) => w.name === 'Demo')!;
-    adminToken = (await api<{ token: string }>(server, 'POST', '/workspaces/switch', adminToken, { workspace_id: demo.id })).token;
+    adminToken = await demoAdmin(server, PASSWORD);
     operatorToken = await member('desk-op', 'operator');
     supervisorToken = await member('desk-sup', 'supervisor');
 

@@ -11,7 +11,7 @@ import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPage } from './inspect';
 import { available, launchChromium } from './browser';
-import { ADMIN_PASSWORD, ensureWebBuild, ROOT, startServer, type RunningServer } from './server';
+import { ADMIN_PASSWORD, ROOT, startServer, type RunningServer } from './server';
 
 const SHOTS = path.join(ROOT, 'web', 'e2e', 'screenshots');
 
@@ -36,7 +36,6 @@ describe.skipIf(!available)('通知 Webhook page', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/open-apis/bot/v2/hook/e2e-feishu-hook-0001`;
-    ensureWebBuild();
     server = await startServer({ ALLOW_PRIVATE_PROVIDER_URLS: '1', PUBLIC_URL: 'https://console.example.com', WEBHOOK_POLL_MS: '200' });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'zh-CN' });

@@ -12,6 +12,7 @@ import { PageSpin } from './guards';
 import { InvitationsInbox } from './InvitationsInbox';
 import { useCan, type WorkspaceAction } from './abilities';
 import { useSession } from './session';
+import { WorkspaceSelect } from './WorkspaceSelect';
 import { tone } from '../components/tags';
 import './layout.css';
 import { queryKeys } from '../api/queryKeys';
@@ -137,16 +138,11 @@ export default function AppLayout() {
     </nav>
   );
   const workspaceSelect = (
-    <Select
-      aria-label={t('header.workspace')}
-      style={{ minWidth: 180, maxWidth: '100%' }}
+    <WorkspaceSelect
+      currentId={user?.current_workspace_id ?? undefined}
+      workspaces={workspaces.data?.items}
       loading={workspaces.isLoading || switchWs.isPending}
-      value={user?.current_workspace_id ?? undefined}
-      onChange={(id: number) => switchWs.mutate(id)}
-      options={(workspaces.data?.items ?? []).map((w) => ({
-        value: w.id,
-        label: `${w.name} · ${t(`role.${w.role}`)}`,
-      }))}
+      onSwitch={(id) => switchWs.mutate(id)}
     />
   );
   const languageSelect = (
