@@ -225,6 +225,8 @@ for (const mode of ['in-process', 'bullmq'] as const) {
       expect(byEvent('task.approved')[0].score).toBe(task.text_candidates[0].score.total);
       expect(byEvent('task.failed')[0]).toMatchObject({ task_id: failed.id, status: 'failed' });
       expect(byEvent('task.failed')[0].reason).toMatch(/\S/);
+      // The key and params beside the English sentence, for a receiver to word it (the bots say it in Chinese).
+      expect(byEvent('task.failed')[0]).toMatchObject({ reason_key: 'failure.nothing', reason_params: { error_kind: 'unavailable' } });
       expect(byEvent('package.ready')[0]).toMatchObject({ task_id: task.id, url: `${PUBLIC_URL}/tasks/${task.id}` });
       expect(byEvent('fission.completed')[0]).toMatchObject({ fission_id: fission.fission_id, source_task_id: task.id, url: `${PUBLIC_URL}/fission/${fission.fission_id}` });
     });

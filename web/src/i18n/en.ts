@@ -293,6 +293,7 @@ export const en: Strings<typeof zhCN> = {
       fission_stopped: 'The fission stopped; create it again',
       images_stopped: 'Image generation stopped; retry the failed images',
       no_image_connection: 'No AI connection draws images: add one under AI connections, then retry',
+      batch_cancelled: 'The batch was cancelled before this task was generated',
       queue_unavailable: 'The task could not be queued; regenerate it',
       images_queue_unavailable: 'The images could not be queued; retry them',
       package_build: 'The package could not be built (internal error); create it again',
@@ -1176,9 +1177,6 @@ export const en: Strings<typeof zhCN> = {
         time_past: 'The publish time {{value}} has already passed',
         time_without_account: 'A publish time needs an account: fill in the account or clear the time',
         blank_theme: 'The theme is empty',
-      },
-      failure: {
-        batch_cancelled: 'The batch was cancelled before this task was generated',
       },
     },
   },

@@ -1,3 +1,5 @@
+import { FAILURE_CAUSES_ZH, FAILURE_PARTS_ZH, FAILURE_WORDS_ZH } from '../api/constants';
+
 export const zhCN = {
   app: { title: '内容生产平台' },
   error: {
@@ -272,29 +274,8 @@ export const zhCN = {
       no_events: '请至少选择一个事件',
       wecom_secret: '企业微信群机器人没有签名密钥，请留空',
     },
-    failure: {
-      text_set: '{{set}} 组文案生成失败：{{cause}}',
-      image: '图片 {{set}}{{seq}} 生成失败：{{cause}}',
-      note_image: '图片生成失败：{{cause}}',
-      retry: '重试失败：{{cause}}',
-      partly: '部分完成（{{parts}}），其余内容已就绪',
-      nothing: '没有生成可用的内容：{{cause}}',
-      fission_call: '裂变生成失败：{{cause}}',
-      task_no_text_connection: '没有能写文案的 AI 服务连接：请先在“AI 服务连接”中添加，再重新生成',
-      fission_no_text_connection: '没有能写文案的 AI 服务连接：请先在“AI 服务连接”中添加，再重新裂变',
-      product_gone: '该任务的产品已被删除',
-      source_gone: '源任务已被删除',
-      generation_stopped: '生成中断，请重新生成',
-      fission_stopped: '裂变中断，请重新裂变',
-      images_stopped: '图片生成中断，请重试失败的图片',
-      no_image_connection: '没有能生成图片的 AI 服务连接：请先在“AI 服务连接”中添加，再重试',
-      queue_unavailable: '任务未能排队生成，请重新生成',
-      images_queue_unavailable: '图片未能排队生成，请重试',
-      package_build: '交付包生成失败（内部错误），请重新生成',
-      package_rejected: '交付包生成失败：任务的文案或图片已变化，请重新打包',
-      package_queue: '交付包未能排队生成，请重新生成',
-      other: '生成失败：{{cause}}',
-    },
+    // The server words failures the same way in the bot messages it sends.
+    failure: FAILURE_WORDS_ZH,
   },
   apiError: {
     badUrl: '链接必须以 http:// 或 https:// 开头',
@@ -350,27 +331,8 @@ export const zhCN = {
     },
   },
   failure: {
-    partlyTexts: '{{failed}}/{{total}} 组文案失败',
-    partlyImages: '{{failed}}/{{total}} 张图片失败',
-    separator: '，',
-    listSeparator: '、',
-    kind: {
-      auth: 'AI 服务拒绝了密钥，请在“AI 服务连接”中检查或更换密钥',
-      insufficient_balance: 'AI 服务账户余额不足，请到服务商控制台充值后重试',
-      content_blocked: '内容未通过 AI 服务的安全审核，请修改主题、卖点或产品描述后重试',
-      model_not_found: '模型不存在或账户未开通，请在“AI 服务连接”中更换模型或到服务商开通',
-      rate_limited: 'AI 服务限流：在“AI 服务连接”中调低该连接的并发，或到服务商提高额度后重试',
-      unsupported: 'AI 服务不支持此请求，请检查连接的模型设置',
-      timeout: 'AI 服务响应超时，请重试',
-      unavailable: 'AI 服务暂时无法访问或过载：几分钟后重试；持续出现时在“AI 服务连接”中测试该连接，或改用其他服务商',
-      bad_output: 'AI 返回的内容格式不对，请重试或换一个模型',
-      truncated: 'AI 回复超出输出上限被截断：换一个输出上限更大的模型，或确认连接的“思考”为关闭',
-      region: '服务商不接受来自本服务器所在国家或地区的请求：请改用中转地址（兼容接口）或其他服务商',
-      context: '请求超出模型的上下文长度：换一个上下文更长的模型，或精简产品卖点与对标内容',
-      thinking: '模型的思考用完了输出额度，没有给出回答：请在“AI 服务连接”中把该连接的“思考”设为关闭',
-      no_connection: '没有可用的 AI 服务连接，请先在“AI 服务连接”中添加',
-      other: '出现意外错误，请重试',
-    },
+    ...FAILURE_PARTS_ZH,
+    kind: FAILURE_CAUSES_ZH,
     more: '共 {{count}} 个问题',
   },
   form: {
@@ -1171,9 +1133,6 @@ export const zhCN = {
         time_past: '发布时间 {{value}} 已经过去',
         time_without_account: '填写了发布时间但没有账号：请填写账号，或清空发布时间',
         blank_theme: '主题不能为空',
-      },
-      failure: {
-        batch_cancelled: '批次已取消，任务未生成',
       },
     },
   },

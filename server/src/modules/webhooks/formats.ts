@@ -1,5 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { WebhookErrorKind, WebhookEvent, WebhookKind } from '../../db/schema.js';
+import type { Params } from '../../http/reasons.js';
+import { wordFailureZh } from '../../http/reasons-zh.js';
 
 /**
  * What is posted for a notification, per receiver kind (docs/webhooks.md cites each app's
@@ -108,7 +110,10 @@ export function factLines(n: Pick<Notification, 'event' | 'data'>): Array<[strin
   if (typeof d.status === 'string') lines.push(['状态', STATUS_WORDS[d.status] ?? d.status]);
   if (typeof d.score === 'number') lines.push(['选定文案得分', `${Math.round(d.score)} 分`]);
   if (n.event === 'task.rejected' && d.reason) lines.push(['驳回原因', plain(d.reason, 300)]);
-  if (n.event === 'task.failed' && d.reason) lines.push(['失败原因', plain(d.reason, 300)]);
+  if (n.event === 'task.failed' && (d.reason_key || d.reason)) {
+    const words = typeof d.reason_key === 'string' ? wordFailureZh(d.reason_key, d.reason_params as Params | null) : d.reason;
+    lines.push(['失败原因', plain(words, 300)]);
+  }
   if (n.event === 'package.ready') {
     if (typeof d.note_count === 'number') lines.push(['笔记数', `${d.note_count} 篇`]);
     if (typeof d.expires_at === 'string') lines.push(['下载有效期至', beijingTime(d.expires_at)]);

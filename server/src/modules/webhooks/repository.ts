@@ -148,6 +148,8 @@ export function taskFacts(db: DbOrTx, workspaceId: number, taskId: number) {
       'tasks.status',
       'tasks.reject_reason',
       'tasks.failure_reason',
+      'tasks.failure_key',
+      'tasks.failure_params',
       'products.id as product_id',
       'products.name as product_name',
     ])

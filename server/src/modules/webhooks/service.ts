@@ -226,7 +226,8 @@ export function notifyTaskEvent(db: DbOrTx, workspaceId: number, taskId: number,
       status: task.status,
       score: text ? Number(text.score_total) : null,
       ...(event === 'task.rejected' ? { reason: task.reject_reason, final: opts.final === true } : {}),
-      ...(event === 'task.failed' ? { reason: task.failure_reason } : {}),
+      // The English sentence as before, and its reason key and params to word it (bots say it in Chinese).
+      ...(event === 'task.failed' ? { reason: task.failure_reason, reason_key: task.failure_key, reason_params: task.failure_key ? (task.failure_params ?? {}) : null } : {}),
     };
   });
 }
