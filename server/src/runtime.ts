@@ -13,6 +13,7 @@ import { BatchSweeper } from './modules/batches/jobs.js';
 import { WebhookDispatcher, webhookDeliverJob } from './modules/webhooks/delivery.js';
 import { createJobBackend, startJobWorker } from './jobs/index.js';
 import { kindLanes, type JobHandlers } from './jobs/types.js';
+import { threadPacer } from './providers/pacer-thread.js';
 import { ThreadEventTransport } from './events/thread-transport.js';
 import { createLogger } from './logging.js';
 import { instrumentJobHandlers, loginChecksWaiting, observeProviderAttempt } from './ops/metrics.js';
@@ -58,8 +59,13 @@ export async function createRuntime(
   const log = opts.thread ? processLog.child({ thread: opts.thread }) : processLog;
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // Every process spends a connection's rpm/tpm from one budget in Redis where there is one
-  // (its client loaded only then); else this process paces its own calls.
-  const pacer = config.redisUrl ? (await import('./providers/pacer-redis.js')).redisPacer(config.redisUrl, config.jobs.prefix, log) : undefined;
+  // (its client loaded only then); else this process paces its own calls, and npm start's
+  // threads tell each other their accounts' pace (the API thread shows the job thread's).
+  const pacer = config.redisUrl
+    ? (await import('./providers/pacer-redis.js')).redisPacer(config.redisUrl, config.jobs.prefix, log)
+    : opts.threadChannel
+      ? threadPacer(opts.threadChannel, log)
+      : undefined;
   const providers = createProviderFactory(config.providers, log, {
     pacer,
     outbound: config.outbound,

@@ -74,6 +74,8 @@ describe.skipIf(redisMissing !== undefined)('a batch in two worker processes kee
       return final.status !== 'running';
     }, 90_000);
     expect(final.counts).toMatchObject({ done: 12, failed: 0 });
+    // The pace the two workers kept, as the API process reads it from Redis.
+    expect(final.pace).toEqual({ rpm: RPM, factor: 1, blocked_until: null });
 
     const calls = fake.calls.map((c) => c.startedAt).sort((a, b) => a - b);
     expect(fake.calls.filter((c) => c.status === 429)).toEqual([]);

@@ -17346,7 +17346,7 @@ export interface operations {
                             created_by: number;
                             finished_at: string | null;
                             allowed_actions: "cancel"[];
-                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise */
+                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis, or in npm start’s one process); null otherwise */
                             pace: {
                                 /** @description the connection’s budget, requests a minute */
                                 rpm: number;
@@ -17527,7 +17527,7 @@ export interface operations {
                             created_by: number;
                             finished_at: string | null;
                             allowed_actions: "cancel"[];
-                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise */
+                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis, or in npm start’s one process); null otherwise */
                             pace: {
                                 /** @description the connection’s budget, requests a minute */
                                 rpm: number;
@@ -17681,7 +17681,7 @@ export interface operations {
                             created_by: number;
                             finished_at: string | null;
                             allowed_actions: "cancel"[];
-                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise */
+                            /** @description the pacing of the connection the batch writes with, where this process sees it (with Redis, or in npm start’s one process); null otherwise */
                             pace: {
                                 /** @description the connection’s budget, requests a minute */
                                 rpm: number;

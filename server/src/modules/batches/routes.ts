@@ -81,7 +81,7 @@ const Pace = Type.Union([
     blocked_until: Nullable(DateTime),
   }),
   Type.Null(),
-], { description: 'the pacing of the connection the batch writes with, where this process sees it (with Redis); null otherwise' });
+], { description: 'the pacing of the connection the batch writes with, where this process sees it (with Redis, or in npm start’s one process); null otherwise' });
 const BatchDetail = Type.Object({ ...BatchSummary.properties, pace: Pace, items: Type.Array(BatchItemView) });
 
 const PlanError = Type.Object({

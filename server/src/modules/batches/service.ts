@@ -302,8 +302,9 @@ function itemView(item: ItemRow) {
 
 /**
  * The pace of the connection the batch's tasks write with, as the pacer holds it now (its budget
- * and how far a 429 turned it down); null where this process cannot see it (no Redis: the
- * pacing lives in the worker's memory) or no task has started.
+ * and how far a 429 turned it down); null where this process cannot see it (an API process
+ * without Redis beside separate worker processes) or no task has started. npm start's job thread
+ * tells the API thread (providers/pacer-thread.ts).
  */
 async function paceOfBatch(ctx: AppContext, batch: repo.BatchRow) {
   const keyId = await repo.textConnectionOf(ctx.db, batch.workspace_id, batch.id);
