@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobBackend } from '../../src/jobs/types.js';
 import { BatchSweeper } from '../../src/modules/batches/jobs.js';
+import { feedBatch } from '../../src/modules/batches/service.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { API, ok, otherWorkspace, workspaceWithProduct, type Workspace } from '../tasks/fixtures.js';
 
@@ -158,6 +159,23 @@ describe('feeding a batch', () => {
     expect(batch).toMatchObject({ status: 'finished', eta: null, counts: { done: 2, failed: 1, waiting: 0, running: 0 } });
     expect(batch.finished_at).not.toBeNull();
     expect(batch.items[0]).toMatchObject({ state: 'failed', failure: { reason: 'failure.generation_stopped' } });
+  });
+
+  it('keeps to the window when several tasks finish at once and each feeds the batch', async () => {
+    const themes = Array.from({ length: 30 }, (_, i) => `同时完成 ${i + 1}`);
+    const created = (await call('POST', '/batches', { name: '同时完成', matrix: { product_ids: [ws.productId], themes, text_count: 1, image_count: 0 } })).body.data;
+    const inFlight = () =>
+      server.ctx.db.selectFrom('batch_items as i').innerJoin('tasks as t', 't.id', 'i.task_id').select('t.id').where('i.batch_id', '=', created.id).where('i.released_at', 'is not', null).where('t.status', '=', 'pending').execute();
+    expect(await inFlight()).toHaveLength(2);
+    // Round after round one task in flight finishes and eight feeds run at once (the finished
+    // tasks' and the sweep's): each round fills the one free place, never more.
+    for (let round = 0; round < 12; round++) {
+      const [first] = await inFlight();
+      await server.ctx.db.updateTable('tasks').set({ status: 'pending_selection' }).where('id', '=', first!.id).execute();
+      const releasedNow = await Promise.all(Array.from({ length: 8 }, () => feedBatch(server.ctx, created.id)));
+      expect(releasedNow.reduce((a, b) => a + b, 0), `round ${round}`).toBe(1);
+      expect(await inFlight(), `round ${round}`).toHaveLength(2);
+    }
   });
 });
 

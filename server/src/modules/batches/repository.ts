@@ -1,4 +1,4 @@
-import type { DbOrTx } from '../../db/database.js';
+import { forUpdate, type Dialect, type DbOrTx } from '../../db/database.js';
 import type { BatchStatus, NewRow, Row, RowUpdate } from '../../db/schema.js';
 import type { StaleWindow } from '../../jobs/types.js';
 
@@ -82,6 +82,11 @@ export function itemsWithTasks(db: DbOrTx, workspaceId: number, batchIds: number
     .orderBy('i.batch_id')
     .orderBy('i.seq')
     .execute();
+}
+
+/** Holds the batch's row until the transaction ends: its feeders take turns (PostgreSQL; SQLite's one writer already does). */
+export function lockBatch(db: DbOrTx, dialect: Dialect, batchId: number) {
+  return forUpdate(db.selectFrom('batches').select('id').where('id', '=', batchId), dialect).executeTakeFirst();
 }
 
 /**

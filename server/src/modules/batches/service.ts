@@ -128,12 +128,14 @@ export async function createBatch(ctx: AppContext, auth: AuthUser, input: Create
 /**
  * Hands the batch's next tasks to the queue, keeping BATCH_PARALLEL_TASKS of them queued or
  * generating: batches sharing the `bulk` lane then take turns instead of the first one filling
- * it. Each release is a conditional update, so racing feeders never release a task twice; a
- * released task whose job is lost is the stale-work sweeper's (findStaleBatchTasks).
+ * it. Feeders of one batch take turns on its row: two tasks finishing at once (or a task and the
+ * sweep) would otherwise each count the same tasks in flight and each fill the window. A released
+ * task whose job is lost is the stale-work sweeper's (findStaleBatchTasks).
  */
 export async function feedBatch(ctx: AppContext, batchId: number): Promise<number> {
   const window = ctx.config.jobs.batchParallelTasks;
   const released = await ctx.db.transaction().execute(async (trx) => {
+    await repo.lockBatch(trx, ctx.dialect, batchId);
     const running = await repo.inFlight(trx, batchId);
     if (running >= window) return [];
     const next = await repo.heldBack(trx, batchId, window - running);
